@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+// Pictor — image loading and caching for Swift on Linux.
+// Swift 6 language mode (tools 6.0), strict concurrency, no outside Swift packages.
+import PackageDescription
+
+let package = Package(
+    name: "Pictor",
+    products: [
+        // The whole Linux stack with one import: core + disk cache + crypto + libvips.
+        .library(name: "Pictor", targets: ["Pictor"]),
+        // The core with no C dependency: protocols, pipeline, memory cache, URLSession loader.
+        .library(name: "PictorCore", targets: ["PictorCore"]),
+        .library(name: "PictorDiskCache", targets: ["PictorDiskCache"]),
+        .library(name: "PictorCrypto", targets: ["PictorCrypto"]),
+        .library(name: "PictorVips", targets: ["PictorVips"]),
+        .library(name: "PictorTestSupport", targets: ["PictorTestSupport"]),
+        .executable(name: "pictor", targets: ["pictor"]),
+    ],
+    targets: [
+        // C libraries from Debian, each imported by exactly one Swift module.
+        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        .target(name: "CVipsShim", dependencies: ["CVips"]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+
+        // Core: no C dependency.
+        .target(name: "PictorCore"),
+        // Backends.
+        .target(name: "PictorCrypto", dependencies: ["PictorCore", "COpenSSL"]),
+        .target(name: "PictorDiskCache", dependencies: ["PictorCore", "PictorCrypto", "CSQLite"]),
+        .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim"]),
+        // Umbrella: the default Linux pipeline.
+        .target(name: "Pictor", dependencies: ["PictorCore", "PictorCrypto", "PictorDiskCache", "PictorVips"]),
+        // Fakes for tests (ours and users').
+        .target(name: "PictorTestSupport", dependencies: ["PictorCore"]),
+        // CLI: logic in a library, main.swift only in the executable.
+        .target(name: "PictorCLI", dependencies: ["Pictor"]),
+        .executableTarget(name: "pictor", dependencies: ["PictorCLI"]),
+
+        .testTarget(name: "PictorCoreTests", dependencies: ["PictorCore", "PictorTestSupport"]),
+        .testTarget(name: "PictorCryptoTests", dependencies: ["PictorCrypto", "PictorCore"]),
+        .testTarget(name: "PictorDiskCacheTests", dependencies: ["PictorDiskCache", "PictorCrypto", "PictorCore", "PictorTestSupport"]),
+        .testTarget(name: "PictorVipsTests", dependencies: ["PictorVips", "PictorCore"]),
+        .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor"]),
+        .testTarget(name: "PictorIntegrationTests", dependencies: ["Pictor", "PictorTestSupport"]),
+    ]
+)

@@ -1,0 +1,5 @@
+// The `Pictor` product: the whole Linux stack with one import.
+@_exported import PictorCore
+@_exported import PictorCrypto
+@_exported import PictorDiskCache
+@_exported import PictorVips

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A store of encoded bytes by key: the disk-cache layer.
+///
+/// Reads are synchronous and fast; writes may be staged and done in the background, but a stored
+/// value is readable at once (read-your-writes). Keys are opaque strings of any length and any
+/// Unicode; implementations never use them as file names directly.
+public protocol DataCaching: Sendable {
+    /// The bytes and metadata stored for `key`, or `nil` on a miss. An entry past
+    /// ``DataCacheMetadata/expiresAt`` is still returned (HTTP revalidation needs it); callers
+    /// check freshness.
+    func entry(for key: String) -> DataCacheEntry?
+    /// Whether an entry exists for `key`, without reading it.
+    func contains(_ key: String) -> Bool
+    /// Stores `data` for `key`, replacing any previous entry.
+    func store(_ data: Data, for key: String, metadata: DataCacheMetadata)
+    /// Replaces the metadata of an existing entry (after an HTTP 304); no-op on a miss.
+    func updateMetadata(_ metadata: DataCacheMetadata, for key: String)
+    /// Removes the entry for `key`, if any.
+    func removeData(for key: String)
+    /// Removes every entry.
+    func removeAll()
+}
+
+extension DataCaching {
+    /// The bytes stored for `key`, or `nil` on a miss.
+    public func data(for key: String) -> Data? { entry(for: key)?.data }
+    /// Stores `data` with empty metadata.
+    public func store(_ data: Data, for key: String) { store(data, for: key, metadata: DataCacheMetadata()) }
+}
+
+/// One entry read from a ``DataCaching`` store.
+public struct DataCacheEntry: Sendable, Hashable {
+    /// The stored bytes, exactly as written.
+    public var data: Data
+    /// What was stored with them.
+    public var metadata: DataCacheMetadata
+
+    /// Creates an entry.
+    public init(data: Data, metadata: DataCacheMetadata) {
+        self.data = data
+        self.metadata = metadata
+    }
+}
+
+/// What the disk cache keeps beside the bytes of an entry: HTTP validators and freshness, the
+/// detected format, and a small user blob. It never holds a URL.
+public struct DataCacheMetadata: Sendable, Hashable, Codable {
+    /// The response's `ETag` header, verbatim (RFC 9110 §8.8.3).
+    public var etag: String?
+    /// The response's `Last-Modified` header, verbatim (RFC 9110 §8.8.2).
+    public var lastModified: String?
+    /// The response's `Cache-Control` header, verbatim (RFC 9111 §5.2).
+    public var cacheControl: String?
+    /// When the entry stops being fresh under HTTP rules (RFC 9111 §4.2); `nil` when the response
+    /// gave no freshness information.
+    public var expiresAt: Date?
+    /// The image format sniffed from the bytes.
+    public var format: ImageFormat?
+    /// A small caller-defined blob (at most a few kB).
+    public var userInfo: Data?
+
+    /// Creates metadata; every field defaults to `nil`.
+    public init(
+        etag: String? = nil, lastModified: String? = nil, cacheControl: String? = nil,
+        expiresAt: Date? = nil, format: ImageFormat? = nil, userInfo: Data? = nil
+    ) {
+        self.etag = etag
+        self.lastModified = lastModified
+        self.cacheControl = cacheControl
+        self.expiresAt = expiresAt
+        self.format = format
+        self.userInfo = userInfo
+    }
+}

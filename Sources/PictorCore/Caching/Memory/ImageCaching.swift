@@ -1,0 +1,38 @@
+import Foundation
+
+/// The memory-cache layer for decoded images, keyed by ``ImageCacheKey`` (URL or custom key +
+/// thumbnail + processors).
+public protocol ImageCaching: Sendable {
+    /// The image stored for `key`, or `nil` on a miss; a hit refreshes the entry's recency.
+    func image(for key: ImageCacheKey) -> Image?
+    /// Stores `image` for `key`, evicting least recently used entries over the limits.
+    func storeImage(_ image: Image, for key: ImageCacheKey)
+    /// Removes the entry for `key`, if any.
+    func removeImage(for key: ImageCacheKey)
+    /// Removes every entry.
+    func removeAll()
+}
+
+/// The identity of a decoded, processed image in the memory cache: the request's cache key (the
+/// URL, or what the cache-key hook made of it), the thumbnail and the processor chain.
+///
+/// Its hash is computed once at creation, so lookups don't re-hash the long string.
+public struct ImageCacheKey: Hashable, Sendable, CustomStringConvertible {
+    /// The full key text: `<data key>` followed by `|thumbnail` and `|processor` identifiers.
+    public let rawValue: String
+    private let precomputedHash: Int
+
+    /// Creates a key from its full text.
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+        self.precomputedHash = rawValue.hashValue
+    }
+
+    public static func == (lhs: ImageCacheKey, rhs: ImageCacheKey) -> Bool {
+        lhs.precomputedHash == rhs.precomputedHash && lhs.rawValue == rhs.rawValue
+    }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(precomputedHash) }
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Decodes encoded bytes into an ``Image``.
+///
+/// Implementations must be thread-safe: the pipeline calls them from several tasks at once.
+/// They must check the pixel count declared in the header against
+/// ``ImageDecodingOptions/maximumPixelCount`` before decoding any pixel, apply EXIF orientation
+/// exactly once, and honour ``ImageDecodingOptions/thumbnail`` by decoding at the target size
+/// (shrink-on-load) rather than decoding full size and shrinking.
+public protocol ImageDecoding: Sendable {
+    /// Decodes `data`.
+    ///
+    /// - Throws: ``ImageDecodingError``.
+    func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image
+}
+
+/// The size a thumbnail is decoded at, and how the image fits it.
+public struct ThumbnailOptions: Sendable, Hashable, Codable {
+    /// How the source fills the target box.
+    public enum ContentMode: String, Sendable, Hashable, Codable {
+        /// Scale to fit inside `width × height`, keeping the aspect ratio (the default).
+        case aspectFit
+        /// Scale to cover `width × height` and crop the centre to exactly that size.
+        case aspectFill
+        /// Scale to exactly `width × height`, ignoring the aspect ratio.
+        case stretch
+    }
+
+    /// Target width in pixels (> 0).
+    public var width: Int
+    /// Target height in pixels; `nil` means "derived from the width and the aspect ratio".
+    public var height: Int?
+    /// How the image is fitted; default ``ContentMode/aspectFit``.
+    public var contentMode: ContentMode
+    /// Whether an image smaller than the target is enlarged; default `false` (never upscale).
+    public var allowsUpscaling: Bool
+
+    /// Creates thumbnail options; sizes in pixels.
+    public init(width: Int, height: Int? = nil, contentMode: ContentMode = .aspectFit, allowsUpscaling: Bool = false) {
+        self.width = width
+        self.height = height
+        self.contentMode = contentMode
+        self.allowsUpscaling = allowsUpscaling
+    }
+
+    /// A stable identifier that enters the cache key, e.g. `thumb(256x-,fit,noup)`.
+    public var identifier: String {
+        "thumb(\(width)x\(height.map(String.init) ?? "-"),\(contentMode.rawValue),\(allowsUpscaling ? "up" : "noup"))"
+    }
+}
+
+/// Options for one decode.
+public struct ImageDecodingOptions: Sendable, Hashable {
+    /// Decode at this size (shrink-on-load) instead of full size; `nil` decodes full size.
+    public var thumbnail: ThumbnailOptions?
+    /// Decode every frame of an animated image with its timing; default `false` (first frame).
+    public var allFrames: Bool
+    /// Largest pixel count (width × height, of one frame, as declared in the header) accepted
+    /// before any pixel is decoded. Default 100,000,000 (100 MP, ≈ 400 MB as RGBA), in line with
+    /// libvips' and Pillow's order of magnitude for decompression-bomb limits (Pillow warns at
+    /// 89,478,485 pixels).
+    public var maximumPixelCount: Int
+    /// Whether a truncated file is accepted (missing rows filled) instead of failing; default
+    /// `false`.
+    public var allowsTruncatedData: Bool
+
+    /// Default maximum pixel count: 100 megapixels.
+    public static let defaultMaximumPixelCount = 100_000_000
+
+    /// Creates decoding options; see each property for its default.
+    public init(
+        thumbnail: ThumbnailOptions? = nil, allFrames: Bool = false,
+        maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount, allowsTruncatedData: Bool = false
+    ) {
+        self.thumbnail = thumbnail
+        self.allFrames = allFrames
+        self.maximumPixelCount = maximumPixelCount
+        self.allowsTruncatedData = allowsTruncatedData
+    }
+}
+
+/// Why a decode failed.
+public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The data was empty.
+    case emptyData
+    /// The bytes are not any image format Pictor knows.
+    case unknownFormat
+    /// The format is known but no registered decoder handles it.
+    case unsupportedFormat(ImageFormat)
+    /// The header declares more pixels than allowed (a decompression bomb); nothing was decoded.
+    case tooManyPixels(width: Int, height: Int, limit: Int)
+    /// The data ends before the image does.
+    case truncated(ImageFormat)
+    /// The data is corrupt; `message` is the decoder library's own text.
+    case corrupt(ImageFormat?, message: String)
+
+    public var description: String {
+        switch self {
+        case .emptyData: "empty data"
+        case .unknownFormat: "data is not a known image format"
+        case .unsupportedFormat(let f): "no decoder for \(f.rawValue)"
+        case .tooManyPixels(let w, let h, let limit): "image is \(w)×\(h) pixels, over the limit of \(limit) pixels"
+        case .truncated(let f): "truncated \(f.rawValue) data"
+        case .corrupt(let f, let message): "corrupt \(f?.rawValue ?? "image") data: \(message)"
+        }
+    }
+}

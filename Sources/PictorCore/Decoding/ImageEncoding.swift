@@ -1,0 +1,28 @@
+import Foundation
+
+/// Encodes an ``Image`` into a file format.
+public protocol ImageEncoding: Sendable {
+    /// Encodes the first frame of `image` (all frames where the format supports animation and
+    /// the encoder does).
+    ///
+    /// - Parameters:
+    ///   - format: target format; JPEG, PNG, WebP and AVIF at least.
+    ///   - quality: 1...100 for lossy formats, ignored by PNG; default 80.
+    /// - Throws: ``ImageEncodingError``.
+    func encode(_ image: Image, as format: ImageFormat, quality: Int) throws -> Data
+}
+
+/// Why an encode failed.
+public enum ImageEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The encoder cannot write this format.
+    case unsupportedFormat(ImageFormat)
+    /// The encoding library failed; `message` is its text.
+    case failed(ImageFormat, message: String)
+
+    public var description: String {
+        switch self {
+        case .unsupportedFormat(let f): "cannot encode \(f.rawValue)"
+        case .failed(let f, let m): "encoding \(f.rawValue) failed: \(m)"
+        }
+    }
+}
