@@ -7,7 +7,11 @@ let report = Report()
 _ = Machine.description   // capture the load average before the run
 let started = nowNanoseconds()
 
+try? FileManager.default.createDirectory(atPath: options.workDirectory, withIntermediateDirectories: true)
 MemoryBenchmarks(options: options, report: report).run()
+DecodingBenchmarks(options: options, report: report).run()
+DownloadBenchmarks(options: options, report: report).run()
+try? FileManager.default.removeItem(atPath: options.workDirectory)
 
 let elapsed = Double(nowNanoseconds() - started) / 1e9
 report.note(String(format: "Whole run took %.0f s%@.", elapsed, options.quick ? " (quick mode)" : ""))

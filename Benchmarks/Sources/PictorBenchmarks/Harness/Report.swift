@@ -65,13 +65,15 @@ struct Row: Codable {
     /// A row from an A/B comparison of times per operation.
     static func comparison(
         id: String, targetID: String, figure: String, result: ABResult, referenceName: String,
-        goal: Goal, unit: (Double) -> String = formatDuration
+        goal: Goal, throughput: Bool = false, unit: (Double) -> String = formatDuration
     ) -> Row {
         let c = result.candidate, r = result.reference
         let ratio: Double, kind: String
         switch goal {
         case .speedupAtLeast: ratio = 1 / result.timeRatio; kind = "throughput"
-        default: ratio = result.timeRatio; kind = "time"
+        default:
+            if throughput { ratio = 1 / result.timeRatio; kind = "throughput" }
+            else { ratio = result.timeRatio; kind = "time" }
         }
         return Row(id: id, targetID: targetID, figure: figure,
                    pictor: "\(unit(c.median)) (\(unit(c.min))–\(unit(c.max)))",
