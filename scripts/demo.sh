@@ -48,7 +48,10 @@ sed -e "s#@PORT@#$PORT#g" -e "s#@ROOT@#$IMAGES#g" -e "s#@RUNDIR@#$OUT/run#g" \
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 "$NGINX" -c "$OUT/run/nginx.conf" -p "$OUT/run" 2>/dev/null
 trap '"$NGINX" -c "$OUT/run/nginx.conf" -p "$OUT/run" -s stop 2>/dev/null || true' EXIT
-for _ in $(seq 1 50); do curl -fsS -o /dev/null "http://127.0.0.1:$PORT/" -w '' 2>/dev/null && break; sleep 0.1; [ -f "$OUT/run/nginx.pid" ] && break; done
+for _ in $(seq 1 50); do
+  [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")" != "000" ] && break
+  sleep 0.1
+done
 
 sed "s#^#http://127.0.0.1:$PORT/#" "$OUT/paths.txt" > "$OUT/urls.txt"
 export XDG_CACHE_HOME="$OUT/xdg"   # keep the demo's cache out of ~/.cache
