@@ -1,0 +1,92 @@
+import Foundation
+import PictorCore
+import PictorCrypto
+import Testing
+@testable import PictorDiskCache
+
+/// A toy authenticated cipher for the hook (the real AES-GCM one lives in PictorCrypto):
+/// "TOY1" + SHA-256(associated data + plaintext) + plaintext XOR 0x5A.
+struct ToyCipher: DataCipher {
+    var keyIdentifier: Data { Data("toy".utf8) }
+
+    func seal(_ plaintext: Data, associatedData: Data) throws -> Data {
+        Data("TOY1".utf8) + Data(SHA256.hash(associatedData + plaintext)) + Data(plaintext.map { $0 ^ 0x5A })
+    }
+
+    func open(_ envelope: Data, associatedData: Data) throws -> Data {
+        guard envelope.count >= 36, envelope.prefix(4) == Data("TOY1".utf8) else { throw CocoaError(.fileReadCorruptFile) }
+        let plaintext = Data(envelope.dropFirst(36).map { $0 ^ 0x5A })
+        guard Data(SHA256.hash(associatedData + plaintext)) == envelope.dropFirst(4).prefix(32) else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        return plaintext
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct DiskCacheCipherHookTests {
+    let directory = TestDirectory()
+    let log = LogRecorder()
+
+    func open() throws -> DiskCache {
+        var c = DiskCache.Configuration.test(directory, log: log)
+        c.cipher = ToyCipher()
+        return try DiskCache(configuration: c)
+    }
+
+    @Test func entriesAreSealedOnDiskAndOpenedOnRead() throws {
+        let cache = try open()
+        let bytes = testBytes(10_000)
+        cache.store(bytes, for: "k")
+        cache.flush()
+        let onDisk = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + SHA256.hexDigest("k")))
+        #expect(onDisk.count == 10_036)
+        #expect(onDisk.range(of: bytes.prefix(64)) == nil)
+        #expect(try open().data(for: "k") == bytes)
+        #expect(cache.totalSize == 10_036)
+    }
+
+    @Test func aTamperedEntryIsAMissRemovedAndCounted() throws {
+        let cache = try open()
+        cache.store(testBytes(1_000), for: "k")
+        cache.flush()
+        let path = directory.path + "/" + SHA256.hexDigest("k")
+        var onDisk = try Data(contentsOf: URL(fileURLWithPath: path))
+        onDisk[500] ^= 1
+        try onDisk.write(to: URL(fileURLWithPath: path))
+        #expect(cache.data(for: "k") == nil)
+        cache.flush()
+        #expect(cache.statistics.corruptEntriesRemoved == 1)
+        #expect(!cache.contains("k"))
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(log.warnings.allSatisfy { !$0.contains("\"k\"") })
+    }
+
+    @Test func entriesSwappedBetweenNamesFailToOpen() throws {
+        let cache = try open()
+        cache.store(Data("first".utf8), for: "a")
+        cache.store(Data("second".utf8), for: "b")
+        cache.flush()
+        let a = directory.path + "/" + SHA256.hexDigest("a"), b = directory.path + "/" + SHA256.hexDigest("b")
+        try FileManager.default.moveItem(atPath: a, toPath: a + ".x")
+        try FileManager.default.moveItem(atPath: b, toPath: a)
+        try FileManager.default.moveItem(atPath: a + ".x", toPath: b)
+        #expect(cache.data(for: "a") == nil)
+        #expect(cache.data(for: "b") == nil)
+        cache.flush()
+        #expect(cache.statistics.corruptEntriesRemoved == 2)
+        #expect(cache.count == 0)
+    }
+
+    @Test func verifyReportsEntriesThatDoNotOpen() throws {
+        let cache = try open()
+        cache.store(Data("good".utf8), for: "good")
+        cache.flush()
+        let plain = try DiskCache(configuration: .test(directory))
+        plain.store(Data("plaintext".utf8), for: "bad")
+        plain.flush()
+        let report = cache.verify()
+        #expect(report.valid == 1)
+        #expect(report.corruptDigests == [SHA256.hexDigest("bad")])
+    }
+}
