@@ -25,7 +25,10 @@ extension AESGCMCipher {
             throw CryptoError(.unsupportedVersion, operation: operation,
                               message: "envelope format version \(base[4]); this build reads \(Self.formatVersion)")
         }
-        guard memcmp(base + 5, header.withUnsafeBufferPointer { $0.baseAddress! + 5 }, Self.keyIdentifierByteCount) == 0 else {
+        let sameKey = header.withUnsafeBufferPointer { own in
+            memcmp(base + 5, own.baseAddress! + 5, Self.keyIdentifierByteCount) == 0
+        }
+        guard sameKey else {
             throw CryptoError(.keyMismatch, operation: operation, message: "envelope was sealed under another key")
         }
         let nonce = base + Self.headerByteCount
