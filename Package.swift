@@ -36,6 +36,8 @@ let package = Package(
         // CLI: logic in a library, main.swift only in the executable.
         .target(name: "PictorCLI", dependencies: ["Pictor"]),
         .executableTarget(name: "pictor", dependencies: ["PictorCLI"]),
+        // A child process for the disk cache's crash and two-process tests.
+        .executableTarget(name: "DiskCacheCrashWriter", dependencies: ["PictorDiskCache", "PictorCore"], path: "Tests/Helpers/DiskCacheCrashWriter"),
 
         .testTarget(name: "PictorCoreTests", dependencies: ["PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCryptoTests", dependencies: ["PictorCrypto", "PictorCore"]),

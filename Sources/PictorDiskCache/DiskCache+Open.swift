@@ -1,0 +1,149 @@
+import Foundation
+import PictorCore
+import Synchronization
+
+/// The writer's connection and the directory lock, used on the writer queue only.
+final class WriterResources {
+    var index: EntryIndex
+    var lock: DirectoryLock
+
+    init(index: EntryIndex, lock: DirectoryLock) {
+        self.index = index
+        self.lock = lock
+    }
+}
+
+extension DiskCache {
+    static func validate(_ c: Configuration) throws(DiskCacheError) {
+        guard c.directory.isFileURL else { throw .invalidConfiguration("directory must be a file URL") }
+        guard c.sizeLimit >= 0 else { throw .invalidConfiguration("sizeLimit must be ≥ 0 bytes") }
+        guard (0...1).contains(c.trimRatio) else { throw .invalidConfiguration("trimRatio must be in 0...1") }
+        if let maxAge = c.maxAge, !(maxAge > 0) { throw .invalidConfiguration("maxAge must be > 0 seconds") }
+        if let interval = c.sweepInterval, !(interval > 0) { throw .invalidConfiguration("sweepInterval must be > 0 seconds") }
+        guard c.maxPendingBytes > 0 else { throw .invalidConfiguration("maxPendingBytes must be > 0") }
+    }
+
+    enum OpenFailure: Error {
+        case readOnly(String)
+        case fatal(DiskCacheError)
+    }
+
+    private static func isReadOnly(_ code: Int32) -> Bool { code == EROFS || code == EACCES || code == EPERM }
+
+    static func openReader(_ path: String, _ c: Configuration) throws(DiskCacheError) -> EntryIndex {
+        do {
+            return try EntryIndex(path: path, synchronousFull: c.durability == .fsync)
+        } catch {
+            throw DiskCacheError(error)
+        }
+    }
+
+    /// Creates the directories, takes the lock, opens (or rebuilds) the index and recovers.
+    static func openResources(files: EntryFiles, indexPath: String, configuration: Configuration) -> Result<WriterResources, OpenFailure> {
+        let logger = configuration.logger
+        if let code = files.createDirectories() {
+            if isReadOnly(code) { return .failure(.readOnly("cannot create \(files.directory)")) }
+            return .failure(.fatal(.directoryUnavailable(path: files.directory, errno: code)))
+        }
+        var info = stat()
+        if stat(files.directory, &info) != 0 || (info.st_mode & S_IFMT) != S_IFDIR {
+            return .failure(.fatal(.directoryUnavailable(path: files.directory, errno: ENOTDIR)))
+        }
+        if access(files.directory, W_OK) != 0 && isReadOnly(errno) {
+            return .failure(.readOnly("\(files.directory) is not writable"))
+        }
+        let lock: DirectoryLock
+        do {
+            lock = try DirectoryLock(directory: files.directory)
+        } catch {
+            guard case .posix(let code) = error else { fatalError() }
+            if isReadOnly(code) { return .failure(.readOnly("cannot create the lock file")) }
+            return .failure(.fatal(.directoryUnavailable(path: files.directory, errno: code)))
+        }
+        let exclusive = lock.tryExclusive()
+        defer { lock.share() }
+
+        var rebuilt = false
+        var index: EntryIndex
+        do {
+            index = try EntryIndex(path: indexPath, synchronousFull: configuration.durability == .fsync)
+        } catch where error.isCorruption || error.primaryCode == 20 /* SQLITE_MISMATCH */ {
+            logger.log(.warning, "disk cache index unreadable (\(error.message)); moved aside and rebuilt")
+            moveAside(indexPath)
+            rebuilt = true
+            do {
+                index = try EntryIndex(path: indexPath, synchronousFull: configuration.durability == .fsync)
+            } catch {
+                return .failure(.fatal(DiskCacheError(error)))
+            }
+        } catch {
+            if error.isReadOnly { return .failure(.readOnly("cannot open the index: \(error.message)")) }
+            return .failure(.fatal(DiskCacheError(error)))
+        }
+
+        if exclusive {
+            do {
+                try recover(index, files: files, reindex: rebuilt || index.foundVersion == 0, logger: logger)
+            } catch {
+                if error.isReadOnly { return .failure(.readOnly("cannot write the index: \(error.message)")) }
+                return .failure(.fatal(DiskCacheError(error)))
+            }
+        }
+        return .success(WriterResources(index: index, lock: lock))
+    }
+
+    /// Crash recovery; only when no other process has the directory open.
+    private static func recover(_ index: EntryIndex, files: EntryFiles, reindex: Bool, logger: PictorLog) throws(SQLiteError) {
+        let temporaries = files.removeTemporaryFiles()
+        let digests = try index.intents()
+        for digest in digests { files.remove(digest) }
+        try index.connection.transaction { () throws(SQLiteError) in
+            for digest in digests {
+                try index.delete(digest)
+                try index.removeIntent(digest)
+            }
+        }
+        var reindexed = 0
+        if reindex {
+            // A new or rebuilt index: adopt the entry files already in the directory.
+            let found = files.scanEntries()
+            try index.connection.transaction { () throws(SQLiteError) in
+                for file in found {
+                    try index.upsert(IndexRow(digest: file.digest, size: file.size, created: file.modified,
+                                              accessed: file.modified, metadata: DataCacheMetadata()))
+                }
+            }
+            reindexed = found.count
+        }
+        if temporaries + digests.count + reindexed > 0 {
+            logger.log(.info, "disk cache recovery: \(temporaries) temporary files deleted, \(digests.count) interrupted entries dropped, \(reindexed) files re-indexed")
+        }
+    }
+
+    private static func moveAside(_ indexPath: String) {
+        let aside = indexPath + ".corrupt"
+        unlink(aside)
+        rename(indexPath, aside)
+        unlink(indexPath + "-wal")
+        unlink(indexPath + "-shm")
+    }
+
+    /// Runs on the writer queue before a batch: when the directory (or its index) was deleted
+    /// while running, recreates it with a new index and reopens the reader.
+    func reopenIfDirectoryVanished(_ resources: WriterResources) {
+        var info = stat()
+        guard stat(indexPath, &info) != 0, errno == ENOENT else { return }
+        configuration.logger.log(.warning, "disk cache directory \(files.directory) vanished; recreating it")
+        switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration) {
+        case .success(let fresh):
+            resources.index = fresh.index
+            resources.lock = fresh.lock
+            let path = indexPath, c = configuration
+            reader.withLock { $0 = try? Self.openReader(path, c) }
+        case .failure(.readOnly(let reason)):
+            disable(reason: reason)
+        case .failure(.fatal(let error)):
+            configuration.logger.log(.warning, "disk cache could not recreate its directory: \(error)")
+        }
+    }
+}

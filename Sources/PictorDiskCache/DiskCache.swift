@@ -1,0 +1,209 @@
+import Foundation
+import PictorCore
+import Synchronization
+
+/// A persistent cache of encoded bytes: one file per entry, named by a digest of the key, and a
+/// SQLite index (WAL) of sizes, access times, expiry and HTTP validators.
+///
+/// ```swift
+/// let cache = try DiskCache(configuration: .init(directory: URL(fileURLWithPath: "/var/cache/pictor")))
+/// cache.store(jpegBytes, for: "https://example.org/a.jpg", metadata: DataCacheMetadata(etag: "\"v1\""))
+/// let bytes = cache.data(for: "https://example.org/a.jpg")   // readable at once
+/// ```
+///
+/// - Reads are synchronous: a digest of the key, an indexed row lookup and a POSIX read.
+///   Last-access times are batched and written with the next writer pass.
+/// - Writes return at once; a serial background queue writes a temporary file, renames it onto
+///   the entry name and then commits the index row. Until then the bytes are served from
+///   memory (read-your-writes). ``flush()`` waits for them.
+/// - Limits (``Configuration/sizeLimit``, ``Configuration/maxAge``) are enforced after writes
+///   that cross the size limit and on a timer, by an ordered index query: least recently used
+///   first, down to ``Configuration/trimRatio`` of the limit. No directory scan.
+/// - Opening recovers from crashes in time proportional to the writes in flight (see
+///   ``init(configuration:)``). Several processes may share a directory.
+/// - Neither the files nor the index contain a key or a URL.
+///
+/// - Important: Thread-safe. Faults while running are never thrown: a full disk counts a write
+///   failure, a deleted directory is recreated on the next write, and a read-only directory
+///   disables the cache (``isEnabled`` turns `false`) with one warning.
+public final class DiskCache: DataCaching, Sendable {
+    /// The configuration the cache was created with.
+    public let configuration: Configuration
+    let files: EntryFiles
+    let indexPath: String
+    let state: Mutex<CacheState>
+    /// The connection used by synchronous reads (`nil` when disabled).
+    let reader: Mutex<EntryIndex?>
+    /// The connection and directory lock used on the writer queue (`nil` when disabled).
+    let writer: Mutex<WriterResources?>
+    /// The serial queue of every write, trim and recovery.
+    let queue: DispatchQueue
+    let timer: Mutex<(any DispatchSourceTimer)?>
+
+    /// Whether the cache stores and serves entries; `false` once the directory turned out
+    /// read-only (every read is then a miss and every write a no-op).
+    public var isEnabled: Bool { !state.withLock { $0.disabled } }
+
+    /// Counters since creation, in this process.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// Opens (creating if needed) the cache in ``Configuration/directory``.
+    ///
+    /// Recovery, when no other process has the directory open: leftover temporary files are
+    /// deleted; entries whose write or removal was in flight at a crash are dropped (both file
+    /// and row); an index that is not a readable SQLite database (or has a newer schema) is
+    /// moved aside to `index.sqlite.corrupt` and rebuilt from the entry files. The cost is
+    /// proportional to the writes in flight, not to the entries: no directory scan unless the
+    /// index is new or rebuilt.
+    ///
+    /// A directory that cannot be written (read-only file system, no permission) does not
+    /// throw: the cache opens disabled (``isEnabled`` is `false`) after one warning.
+    ///
+    /// - Throws: ``DiskCacheError/invalidConfiguration(_:)`` for a limit out of range;
+    ///   ``DiskCacheError/directoryUnavailable(path:errno:)`` when the directory cannot be
+    ///   created or is not a directory; ``DiskCacheError/index(operation:code:message:)`` when
+    ///   SQLite fails in another way.
+    public init(configuration: Configuration) throws(DiskCacheError) {
+        try Self.validate(configuration)
+        self.configuration = configuration
+        var path = configuration.directory.standardizedFileURL.path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        files = EntryFiles(directory: path)
+        indexPath = path + "/index.sqlite"
+        state = Mutex(CacheState())
+        queue = DispatchQueue(label: "pictor.disk-cache.writer", qos: .utility)
+        timer = Mutex(nil)
+
+        switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration) {
+        case .success(let resources):
+            reader = Mutex(try Self.openReader(indexPath, configuration))
+            writer = Mutex(resources)
+            startTimer()
+        case .failure(.readOnly(let reason)):
+            reader = Mutex(nil)
+            writer = Mutex(nil)
+            disable(reason: reason)
+        case .failure(.fatal(let error)):
+            throw error
+        }
+    }
+
+    // MARK: Reads
+
+    /// The bytes and metadata stored for `key`, or `nil` on a miss.
+    ///
+    /// Expired entries (past ``DataCacheMetadata/expiresAt``) are returned; callers check
+    /// freshness. With a ``Configuration/cipher``, an entry that fails to open is a miss and is
+    /// removed.
+    ///
+    /// - Complexity: O(log n) index lookup plus one file read.
+    public func entry(for key: String) -> DataCacheEntry? {
+        entry(digest: configuration.keyHashing.digest(for: key))
+    }
+
+    /// Whether an entry exists for `key`, answered from the index without touching its file.
+    public func contains(_ key: String) -> Bool {
+        let digest = configuration.keyHashing.digest(for: key)
+        switch staged(digest, countingMisses: false) {
+        case .hit: return true
+        case .miss: return false
+        case .index: return reader.withLock { (try? $0?.contains(digest)) ?? false }
+        }
+    }
+
+    func entry(digest: String) -> DataCacheEntry? {
+        let override: DataCacheMetadata?
+        switch staged(digest, countingMisses: true) {
+        case .hit(let entry): return entry
+        case .miss: return nil
+        case .index(let metadata): override = metadata
+        }
+        guard let row = reader.withLock({ try? $0?.row(for: digest) }) else { return miss() }
+        switch files.read(digest) {
+        case .missing:
+            dropEntry(digest, corrupt: false)
+            return miss()
+        case .failed:
+            return miss()
+        case .data(let bytes):
+            var data = bytes
+            if let cipher = configuration.cipher {
+                do {
+                    data = try cipher.open(bytes, associatedData: Data(digest.utf8))
+                } catch {
+                    configuration.logger.log(.warning, "disk cache entry \(digest) failed to open; removed")
+                    dropEntry(digest, corrupt: true)
+                    return miss()
+                }
+            }
+            let now = configuration.now()
+            let needsDrain = state.withLock { s in
+                s.statistics.hits += 1
+                s.statistics.bytesRead += data.count
+                s.accesses[digest] = now
+                return s.accesses.count >= Self.accessBatchSize && s.scheduleDrain()
+            }
+            if needsDrain { scheduleDrain() }
+            return DataCacheEntry(data: data, metadata: override ?? row.metadata)
+        }
+    }
+
+    /// Access times buffered before the writer is woken to record them.
+    static let accessBatchSize = 256
+
+    private enum Staged {
+        case hit(DataCacheEntry)
+        case miss
+        /// Look in the index; replace its metadata with this one when set.
+        case index(DataCacheMetadata?)
+    }
+
+    private func staged(_ digest: String, countingMisses: Bool) -> Staged {
+        state.withLock { s in
+            if s.disabled {
+                if countingMisses { s.statistics.misses += 1 }
+                return .miss
+            }
+            if let operation = s.operations[digest] {
+                switch operation.kind {
+                case .store(let data, let metadata, _):
+                    if countingMisses {
+                        s.statistics.hits += 1
+                        s.statistics.bytesRead += data.count
+                    }
+                    return .hit(DataCacheEntry(data: data, metadata: metadata))
+                case .remove:
+                    if countingMisses { s.statistics.misses += 1 }
+                    return .miss
+                case .metadata(let metadata):
+                    return s.pendingClears > 0 ? .miss : .index(metadata)
+                }
+            }
+            if s.pendingClears > 0 {
+                if countingMisses { s.statistics.misses += 1 }
+                return .miss
+            }
+            return .index(nil)
+        }
+    }
+
+    private func miss() -> DataCacheEntry? {
+        state.withLock { $0.statistics.misses += 1 }
+        return nil
+    }
+
+    /// Removes an entry found bad by a read (missing or unopenable file), unless a newer change
+    /// for it is already staged.
+    private func dropEntry(_ digest: String, corrupt: Bool) {
+        let needsDrain = state.withLock { s in
+            guard s.operations[digest] == nil else { return false }
+            if corrupt { s.statistics.corruptEntriesRemoved += 1 } else { s.statistics.missingFilesRemoved += 1 }
+            return s.stage(.remove, for: digest)
+        }
+        if needsDrain { scheduleDrain() }
+    }
+
+    deinit {
+        timer.withLock { $0?.cancel() }
+    }
+}

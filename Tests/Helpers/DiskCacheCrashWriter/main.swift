@@ -1,0 +1,2 @@
+// Placeholder until the crash writer lands.
+print("ok")
