@@ -35,3 +35,19 @@ import PictorCrypto
         #expect(try HMACKeyHashing(nameKey: nameKey).digest(for: "key") == Hex.encode(expected))
     }
 }
+
+@Suite struct HMACKeyHashingConcurrencyTests {
+    @Test func concurrentDigestsMatchSerialOnes() async throws {
+        let hashing = try DiskCacheEncryption(masterKey: SymmetricKey.generate()).keyHashing
+        let keys = (0..<500).map { "https://images.example.com/\($0).jpg" }
+        let expected = keys.map { hashing.digest(for: $0) }
+        #expect(Set(expected).count == keys.count)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    for (key, digest) in zip(keys, expected) { #expect(hashing.digest(for: key) == digest) }
+                }
+            }
+        }
+    }
+}
