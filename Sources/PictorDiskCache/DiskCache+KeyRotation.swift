@@ -46,7 +46,10 @@ extension DiskCache {
     /// - Important: Thread-safe; concurrent reads and writes continue (they miss or store under
     ///   the new keys). ``configuration`` keeps showing the keys the cache was created with.
     ///   Other processes sharing the directory must switch to the new key too: with the old key
-    ///   they no longer find the entries written under the new one, and vice versa.
+    ///   they no longer find the entries written under the new one, and vice versa. A read that
+    ///   races with the rotation (name computed under the old key, file opened under the new)
+    ///   misses and may count one entry in ``Statistics/corruptEntriesRemoved``; that entry was
+    ///   being dropped anyway.
     public func rotateKey(to encryption: DiskCacheEncryption) {
         rotateKey(cipher: encryption.cipher, keyHashing: encryption.keyHashing)
     }
