@@ -112,7 +112,7 @@ extension DiskCache {
     private func isIntact(_ bytes: Data, _ row: IndexRow) -> Bool {
         guard bytes.count == row.size else { return false }
         var plain = bytes
-        if let cipher = configuration.cipher {
+        if let cipher = currentCipher {
             guard let opened = try? cipher.open(bytes, associatedData: Data(row.digest.utf8)) else { return false }
             plain = opened
         }

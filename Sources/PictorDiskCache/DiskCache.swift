@@ -39,6 +39,8 @@ public final class DiskCache: DataCaching, Sendable {
     /// The serial queue of every write, trim and recovery.
     let queue: DispatchQueue
     let timer: Mutex<(any DispatchSourceTimer)?>
+    /// The key hashing and cipher in use; replaced by ``rotateKey(to:)`` (DiskCache+KeyRotation).
+    let keys: Mutex<EntryKeys>
 
     /// Whether the cache stores and serves entries; `false` once the directory turned out
     /// read-only (every read is then a miss and every write a no-op).
@@ -73,6 +75,7 @@ public final class DiskCache: DataCaching, Sendable {
         state = Mutex(CacheState())
         queue = DispatchQueue(label: "pictor.disk-cache.writer", qos: .utility)
         timer = Mutex(nil)
+        keys = Mutex(EntryKeys(configuration))
 
         switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration) {
         case .success(let resources):
@@ -98,12 +101,12 @@ public final class DiskCache: DataCaching, Sendable {
     ///
     /// - Complexity: O(log n) index lookup plus one file read.
     public func entry(for key: String) -> DataCacheEntry? {
-        entry(digest: configuration.keyHashing.digest(for: key))
+        entry(digest: currentKeyHashing.digest(for: key))
     }
 
     /// Whether an entry exists for `key`, answered from the index without touching its file.
     public func contains(_ key: String) -> Bool {
-        let digest = configuration.keyHashing.digest(for: key)
+        let digest = currentKeyHashing.digest(for: key)
         switch staged(digest, countingMisses: false) {
         case .hit: return true
         case .miss: return false
@@ -127,7 +130,7 @@ public final class DiskCache: DataCaching, Sendable {
             return miss()
         case .data(let bytes):
             var data = bytes
-            if let cipher = configuration.cipher {
+            if let cipher = currentCipher {
                 do {
                     data = try cipher.open(bytes, associatedData: Data(digest.utf8))
                 } catch {
