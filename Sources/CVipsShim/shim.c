@@ -1,3 +1,4 @@
+#include <string.h>
 #include "CVipsShim.h"
 
 static cvs_log_callback log_callback = NULL;
@@ -23,6 +24,13 @@ void cvs_set_log_callback(cvs_log_callback callback) {
     __atomic_store_n(&log_callback, callback, __ATOMIC_RELEASE);
 }
 
+/* Only multi-page loaders take "n"; passing it to any other loader fails. Loader class names
+ * are like "VipsForeignLoadNsgifBuffer". */
+static int is_paged(const char *loader) {
+    return strstr(loader, "gifBuffer") || strstr(loader, "GifBuffer") || strstr(loader, "WebpBuffer") ||
+           strstr(loader, "HeifBuffer") || strstr(loader, "TiffBuffer");
+}
+
 static VipsFailOn fail_on(int truncated) {
     return truncated ? VIPS_FAIL_ON_TRUNCATED : VIPS_FAIL_ON_NONE;
 }
@@ -32,9 +40,7 @@ int cvs_load_buffer(const void *buf, size_t len, int fail_on_truncated, int n, i
     VipsAccess access = random_access ? VIPS_ACCESS_RANDOM : VIPS_ACCESS_SEQUENTIAL;
     const char *loader = vips_foreign_find_load_buffer(buf, len);
     if (loader == NULL) return -1;
-    // Only multi-page loaders take "n"; passing it to others fails.
-    int paged = strstr(loader, "Gif") || strstr(loader, "Webp") || strstr(loader, "Heif") ||
-                strstr(loader, "Tiff") || strstr(loader, "Pdf") || strstr(loader, "Jxl");
+    int paged = is_paged(loader);
     *out = paged
         ? vips_image_new_from_buffer(buf, len, "", "access", access,
                                      "fail_on", fail_on(fail_on_truncated), "n", n, NULL)
@@ -47,8 +53,7 @@ int cvs_thumbnail_buffer(const void *buf, size_t len, int width, int height, int
                          int fail_on_truncated, int n, int export_srgb, VipsImage **out) {
     const char *loader = vips_foreign_find_load_buffer(buf, len);
     if (loader == NULL) return -1;
-    int paged = strstr(loader, "Gif") || strstr(loader, "Webp") || strstr(loader, "Heif") ||
-                strstr(loader, "Tiff") || strstr(loader, "Pdf") || strstr(loader, "Jxl");
+    int paged = is_paged(loader);
     char options[64];
     if (paged)
         g_snprintf(options, sizeof options, "fail_on=%s,n=%d", fail_on_truncated ? "truncated" : "none", n);

@@ -29,16 +29,38 @@ public struct VipsDecoder: ImageDecoding {
     /// Creates the decoder (libvips starts on first use).
     public init() {}
 
+    /// The formats this libvips build decodes, found by asking libvips for each loader
+    /// (`jpegload_buffer`, `heifload_buffer`, `jxlload_buffer`, `svgload_buffer`, …). On Debian 12:
+    /// every ``ImageFormat`` except BMP (libvips reads BMP only through ImageMagick).
+    public static let supportedFormats: Set<ImageFormat> = {
+        guard (try? VipsRuntime.start()) != nil else { return [] }
+        let loaders: [ImageFormat: String] = [
+            .jpeg: "jpegload_buffer", .png: "pngload_buffer", .gif: "gifload_buffer", .webp: "webpload_buffer",
+            .avif: "heifload_buffer", .heic: "heifload_buffer", .tiff: "tiffload_buffer", .bmp: "magickload_buffer",
+            .jxl: "jxlload_buffer", .svg: "svgload_buffer",
+        ]
+        return Set(loaders.filter { vips_type_find("VipsOperation", $0.value) != 0 }.keys)
+    }()
+
     /// Decodes `data`; see the type's discussion for the guarantees.
     ///
     /// - Throws: ``ImageDecodingError/emptyData``, ``ImageDecodingError/unknownFormat``,
     ///   ``ImageDecodingError/tooManyPixels(width:height:limit:)``,
     ///   ``ImageDecodingError/truncated(_:)``, ``ImageDecodingError/unsupportedFormat(_:)`` (for
     ///   example 12-bit JPEG) or ``ImageDecodingError/corrupt(_:message:)`` with libvips' text.
+    ///   Truncation is recognised from the data's structure (a JPEG without EOI after its last
+    ///   SOS, a PNG without IEND, …), not from libvips' text: libvips 8.14 keeps one process-wide
+    ///   error buffer, so under concurrent failures the `message` may include another thread's
+    ///   text.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         guard !data.isEmpty else { throw ImageDecodingError.emptyData }
         do { try VipsRuntime.start() } catch { throw ImageDecodingError.corrupt(nil, message: error.message) }
-        let format = ImageFormat.sniff(data)
+        // Only formats Pictor recognises reach libvips: its other loaders (PDF, FITS, CSV, …) stay shut.
+        guard let format = ImageFormat.sniff(data) else { throw ImageDecodingError.unknownFormat }
+        guard Self.supportedFormats.contains(format) else { throw ImageDecodingError.unsupportedFormat(format) }
+        if format == .jpeg, let precision = FileStructure.jpegPrecision(data), precision != 8 {
+            throw ImageDecodingError.unsupportedFormat(.jpeg)
+        }
         if format == .gif, let size = GIFHeader.largestFrame(in: data) {
             try Self.checkPixelCount(width: size.width, height: size.height, options: options)
         }
@@ -49,11 +71,14 @@ public struct VipsDecoder: ImageDecoding {
         } catch let error as ImageDecodingError {
             throw error
         } catch let error as VipsError {
-            throw Self.map(error, format: format)
+            if !options.allowsTruncatedData, FileStructure.isTruncated(data, format: format) {
+                throw ImageDecodingError.truncated(format)
+            }
+            throw ImageDecodingError.corrupt(format, message: error.message)
         }
     }
 
-    private func decode(_ raw: UnsafeRawBufferPointer, format: ImageFormat?, options: ImageDecodingOptions) throws -> Image {
+    private func decode(_ raw: UnsafeRawBufferPointer, format: ImageFormat, options: ImageDecodingOptions) throws -> Image {
         let failOnTruncated: Int32 = options.allowsTruncatedData ? 0 : 1
         let header = try VipsImageHandle.make("load_buffer") {
             cvs_load_buffer(raw.baseAddress, raw.count, failOnTruncated, 1, 0, $0)
@@ -107,19 +132,5 @@ public struct VipsDecoder: ImageDecoding {
         if overflow || count > options.maximumPixelCount {
             throw ImageDecodingError.tooManyPixels(width: width, height: height, limit: options.maximumPixelCount)
         }
-    }
-
-    /// Turns libvips' text into the typed error a caller can act on.
-    static func map(_ error: VipsError, format: ImageFormat?) -> ImageDecodingError {
-        let text = error.message
-        let lower = text.lowercased()
-        if lower.contains("not in a known format") {
-            return format.map { .corrupt($0, message: text) } ?? .unknownFormat
-        }
-        if lower.contains("premature end") || lower.contains("truncated") || lower.contains("unexpected end") {
-            if let format { return .truncated(format) }
-        }
-        if lower.contains("unsupported jpeg data precision"), let format { return .unsupportedFormat(format) }
-        return .corrupt(format, message: text)
     }
 }
