@@ -1,0 +1,73 @@
+import Foundation
+import PictorCore
+import PictorVips
+import Testing
+
+/// Every row of `../shared/corpus/MANIFEST.tsv` through ``VipsDecoder``.
+///
+/// Tolerance: each signature value may differ from the manifest by at most
+/// ``signatureTolerance`` (8-bit units). The manifest's values come from libvips 8.14, so a
+/// correct decode lands within rounding (0–2); a wrong orientation, inverted CMYK or unscaled
+/// 16-bit sample is tens of units off.
+@Suite("Corpus conformance")
+struct CorpusConformanceTests {
+    static let signatureTolerance = 4
+
+    enum Outcome: Equatable { case pass, fail(String) }
+
+    static func check(_ row: Corpus.Row) -> Outcome {
+        let data: Data
+        do { data = try Corpus.data(row.path) } catch { return .fail("unreadable: \(error)") }
+        let result = Result { try VipsDecoder().decode(data, options: ImageDecodingOptions()) }
+        switch (row.expect, result) {
+        case (.any, _):
+            if case .failure(let error) = result, !(error is ImageDecodingError) { return .fail("untyped error \(error)") }
+            return .pass
+        case (.error, .success(let image)):
+            return .fail("decoded \(image.width)x\(image.height) but expected an error")
+        case (.error, .failure(let error)):
+            return error is ImageDecodingError ? .pass : .fail("untyped error \(error)")
+        case (.ok, .failure(let error)):
+            return .fail("error: \(error)")
+        case (.ok, .success(let image)):
+            var problems: [String] = []
+            if image.sourceFormat?.rawValue != row.format { problems.append("format \(image.sourceFormat?.rawValue ?? "nil") != \(row.format)") }
+            if image.width != row.width || image.height != row.height {
+                problems.append("size \(image.width)x\(image.height) != \(row.width ?? 0)x\(row.height ?? 0)")
+            }
+            if image.hasAlpha != row.alpha { problems.append("alpha \(image.hasAlpha) != \(row.alpha)") }
+            if image.sourceFrameCount != row.frames { problems.append("frames \(image.sourceFrameCount) != \(row.frames ?? 0)") }
+            if problems.isEmpty, !row.signature.isEmpty, !row.note.contains("pixels unchecked") {
+                let signature = Signature.of(image, alpha: row.alpha)
+                let worst = zip(signature, row.signature).map { abs($0 - $1) }.max() ?? 0
+                if signature.count != row.signature.count || worst > signatureTolerance {
+                    problems.append("signature off by \(worst): \(signature.map(String.init).joined(separator: ","))")
+                }
+            }
+            return problems.isEmpty ? .pass : .fail(problems.joined(separator: "; "))
+        }
+    }
+
+    @Test("every manifest row decodes as the manifest says")
+    func manifest() throws {
+        guard Corpus.isAvailable else {
+            print("CorpusConformanceTests: corpus not found at \(Corpus.root.path); skipped")
+            return
+        }
+        let rows = try Corpus.rows()
+        var passed: [String: Int] = [:], total: [String: Int] = [:]
+        var failures: [String] = []
+        for row in rows {
+            total[row.folder, default: 0] += 1
+            switch Self.check(row) {
+            case .pass: passed[row.folder, default: 0] += 1
+            case .fail(let why): failures.append("\(row.path): \(why)")
+            }
+        }
+        for folder in total.keys.sorted() {
+            print("corpus \(folder): \(passed[folder, default: 0])/\(total[folder]!) pass")
+        }
+        for failure in failures { print("corpus mismatch: \(failure)") }
+        #expect(failures.isEmpty, "\(failures.count) corpus rows did not conform")
+    }
+}
