@@ -128,6 +128,12 @@ public final class ImagePipeline: Sendable {
         return task
     }
 
+    /// Callers waiting for whole image loads (for tests: wait until requests have joined).
+    var waitingCallerCount: Int { loads.subscriberCount }
+
+    /// Whether no work runs at any stage (for tests).
+    var isIdle: Bool { loads.count + processings.count + decodes.count + fetches.count == 0 }
+
     func readsMemory(_ request: ImageRequest) -> Bool {
         !request.options.contains(.reloadIgnoringCachedData) && !request.options.contains(.disableMemoryCacheReads)
     }

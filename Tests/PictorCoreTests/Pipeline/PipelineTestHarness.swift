@@ -1,5 +1,5 @@
 import Foundation
-import PictorCore
+@testable import PictorCore
 import PictorTestSupport
 import Synchronization
 
@@ -76,5 +76,24 @@ func loadConcurrently(_ pipeline: ImagePipeline, _ requests: [ImageRequest]) asy
         var results = [Result<ImageResponse, ImagePipeline.Error>?](repeating: nil, count: requests.count)
         for await (i, result) in group { results[i] = result }
         return results.map { $0! }
+    }
+}
+
+/// Polls until `condition` holds: for states a test cannot await directly (requests joining
+/// shared work). The outcome never depends on timing; the short naps only keep the poll from
+/// hogging the two cooperative threads (a spinning poll starves Dispatch work on this machine).
+/// The test's time limit bounds it.
+func until(_ condition: () -> Bool) async {
+    var polls = 0
+    while !condition() {
+        polls += 1
+        if polls < 16 { await Task.yield() } else { try? await Task.sleep(for: .microseconds(200)) }
+    }
+}
+
+extension Harness {
+    /// Waits until `count` callers wait on whole image loads.
+    func waitForCallers(_ count: Int) async {
+        await until { pipeline.waitingCallerCount >= count }
     }
 }

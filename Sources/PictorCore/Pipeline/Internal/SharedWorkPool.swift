@@ -22,6 +22,12 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     /// Number of jobs running (for tests and statistics).
     var count: Int { jobs.withLock { $0.count } }
 
+    /// Callers subscribed to running jobs, summed over the pool (for tests).
+    var subscriberCount: Int {
+        let jobs = jobs.withLock { Array($0.values) }
+        return jobs.reduce(0) { $0 + $1.subscriberCount }
+    }
+
     /// Returns the value for `key`, joining the running job or starting `work`.
     ///
     /// - Parameters:

@@ -51,7 +51,13 @@ final class WorkQueue: Sendable {
         return (value, waited)
     }
 
-    private func acquire(priority: PriorityHandle) async throws {
+    /// Items waiting for a slot (for tests).
+    var waitingCount: Int { state.withLock { $0.waiters.count } }
+    /// Whether every slot is taken (for tests).
+    var isBusy: Bool { state.withLock { $0.running >= width } }
+
+    /// Takes a slot, waiting by priority when none is free (internal for tests).
+    func acquire(priority: PriorityHandle) async throws {
         let order: Int? = state.withLock { s in
             if s.running < width && s.waiters.isEmpty {
                 s.running += 1
@@ -81,7 +87,8 @@ final class WorkQueue: Sendable {
         }
     }
 
-    private func release() {
+    /// Frees a slot taken by ``acquire(priority:)`` (internal for tests).
+    func release() {
         state.withLock { $0.running -= 1 }
         dispatchNext()
     }
