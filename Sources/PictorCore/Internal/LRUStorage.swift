@@ -8,8 +8,8 @@
 /// - Important: Not thread-safe; ``MemoryCache`` guards it with a `Mutex`.
 @usableFromInline
 struct LRUStorage<Key: Hashable, Value> {
-    @usableFromInline var index: [Key: Int32] = [:]
-    @usableFromInline var nodes: [LRUNode<Key, Value>] = []
+    @usableFromInline var index: [LRUKey<Key>: Int32] = [:]
+    @usableFromInline var nodes: [LRUNode<LRUKey<Key>, Value>] = []
     /// Most recently used slot, `-1` when empty.
     @usableFromInline var head: Int32 = -1
     /// Least recently used slot, `-1` when empty.
@@ -48,7 +48,7 @@ struct LRUStorage<Key: Hashable, Value> {
 
     /// The value for `key`, moved to the head; `nil` (and a miss) when absent or expired.
     @inlinable
-    mutating func value(for key: Key, clock: any CacheClock) -> Value? {
+    mutating func value(for key: LRUKey<Key>, clock: any CacheClock) -> Value? {
         guard let slot = index[key] else {
             misses &+= 1
             return nil
@@ -69,7 +69,7 @@ struct LRUStorage<Key: Hashable, Value> {
     /// An entry costing more than `entryCostLimit × costLimit` (or any entry when a limit is `0`,
     /// or when the TTL is not positive) is refused, and an older value for `key` is removed.
     @inlinable
-    mutating func set(_ value: Value, for key: Key, cost: Int, ttl entryTTL: Double?, clock: any CacheClock) {
+    mutating func set(_ value: Value, for key: LRUKey<Key>, cost: Int, ttl entryTTL: Double?, clock: any CacheClock) {
         let cost = max(0, cost)
         let lifetime = entryTTL ?? ttl
         if countLimit == 0 || Double(cost) > Double(costLimit) * entryCostLimit
@@ -116,7 +116,7 @@ struct LRUStorage<Key: Hashable, Value> {
     /// Removes the entry for `key`; returns its value if there was one.
     @inlinable
     @discardableResult
-    mutating func removeValue(for key: Key) -> Value? {
+    mutating func removeValue(for key: LRUKey<Key>) -> Value? {
         guard let slot = index[key] else { return nil }
         let value = nodes[Int(slot)].value
         remove(slot: Int(slot), reason: nil)

@@ -85,7 +85,7 @@ extension MemoryCache {
             keys.reserveCapacity(storage.count)
             var slot = storage.head
             while slot >= 0 {
-                if let key = storage.nodes[Int(slot)].key { keys.append(key) }
+                if let key = storage.nodes[Int(slot)].key { keys.append(key.key) }
                 slot = storage.nodes[Int(slot)].next
             }
             return keys

@@ -49,7 +49,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Complexity: O(1).
     @inlinable
     public func value(for key: Key) -> Value? {
-        state.withLock { $0.value(for: key, clock: clock) }
+        let key = LRUKey(key)   // hash outside the lock
+        return state.withLock { $0.value(for: key, clock: clock) }
     }
 
     /// Stores `value` for `key` as the most recently used entry, replacing any older value, then
@@ -68,6 +69,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// - Complexity: O(1) plus O(1) per evicted entry.
     @inlinable
     public func set(_ value: Value, for key: Key, cost: Int = 0, ttl: Double? = nil) {
+        let key = LRUKey(key)
         state.withLock { $0.set(value, for: key, cost: cost, ttl: ttl, clock: clock) }
     }
 
@@ -77,7 +79,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     @inlinable
     @discardableResult
     public func removeValue(for key: Key) -> Value? {
-        state.withLock { $0.removeValue(for: key) }
+        let key = LRUKey(key)
+        return state.withLock { $0.removeValue(for: key) }
     }
 
     /// Removes every entry (counted as removals, not evictions) and frees the slot storage.
@@ -87,7 +90,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Whether an unexpired entry exists for `key`; does not refresh recency or count a lookup.
     public func contains(_ key: Key) -> Bool {
-        state.withLock { storage in
+        let key = LRUKey(key)
+        return state.withLock { storage in
             guard let slot = storage.index[key] else { return false }
             let expiry = storage.nodes[Int(slot)].expiry
             return expiry == .infinity || expiry > clock.now()
