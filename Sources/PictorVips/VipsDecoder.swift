@@ -26,8 +26,15 @@ internal import CVipsShim
 ///
 /// - Important: thread-safe; a value type with no state.
 public struct VipsDecoder: ImageDecoding {
-    /// Creates the decoder (libvips starts on first use).
-    public init() {}
+    /// Whether JPEG thumbnails take the TurboJPEG fast path (DCT-scaled decode plus a triangle
+    /// filter, skipping libvips' per-image thread-pool cost); default `true`. Files the fast path
+    /// does not handle plainly (CMYK, ICC profile, warnings) always go through libvips.
+    public var usesTurboJPEG: Bool
+
+    /// Creates the decoder (libvips starts on first use); see ``usesTurboJPEG``.
+    public init(usesTurboJPEG: Bool = true) {
+        self.usesTurboJPEG = usesTurboJPEG
+    }
 
     /// The formats this libvips build decodes, found by asking libvips for each loader
     /// (`jpegload_buffer`, `heifload_buffer`, `jxlload_buffer`, `svgload_buffer`, …). On Debian 12:
@@ -61,6 +68,11 @@ public struct VipsDecoder: ImageDecoding {
         if format == .jpeg, let precision = FileStructure.jpegPrecision(data), precision != 8 {
             throw ImageDecodingError.unsupportedFormat(.jpeg)
         }
+        if usesTurboJPEG, format == .jpeg, let thumbnail = options.thumbnail, !options.allFrames,
+           thumbnail.width > 0, (thumbnail.height ?? 1) > 0,
+           let image = try data.withUnsafeBytes({ try TurboJPEGThumbnailer.thumbnail($0, thumbnail, options: options) }) {
+            return image
+        }
         if format == .gif, let size = GIFHeader.largestFrame(in: data) {
             try Self.checkPixelCount(width: size.width, height: size.height, options: options)
         }
@@ -86,18 +98,33 @@ public struct VipsDecoder: ImageDecoding {
         try Self.checkPixelCount(width: header.width, height: header.height, options: options)
         let declaredFrames = max(1, header.int("n-pages", default: 1))
         let pages: Int32 = options.allFrames && declaredFrames > 1 ? -1 : 1
-        let decoded: VipsImageHandle
+        let makeImage: (Bool) throws -> VipsImageHandle
         if let thumbnail = options.thumbnail {
-            decoded = try Self.thumbnail(raw, thumbnail, failOnTruncated: failOnTruncated, pages: pages,
-                                         exportSRGB: header.hasICCProfile)
+            makeImage = { exportSRGB in
+                try Self.thumbnail(raw, thumbnail, failOnTruncated: failOnTruncated, pages: pages, exportSRGB: exportSRGB)
+            }
         } else {
             // Rotating needs random access; an upright image streams sequentially.
             let rotates = header.int("orientation", default: 1) > 1
-            let loaded = pages == 1 && !rotates ? header : try VipsImageHandle.make("load_buffer") {
-                cvs_load_buffer(raw.baseAddress, raw.count, failOnTruncated, pages, rotates ? 1 : 0, $0)
+            makeImage = { _ in
+                let loaded = pages == 1 && !rotates ? header : try VipsImageHandle.make("load_buffer") {
+                    cvs_load_buffer(raw.baseAddress, raw.count, failOnTruncated, pages, rotates ? 1 : 0, $0)
+                }
+                return try loaded.apply("autorot") { cvs_autorot($0, $1) }
             }
-            decoded = try loaded.apply("autorot") { cvs_autorot($0, $1) }
         }
+        do {
+            return try render(makeImage(header.hasICCProfile), declaredFrames: declaredFrames, format: format)
+        } catch let error as VipsError where header.hasICCProfile && options.thumbnail != nil {
+            // A broken embedded profile fails the thumbnail's sRGB export at evaluation time:
+            // ignore the profile, as the full decode does.
+            guard let image = try? render(makeImage(false), declaredFrames: declaredFrames, format: format) else { throw error }
+            return image
+        }
+    }
+
+    /// Evaluates `decoded` into an ``Image``: colour normalised, frames split. Decode errors surface here.
+    private func render(_ decoded: VipsImageHandle, declaredFrames: Int, format: ImageFormat) throws(VipsError) -> Image {
         let pageHeight = decoded.int("page-height", default: decoded.height)
         let delays = decoded.ints("delay", capacity: 4096)
         let loop = decoded.int("loop", default: -1)

@@ -70,4 +70,47 @@ struct CorpusConformanceTests {
         for failure in failures { print("corpus mismatch: \(failure)") }
         #expect(failures.isEmpty, "\(failures.count) corpus rows did not conform")
     }
+
+    /// Every row again as a 64-px-wide thumbnail (shrink-on-load): `ok` rows give the manifest's
+    /// format and alpha and the fitted size (±1 px for rounding), `error` rows a typed error.
+    @Test("every manifest row as a thumbnail")
+    func thumbnails() throws {
+        guard Corpus.isAvailable else {
+            print("CorpusConformanceTests: corpus not found at \(Corpus.root.path); skipped")
+            return
+        }
+        var passed: [String: Int] = [:], total: [String: Int] = [:]
+        var failures: [String] = []
+        for row in try Corpus.rows() {
+            total[row.folder, default: 0] += 1
+            let data = try Corpus.data(row.path)
+            let result = Result { try VipsDecoder().decode(data, options: ImageDecodingOptions(thumbnail: .init(width: 64))) }
+            var problem: String? = nil
+            switch (row.expect, result) {
+            case (.any, .failure(let error)), (.error, .failure(let error)):
+                if !(error is ImageDecodingError) { problem = "untyped error \(error)" }
+            case (.any, .success):
+                break
+            case (.error, .success):
+                problem = "decoded but expected an error"
+            case (.ok, .failure(let error)):
+                problem = "error: \(error)"
+            case (.ok, .success(let image)):
+                let w = row.width ?? 0, h = row.height ?? 0
+                let expectedWidth = min(w, 64)
+                let expectedHeight = w <= 64 ? h : max(1, Int((Double(h) * 64 / Double(w)).rounded()))
+                if image.width != expectedWidth || abs(image.height - expectedHeight) > 1 {
+                    problem = "size \(image.width)x\(image.height), expected \(expectedWidth)x\(expectedHeight)"
+                } else if image.hasAlpha != row.alpha || image.sourceFormat?.rawValue != row.format {
+                    problem = "alpha \(image.hasAlpha) format \(image.sourceFormat?.rawValue ?? "-")"
+                }
+            }
+            if let problem { failures.append("\(row.path): \(problem)") } else { passed[row.folder, default: 0] += 1 }
+        }
+        for folder in total.keys.sorted() {
+            print("corpus thumbnails \(folder): \(passed[folder, default: 0])/\(total[folder]!) pass")
+        }
+        for failure in failures { print("corpus thumbnail mismatch: \(failure)") }
+        #expect(failures.isEmpty, "\(failures.count) corpus rows did not conform as thumbnails")
+    }
 }
