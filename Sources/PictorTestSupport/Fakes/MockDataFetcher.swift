@@ -27,6 +27,7 @@ public final class MockDataFetcher: DataFetching, Sendable {
         var fetchCount = 0
         var networkCounts: [String: Int] = [:]
         var requests: [DataFetchRequest] = []
+        var urlGates: [String: AsyncGate] = [:]
     }
 
     /// The disk layer consulted before the network and written after it (when the request
@@ -47,6 +48,17 @@ public final class MockDataFetcher: DataFetching, Sendable {
         state.withLock {
             $0.stubs[url.absoluteString] = .success(data)
             $0.progressSteps[url.absoluteString] = progressSteps
+        }
+    }
+
+    /// A gate for the network answers of `url` alone, closed when first asked for (in addition
+    /// to ``gate``): open it to release that URL, so tests can complete requests in any order.
+    public func gate(for url: URL) -> AsyncGate {
+        state.withLock { s in
+            if let gate = s.urlGates[url.absoluteString] { return gate }
+            let gate = AsyncGate(isOpen: false)
+            s.urlGates[url.absoluteString] = gate
+            return gate
         }
     }
 
@@ -80,11 +92,12 @@ public final class MockDataFetcher: DataFetching, Sendable {
             return FetchedData(data: entry.data, source: .disk, metadata: entry.metadata)
         }
         if request.isCacheOnly { throw DataLoadingError.notCached }
-        let (stub, steps) = state.withLock { s in
+        let (stub, steps, urlGate) = state.withLock { s in
             s.networkCounts[key, default: 0] += 1
-            return (s.stubs[key], s.progressSteps[key] ?? 0)
+            return (s.stubs[key], s.progressSteps[key] ?? 0, s.urlGates[key])
         }
         try await gate.pass()
+        try await urlGate?.pass()
         try Task.checkCancellation()
         guard let stub else { throw DataLoadingError.statusCode(404) }
         let data = try stub.get()
