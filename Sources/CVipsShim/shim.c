@@ -120,6 +120,9 @@ int cvs_webpsave_buffer(VipsImage *in, int quality, int lossless, void **buf, si
     return vips_webpsave_buffer(in, buf, len, "Q", quality, "lossless", lossless ? TRUE : FALSE,
                                 "strip", TRUE, NULL);
 }
+int cvs_gifsave_buffer(VipsImage *in, void **buf, size_t *len) {
+    return vips_gifsave_buffer(in, buf, len, "strip", TRUE, NULL);
+}
 int cvs_avifsave_buffer(VipsImage *in, int quality, void **buf, size_t *len) {
     return vips_heifsave_buffer(in, buf, len, "Q", quality, "compression", VIPS_FOREIGN_HEIF_COMPRESSION_AV1,
                                 "strip", TRUE, NULL);

@@ -36,36 +36,64 @@ enum PixelResampler {
     static func resample(_ src: [UInt8], width: Int, height: Int, bands: Int, to outWidth: Int, _ outHeight: Int) -> [UInt8] {
         if width == outWidth, height == outHeight { return src }
         let h = Taps(from: width, to: outWidth), v = Taps(from: height, to: outHeight)
+        // Horizontal pass into floats, all bands of a pixel per tap; then a vertical pass by rows.
         var mid = [Float](repeating: 0, count: outWidth * height * bands)
         src.withUnsafeBufferPointer { s in
             mid.withUnsafeMutableBufferPointer { m in
-                for y in 0..<height {
-                    let row = y * width * bands, outRow = y * outWidth * bands
-                    for x in 0..<outWidth {
-                        let first = h.start[x], n = h.count[x], wBase = x * h.stride
-                        for c in 0..<bands {
-                            var acc: Float = 0
-                            for k in 0..<n { acc += Float(s[row + (first + k) * bands + c]) * h.weights[wBase + k] }
-                            m[outRow + x * bands + c] = acc
+                h.start.withUnsafeBufferPointer { starts in
+                h.count.withUnsafeBufferPointer { counts in
+                h.weights.withUnsafeBufferPointer { weights in
+                    let s = s.baseAddress!, m = m.baseAddress!, weights = weights.baseAddress!
+                    for y in 0..<height {
+                        let row = s + y * width * bands
+                        var out = m + y * outWidth * bands
+                        for x in 0..<outWidth {
+                            let w = weights + x * h.stride
+                            var p = row + starts[x] * bands
+                            let n = counts[x]
+                            switch bands {
+                            case 3:
+                                var a0: Float = 0, a1: Float = 0, a2: Float = 0
+                                for k in 0..<n {
+                                    let wk = w[k]
+                                    a0 += Float(p[0]) * wk; a1 += Float(p[1]) * wk; a2 += Float(p[2]) * wk
+                                    p += 3
+                                }
+                                out[0] = a0; out[1] = a1; out[2] = a2
+                            case 1:
+                                var a0: Float = 0
+                                for k in 0..<n { a0 += Float(p[k]) * w[k] }
+                                out[0] = a0
+                            default:
+                                for c in 0..<bands {
+                                    var a: Float = 0
+                                    for k in 0..<n { a += Float(p[k * bands + c]) * w[k] }
+                                    out[c] = a
+                                }
+                            }
+                            out += bands
                         }
                     }
-                }
+                }}}
             }
         }
-        var out = [UInt8](repeating: 0, count: outWidth * outHeight * bands)
         let rowLength = outWidth * bands
+        var out = [UInt8](repeating: 0, count: rowLength * outHeight)
+        var acc = [Float](repeating: 0, count: rowLength)
         mid.withUnsafeBufferPointer { m in
             out.withUnsafeMutableBufferPointer { o in
-                var acc = [Float](repeating: 0, count: rowLength)
-                for y in 0..<outHeight {
-                    let first = v.start[y], n = v.count[y], wBase = y * v.stride
-                    for i in 0..<rowLength { acc[i] = 0 }
-                    for k in 0..<n {
-                        let w = v.weights[wBase + k], row = (first + k) * rowLength
-                        for i in 0..<rowLength { acc[i] += m[row + i] * w }
+                acc.withUnsafeMutableBufferPointer { a in
+                    let m = m.baseAddress!, o = o.baseAddress!, a = a.baseAddress!
+                    for y in 0..<outHeight {
+                        let first = v.start[y], n = v.count[y], wBase = y * v.stride
+                        a.update(repeating: 0, count: rowLength)
+                        for k in 0..<n {
+                            let w = v.weights[wBase + k], row = m + (first + k) * rowLength
+                            for i in 0..<rowLength { a[i] += row[i] * w }
+                        }
+                        let outRow = o + y * rowLength
+                        for i in 0..<rowLength { outRow[i] = UInt8(min(255, max(0, a[i] + 0.5))) }
                     }
-                    let outRow = y * rowLength
-                    for i in 0..<rowLength { o[outRow + i] = UInt8(min(255, max(0, acc[i] + 0.5))) }
                 }
             }
         }

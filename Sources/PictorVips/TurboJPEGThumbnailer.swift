@@ -31,8 +31,7 @@ enum TurboJPEGThumbnailer {
         let bands = gray ? 1 : 3
         // The largest DCT reduction that still leaves ≥ 2× for the resampler (as libvips and Pillow do).
         var denominator = 1
-        for candidate in [8, 4, 2] where plan.resizedSourceWidth * 2 * candidate <= Int(width)
-            && plan.resizedSourceHeight * 2 * candidate <= Int(height) {
+        for candidate in [8, 4, 2] where plan.shrink >= Double(2 * candidate) {
             denominator = candidate
             break
         }
@@ -62,6 +61,9 @@ enum TurboJPEGThumbnailer {
         var resizedSourceWidth: Int, resizedSourceHeight: Int
         /// Final size after orientation and crop.
         var outputWidth: Int, outputHeight: Int
+        /// The smaller of the two reduction factors before rounding (source ÷ resized; 1 or less
+        /// when enlarging), which picks the DCT scale as libvips does.
+        var shrink: Double
 
         init(width: Int, height: Int, orientation: Int, target: ThumbnailOptions) {
             let swaps = orientation >= 5
@@ -72,14 +74,17 @@ enum TurboJPEGThumbnailer {
             switch (target.contentMode, th) {
             case (.stretch, let th?):
                 rw = tw; rh = th
+                shrink = min(dw / tw, dh / th)
             case (.aspectFill, let th?):
                 var scale = max(tw / dw, th / dh)
                 if !target.allowsUpscaling { scale = min(scale, 1) }
                 rw = dw * scale; rh = dh * scale
+                shrink = 1 / scale
             default:
                 var scale = min(tw / dw, (th ?? .infinity) / dh)
                 if !target.allowsUpscaling { scale = min(scale, 1) }
                 rw = dw * scale; rh = dh * scale
+                shrink = 1 / scale
             }
             let displayWidth = max(1, Int(rw.rounded())), displayHeight = max(1, Int(rh.rounded()))
             resizedSourceWidth = swaps ? displayHeight : displayWidth

@@ -3,9 +3,10 @@ import PictorCore
 internal import CVips
 internal import CVipsShim
 
-/// Encodes an ``Image`` to JPEG, PNG, WebP or AVIF with libvips.
+/// Encodes an ``Image`` to JPEG, PNG, WebP, AVIF or GIF with libvips.
 ///
-/// Only the first frame is written (animated output is not supported). JPEG has no alpha, so
+/// WebP and GIF keep every decoded frame of an animation with its duration and loop count; the
+/// other formats write the first frame. JPEG has no alpha, so
 /// transparent pixels are flattened over white. Metadata is never written (the pixels are
 /// already oriented and in sRGB).
 ///
@@ -27,21 +28,22 @@ public struct VipsEncoder: ImageEncoding {
     }
 
     /// The formats ``encode(_:as:quality:)`` writes.
-    public static let supportedFormats: Set<ImageFormat> = [.jpeg, .png, .webp, .avif]
+    public static let supportedFormats: Set<ImageFormat> = [.jpeg, .png, .webp, .avif, .gif]
 
-    /// Encodes the first frame of `image` as `format`.
+    /// Encodes `image` as `format`: every frame for WebP and GIF, the first frame otherwise.
     ///
     /// - Parameters:
-    ///   - quality: 1...100 (clamped) for JPEG, WebP and AVIF; ignored by PNG.
+    ///   - quality: 1...100 (clamped) for JPEG, WebP and AVIF; ignored by PNG and GIF.
     /// - Returns: the encoded bytes.
     /// - Throws: ``ImageEncodingError/unsupportedFormat(_:)`` for formats other than JPEG, PNG,
-    ///   WebP and AVIF; ``ImageEncodingError/failed(_:message:)`` with libvips' text.
+    ///   WebP, AVIF and GIF; ``ImageEncodingError/failed(_:message:)`` with libvips' text.
     public func encode(_ image: Image, as format: ImageFormat, quality: Int = 80) throws -> Data {
         guard Self.supportedFormats.contains(format) else { throw ImageEncodingError.unsupportedFormat(format) }
         let q = Int32(min(max(quality, 1), 100))
         do {
             try VipsRuntime.start()
-            var input = try VipsImageHandle.from(image)
+            let animated = image.frames.count > 1 && (format == .webp || format == .gif)
+            var input = try animated ? VipsImageHandle.animation(image) : VipsImageHandle.from(image)
             var buffer: UnsafeMutableRawPointer? = nil
             var length = 0
             let result: Int32
@@ -53,6 +55,8 @@ public struct VipsEncoder: ImageEncoding {
                 result = cvs_pngsave_buffer(input.pointer, Int32(min(max(pngCompression, 0), 9)), &buffer, &length)
             case .webp:
                 result = cvs_webpsave_buffer(input.pointer, q, webpLossless ? 1 : 0, &buffer, &length)
+            case .gif:
+                result = cvs_gifsave_buffer(input.pointer, &buffer, &length)
             default:
                 if image.bands < 3 {
                     input = try input.apply("colourspace") { cvs_colourspace($0, VIPS_INTERPRETATION_sRGB, $1) }

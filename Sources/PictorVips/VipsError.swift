@@ -19,6 +19,7 @@ public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// `<operation>: <message>`.
     public var description: String { "\(operation): \(message)" }
 
     /// Takes (and clears) libvips' error buffer for a failure of `operation`.

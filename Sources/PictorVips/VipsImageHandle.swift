@@ -57,6 +57,24 @@ final class VipsImageHandle {
         return Data(bytesNoCopy: memory, count: size, deallocator: .custom { pointer, _ in g_free(pointer) })
     }
 
+    /// Wraps every frame of `image` as one tall strip with libvips' animation metadata:
+    /// `page-height`, `delay` (milliseconds; 100 where a frame has no duration) and `loop`
+    /// (`0`, forever, when the image has no loop count).
+    static func animation(_ image: Image) throws(VipsError) -> VipsImageHandle {
+        var strip = Data(capacity: image.cost)
+        for frame in image.frames { strip.append(frame.pixels) }
+        let pointer: UnsafeMutablePointer<VipsImage>? = strip.withUnsafeBytes { raw in
+            vips_image_new_from_memory_copy(raw.baseAddress, raw.count, Int32(image.width), Int32(image.height * image.frames.count),
+                                            Int32(image.bands), VIPS_FORMAT_UCHAR)
+        }
+        guard let pointer else { throw VipsError.last("new_from_memory_copy") }
+        var delays = image.frames.map { Int32(clamping: Int((($0.duration ?? 0.1) * 1000).rounded())) }
+        vips_image_set_int(pointer, "page-height", Int32(image.height))
+        vips_image_set_array_int(pointer, "delay", &delays, Int32(delays.count))
+        vips_image_set_int(pointer, "loop", Int32(clamping: image.loopCount ?? 0))
+        return VipsImageHandle(pointer)
+    }
+
     /// Wraps the pixels of one frame of `image` (copied into libvips memory).
     static func from(_ image: Image, frame: Int = 0) throws(VipsError) -> VipsImageHandle {
         let pixels = image.frames[frame].pixels
