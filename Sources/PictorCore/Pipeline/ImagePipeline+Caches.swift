@@ -25,7 +25,7 @@ extension ImagePipeline {
             var metrics = ImageTaskMetrics()
             metrics.decodeDuration = result.value.1
             metrics.queueWaitDuration = result.queueWait
-            metrics.encodedBytes = data.count
+            metrics.originalByteCount = data.count
             return StageOutput(image: result.value.0, layer: .disk, metrics: metrics)
         } catch is CancellationError {
             throw CancellationError()

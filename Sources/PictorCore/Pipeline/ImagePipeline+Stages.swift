@@ -18,6 +18,9 @@ extension ImagePipeline {
             metrics.totalDuration = (ContinuousClock.now - start).seconds
             return ImageResponse(image: image, request: request, cacheLayer: .memory, metrics: metrics)
         }
+        if request.options.contains(.skipDecode) {
+            return try await performSkippingDecode(prepared, priority: priority, progress: progress, start: start)
+        }
         do {
             let joined = JoinFlag()
             let output = try await loads.value(
@@ -42,6 +45,32 @@ extension ImagePipeline {
         }
     }
 
+    /// Fetches the original bytes of an image request without decoding (``ImageRequest/Options/skipDecode``).
+    private func performSkippingDecode(
+        _ p: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
+        start: ContinuousClock.Instant
+    ) async throws(Error) -> ImageResponse {
+        do {
+            let fetched = try await fetch(p, p.fetchKey, priority: priority, progress: progress)
+            let source = fetched.output.fetched.source
+            let layer: CacheLayer = source == .network ? .network : .disk
+            counters.withLock { $0.record(layer) }
+            var metrics = ImageTaskMetrics()
+            metrics.loadDuration = fetched.output.duration
+            metrics.originalByteCount = fetched.output.fetched.data.count
+            metrics.wasShared = fetched.joined
+            metrics.totalDuration = (ContinuousClock.now - start).seconds
+            let placeholder = Image(width: 1, height: 1, layout: .rgba, pixels: Data(count: 4))
+            return ImageResponse(
+                image: placeholder, request: p.request, cacheLayer: layer, isRevalidated: source == .revalidated,
+                urlResponse: fetched.output.fetched.response, metrics: metrics)
+        } catch {
+            let failure = Error(Task.isCancelled ? CancellationError() : error)
+            counters.withLock { $0.record(failure) }
+            throw failure
+        }
+    }
+
     /// Runs a data request (fetch only) and counts its outcome.
     func performData(_ request: ImageRequest, priority: PriorityHandle) async throws(Error) -> ImageDataResponse {
         counters.withLock { $0.requests += 1 }
@@ -52,7 +81,7 @@ extension ImagePipeline {
             counters.withLock { $0.record(layer) }
             var metrics = ImageTaskMetrics()
             metrics.loadDuration = output.duration
-            metrics.encodedBytes = output.fetched.data.count
+            metrics.originalByteCount = output.fetched.data.count
             return ImageDataResponse(
                 data: output.fetched.data, cacheLayer: layer, isRevalidated: output.fetched.source == .revalidated,
                 urlResponse: output.fetched.response, metrics: metrics)
@@ -175,7 +204,7 @@ extension ImagePipeline {
         metrics.loadDuration = fetched.duration
         metrics.decodeDuration = result.value.1
         metrics.queueWaitDuration = result.queueWait
-        metrics.encodedBytes = data.count
+        metrics.originalByteCount = data.count
         return StageOutput(
             image: result.value.0, layer: source == .network ? .network : .disk, isRevalidated: source == .revalidated,
             urlResponse: fetched.fetched.response, metrics: metrics)

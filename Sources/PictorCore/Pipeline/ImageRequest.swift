@@ -88,6 +88,12 @@ extension ImageRequest {
         /// Do not write the disk cache (neither the original nor a processed variant).
         public static let disableDiskCacheWrites = Options(rawValue: 1 << 5)
 
+        /// Fetch the original bytes (into the disk cache, by policy) without decoding them:
+        /// ``ImagePipeline/image(for:)`` then answers with a 1×1 transparent placeholder image,
+        /// the layer, and ``ImageTaskMetrics/originalByteCount``; a memory hit still returns the
+        /// cached image. ``ImagePipeline/data(for:)`` is the direct way to get the bytes.
+        public static let skipDecode = Options(rawValue: 1 << 6)
+
         /// Alias of ``returnCacheDataDontLoad``: caches only, never the network.
         public static let cacheOnly: Options = .returnCacheDataDontLoad
         /// Keep the result in memory only: ``disableDiskCacheWrites``.

@@ -62,7 +62,7 @@ public struct ImageDataResponse: Sendable {
     /// The HTTP (or file) response, for network and revalidated loads.
     public var urlResponse: URLResponse?
     /// Timings and sizes; only ``ImageTaskMetrics/loadDuration`` and
-    /// ``ImageTaskMetrics/encodedBytes`` are set.
+    /// ``ImageTaskMetrics/originalByteCount`` are set.
     public var metrics: ImageTaskMetrics
 
     /// Creates a data response.
