@@ -9,15 +9,33 @@ extension ImagePipeline {
         _ request: ImageRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws(Error) -> ImageResponse {
         let start = ContinuousClock.now
-        counters.withLock { $0.requests += 1 }
         let prepared = PreparedRequest(request, configuration: configuration)
-        if readsMemory(request), let image = configuration.imageCache?.image(for: prepared.imageKey) {
-            counters.withLock { $0.record(.memory) }
-            log(.debug, request, "served from memory")
-            var metrics = ImageTaskMetrics()
-            metrics.totalDuration = (ContinuousClock.now - start).seconds
-            return ImageResponse(image: image, request: request, cacheLayer: .memory, metrics: metrics)
+        if let hit = memoryHit(prepared, start: start) { return hit }
+        return try await load(prepared, priority: priority, progress: progress, start: start)
+    }
+
+    /// The response from the memory cache, counted as a request, or `nil` on a miss (then
+    /// nothing is counted).
+    func memoryHit(_ prepared: PreparedRequest, start: ContinuousClock.Instant) -> ImageResponse? {
+        let request = prepared.request
+        guard readsMemory(request), let image = configuration.imageCache?.image(for: prepared.imageKey) else { return nil }
+        counters.withLock {
+            $0.requests += 1
+            $0.record(.memory)
         }
+        log(.debug, request, "served from memory")
+        var metrics = ImageTaskMetrics()
+        metrics.totalDuration = (ContinuousClock.now - start).seconds
+        return ImageResponse(image: image, request: request, cacheLayer: .memory, metrics: metrics)
+    }
+
+    /// Runs a request the memory cache did not answer.
+    func load(
+        _ prepared: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
+        start: ContinuousClock.Instant
+    ) async throws(Error) -> ImageResponse {
+        let request = prepared.request
+        counters.withLock { $0.requests += 1 }
         if request.options.contains(.skipDecode) {
             return try await performSkippingDecode(prepared, priority: priority, progress: progress, start: start)
         }
@@ -26,7 +44,7 @@ extension ImagePipeline {
             let output = try await loads.value(
                 for: prepared.loadKey, priority: priority, progress: progress, joined: { joined.set($0) }
             ) { [self] context in
-                try await self.load(prepared, context)
+                try await self.runLoadJob(prepared, context)
             }
             if joined.value { counters.withLock { $0.sharedRequests += 1 } }
             var metrics = output.metrics
@@ -94,15 +112,15 @@ extension ImagePipeline {
 
     /// The load job: a processed variant from disk when the policy keeps them, else the
     /// processing chain; then stores the result.
-    private func load(_ p: PreparedRequest, _ context: SharedWorkPool<LoadKey, StageOutput>.Context) async throws -> StageOutput {
+    private func runLoadJob(_ p: PreparedRequest, _ context: SharedWorkPool<LoadKey, StageOutput>.Context) async throws -> StageOutput {
         var discarded = false
         if let variant = try await processedVariant(p, priority: context.priority, discarded: &discarded) {
-            await store(variant.image, p, writesVariant: false)
+            await store(variant.image, p, writesVariant: false, priority: context.priority)
             return variant
         }
         var output = try await processed(p, count: p.processors.count, priority: context.priority, progress: context.reportProgress)
         output.discardedCachedEntry = output.discardedCachedEntry || discarded
-        await store(output.image, p, writesVariant: true)
+        await store(output.image, p, writesVariant: true, priority: context.priority)
         return output
     }
 

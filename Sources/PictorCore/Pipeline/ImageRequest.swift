@@ -69,6 +69,7 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
 extension ImageRequest {
     /// Per-request cache and loading options.
     public struct Options: OptionSet, Sendable, Hashable {
+        /// The option bits.
         public let rawValue: UInt16
         /// Creates options from their raw bits.
         public init(rawValue: UInt16) { self.rawValue = rawValue }

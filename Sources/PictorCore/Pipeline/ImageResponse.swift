@@ -12,6 +12,7 @@ public enum CacheLayer: String, Sendable, Hashable, CaseIterable, Codable, Custo
     /// The bytes were downloaded (or read from a `file:`/`data:` URL).
     case network
 
+    /// The layer's name: `memory`, `disk` or `network`.
     public var description: String { rawValue }
 }
 

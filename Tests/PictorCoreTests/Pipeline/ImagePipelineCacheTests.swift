@@ -2,6 +2,9 @@ import Foundation
 @testable import PictorCore
 import PictorTestSupport
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite(.timeLimit(.minutes(1)))
 struct ImagePipelineCacheTests {
@@ -212,5 +215,22 @@ struct ImagePipelineSkipDecodeTests {
         let response = try await h.pipeline.image(for: ImageRequest(url: url, options: .skipDecode))
 
         #expect(response.cacheLayer == .memory && response.image.width == 30)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePipelineRevalidationTests {
+    @Test func aRevalidatedDiskEntryIsServedFromDiskAndSaysSo() async throws {
+        let h = Harness(memoryCache: false)
+        let url = h.stub()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+        h.fetcher.setRevalidating(url)
+
+        let response = try await h.pipeline.image(for: ImageRequest(url: url))
+
+        #expect(response.cacheLayer == .disk)
+        #expect(response.isRevalidated)
+        #expect((response.urlResponse as? HTTPURLResponse)?.statusCode == 304)
+        #expect(h.fetcher.networkRequestCount == 2)
     }
 }
