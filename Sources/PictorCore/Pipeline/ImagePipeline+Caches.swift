@@ -25,7 +25,7 @@ extension ImagePipeline {
             var metrics = ImageTaskMetrics()
             metrics.decodeDuration = result.value.1
             metrics.queueWaitDuration = result.queueWait
-            metrics.encodedBytes = data.count
+            metrics.originalByteCount = data.count
             return StageOutput(image: result.value.0, layer: .disk, metrics: metrics)
         } catch is CancellationError {
             throw CancellationError()
@@ -42,7 +42,7 @@ extension ImagePipeline {
     /// encoded form on disk (encoded on the processing queue; the load waits for it, so a
     /// response means the variant is readable). A failed encode is logged and counted in
     /// ``Statistics/cacheWriteFailures``; it never fails the request.
-    func store(_ image: Image, _ p: PreparedRequest, writesVariant: Bool) async {
+    func store(_ image: Image, _ p: PreparedRequest, writesVariant: Bool, priority: PriorityHandle) async {
         let options = p.request.options
         if !options.contains(.disableMemoryCacheWrites) {
             configuration.imageCache?.storeImage(image, for: p.imageKey)
@@ -52,7 +52,7 @@ extension ImagePipeline {
         let format = configuration.processedVariantFormat ?? (image.hasAlpha ? .png : .jpeg)
         let quality = configuration.processedVariantQuality
         do {
-            let result = try await processQueue.execute(priority: PriorityHandle(.low)) {
+            let result = try await processQueue.execute(priority: priority) {
                 try encoder.encode(image, as: format, quality: quality)
             }
             cache.store(result.value, for: p.imageKey.rawValue, metadata: DataCacheMetadata(format: format))

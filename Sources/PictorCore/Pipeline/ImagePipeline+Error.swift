@@ -18,7 +18,16 @@ extension ImagePipeline {
 
         /// The stage that failed.
         public enum Kind: String, Sendable, Hashable, CaseIterable, Codable {
-            case loading, decoding, processing, caching, cancelled
+            /// Fetching the bytes (disk or network).
+            case loading
+            /// Decoding the bytes.
+            case decoding
+            /// Running a processor.
+            case processing
+            /// Reading or writing a cache.
+            case caching
+            /// Cancellation by the caller.
+            case cancelled
         }
 
         /// The stage that failed.

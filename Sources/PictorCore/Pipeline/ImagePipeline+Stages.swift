@@ -9,21 +9,42 @@ extension ImagePipeline {
         _ request: ImageRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws(Error) -> ImageResponse {
         let start = ContinuousClock.now
-        counters.withLock { $0.requests += 1 }
         let prepared = PreparedRequest(request, configuration: configuration)
-        if readsMemory(request), let image = configuration.imageCache?.image(for: prepared.imageKey) {
-            counters.withLock { $0.record(.memory) }
-            log(.debug, request, "served from memory")
-            var metrics = ImageTaskMetrics()
-            metrics.totalDuration = (ContinuousClock.now - start).seconds
-            return ImageResponse(image: image, request: request, cacheLayer: .memory, metrics: metrics)
+        if let hit = memoryHit(prepared, start: start) { return hit }
+        return try await load(prepared, priority: priority, progress: progress, start: start)
+    }
+
+    /// The response from the memory cache, counted as a request, or `nil` on a miss (then
+    /// nothing is counted).
+    func memoryHit(_ prepared: PreparedRequest, start: ContinuousClock.Instant) -> ImageResponse? {
+        let request = prepared.request
+        guard readsMemory(request), let image = configuration.imageCache?.image(for: prepared.imageKey) else { return nil }
+        counters.withLock {
+            $0.requests += 1
+            $0.record(.memory)
+        }
+        log(.debug, request, "served from memory")
+        var metrics = ImageTaskMetrics()
+        metrics.totalDuration = (ContinuousClock.now - start).seconds
+        return ImageResponse(image: image, request: request, cacheLayer: .memory, metrics: metrics)
+    }
+
+    /// Runs a request the memory cache did not answer.
+    func load(
+        _ prepared: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
+        start: ContinuousClock.Instant
+    ) async throws(Error) -> ImageResponse {
+        let request = prepared.request
+        counters.withLock { $0.requests += 1 }
+        if request.options.contains(.skipDecode) {
+            return try await performSkippingDecode(prepared, priority: priority, progress: progress, start: start)
         }
         do {
             let joined = JoinFlag()
             let output = try await loads.value(
                 for: prepared.loadKey, priority: priority, progress: progress, joined: { joined.set($0) }
             ) { [self] context in
-                try await self.load(prepared, context)
+                try await self.runLoadJob(prepared, context)
             }
             if joined.value { counters.withLock { $0.sharedRequests += 1 } }
             var metrics = output.metrics
@@ -42,6 +63,32 @@ extension ImagePipeline {
         }
     }
 
+    /// Fetches the original bytes of an image request without decoding (``ImageRequest/Options/skipDecode``).
+    private func performSkippingDecode(
+        _ p: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
+        start: ContinuousClock.Instant
+    ) async throws(Error) -> ImageResponse {
+        do {
+            let fetched = try await fetch(p, p.fetchKey, priority: priority, progress: progress)
+            let source = fetched.output.fetched.source
+            let layer: CacheLayer = source == .network ? .network : .disk
+            counters.withLock { $0.record(layer) }
+            var metrics = ImageTaskMetrics()
+            metrics.loadDuration = fetched.output.duration
+            metrics.originalByteCount = fetched.output.fetched.data.count
+            metrics.wasShared = fetched.joined
+            metrics.totalDuration = (ContinuousClock.now - start).seconds
+            let placeholder = Image(width: 1, height: 1, layout: .rgba, pixels: Data(count: 4))
+            return ImageResponse(
+                image: placeholder, request: p.request, cacheLayer: layer, isRevalidated: source == .revalidated,
+                urlResponse: fetched.output.fetched.response, metrics: metrics)
+        } catch {
+            let failure = Error(Task.isCancelled ? CancellationError() : error)
+            counters.withLock { $0.record(failure) }
+            throw failure
+        }
+    }
+
     /// Runs a data request (fetch only) and counts its outcome.
     func performData(_ request: ImageRequest, priority: PriorityHandle) async throws(Error) -> ImageDataResponse {
         counters.withLock { $0.requests += 1 }
@@ -52,7 +99,7 @@ extension ImagePipeline {
             counters.withLock { $0.record(layer) }
             var metrics = ImageTaskMetrics()
             metrics.loadDuration = output.duration
-            metrics.encodedBytes = output.fetched.data.count
+            metrics.originalByteCount = output.fetched.data.count
             return ImageDataResponse(
                 data: output.fetched.data, cacheLayer: layer, isRevalidated: output.fetched.source == .revalidated,
                 urlResponse: output.fetched.response, metrics: metrics)
@@ -65,15 +112,15 @@ extension ImagePipeline {
 
     /// The load job: a processed variant from disk when the policy keeps them, else the
     /// processing chain; then stores the result.
-    private func load(_ p: PreparedRequest, _ context: SharedWorkPool<LoadKey, StageOutput>.Context) async throws -> StageOutput {
+    private func runLoadJob(_ p: PreparedRequest, _ context: SharedWorkPool<LoadKey, StageOutput>.Context) async throws -> StageOutput {
         var discarded = false
         if let variant = try await processedVariant(p, priority: context.priority, discarded: &discarded) {
-            await store(variant.image, p, writesVariant: false)
+            await store(variant.image, p, writesVariant: false, priority: context.priority)
             return variant
         }
         var output = try await processed(p, count: p.processors.count, priority: context.priority, progress: context.reportProgress)
         output.discardedCachedEntry = output.discardedCachedEntry || discarded
-        await store(output.image, p, writesVariant: true)
+        await store(output.image, p, writesVariant: true, priority: context.priority)
         return output
     }
 
@@ -175,7 +222,7 @@ extension ImagePipeline {
         metrics.loadDuration = fetched.duration
         metrics.decodeDuration = result.value.1
         metrics.queueWaitDuration = result.queueWait
-        metrics.encodedBytes = data.count
+        metrics.originalByteCount = data.count
         return StageOutput(
             image: result.value.0, layer: source == .network ? .network : .disk, isRevalidated: source == .revalidated,
             urlResponse: fetched.fetched.response, metrics: metrics)

@@ -69,6 +69,7 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
 extension ImageRequest {
     /// Per-request cache and loading options.
     public struct Options: OptionSet, Sendable, Hashable {
+        /// The option bits.
         public let rawValue: UInt16
         /// Creates options from their raw bits.
         public init(rawValue: UInt16) { self.rawValue = rawValue }
@@ -87,6 +88,12 @@ extension ImageRequest {
         public static let disableDiskCacheReads = Options(rawValue: 1 << 4)
         /// Do not write the disk cache (neither the original nor a processed variant).
         public static let disableDiskCacheWrites = Options(rawValue: 1 << 5)
+
+        /// Fetch the original bytes (into the disk cache, by policy) without decoding them:
+        /// ``ImagePipeline/image(for:)`` then answers with a 1×1 transparent placeholder image,
+        /// the layer, and ``ImageTaskMetrics/originalByteCount``; a memory hit still returns the
+        /// cached image. ``ImagePipeline/data(for:)`` is the direct way to get the bytes.
+        public static let skipDecode = Options(rawValue: 1 << 6)
 
         /// Alias of ``returnCacheDataDontLoad``: caches only, never the network.
         public static let cacheOnly: Options = .returnCacheDataDontLoad

@@ -12,6 +12,7 @@ public enum CacheLayer: String, Sendable, Hashable, CaseIterable, Codable, Custo
     /// The bytes were downloaded (or read from a `file:`/`data:` URL).
     case network
 
+    /// The layer's name: `memory`, `disk` or `network`.
     public var description: String { rawValue }
 }
 
@@ -62,7 +63,7 @@ public struct ImageDataResponse: Sendable {
     /// The HTTP (or file) response, for network and revalidated loads.
     public var urlResponse: URLResponse?
     /// Timings and sizes; only ``ImageTaskMetrics/loadDuration`` and
-    /// ``ImageTaskMetrics/encodedBytes`` are set.
+    /// ``ImageTaskMetrics/originalByteCount`` are set.
     public var metrics: ImageTaskMetrics
 
     /// Creates a data response.

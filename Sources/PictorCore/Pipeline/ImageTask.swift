@@ -158,9 +158,12 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
         return stream
     }
 
+    /// `ImageTask(<id>, <state>)`; never includes the URL.
     public var description: String { "ImageTask(\(id), \(state))" }
 
+    /// Tasks are equal only to themselves (identity).
     public static func == (lhs: ImageTask, rhs: ImageTask) -> Bool { lhs === rhs }
+    /// Hashes the task's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 
     // MARK: - Driven by the pipeline

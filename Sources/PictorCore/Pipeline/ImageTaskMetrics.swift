@@ -14,22 +14,23 @@ public struct ImageTaskMetrics: Sendable, Hashable {
     public var decodeDuration: Double
     /// Seconds running processors (summed over the chain).
     public var processDuration: Double
-    /// Size of the encoded bytes that were decoded, in bytes (`0` for memory hits).
-    public var encodedBytes: Int
+    /// Size of the encoded bytes that were fetched and decoded (the original, or a processed
+    /// variant read from disk), in bytes; `nil` for memory hits.
+    public var originalByteCount: Int?
     /// Whether this request joined work already started by another request at some stage.
     public var wasShared: Bool
 
-    /// Creates metrics; every value defaults to zero / `false`.
+    /// Creates metrics; every value defaults to zero / `nil` / `false`.
     public init(
         totalDuration: Double = 0, queueWaitDuration: Double = 0, loadDuration: Double = 0,
-        decodeDuration: Double = 0, processDuration: Double = 0, encodedBytes: Int = 0, wasShared: Bool = false
+        decodeDuration: Double = 0, processDuration: Double = 0, originalByteCount: Int? = nil, wasShared: Bool = false
     ) {
         self.totalDuration = totalDuration
         self.queueWaitDuration = queueWaitDuration
         self.loadDuration = loadDuration
         self.decodeDuration = decodeDuration
         self.processDuration = processDuration
-        self.encodedBytes = encodedBytes
+        self.originalByteCount = originalByteCount
         self.wasShared = wasShared
     }
 }

@@ -17,6 +17,9 @@ public final class InMemoryRenderer: ImageRendering, Sendable {
 
     private func count(_ name: String) { counts.withLock { $0[name, default: 0] += 1 } }
 
+    /// Nearest-neighbour resize to the size ``TestImageCodec/size(width:height:thumbnail:)`` gives.
+    ///
+    /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` for a zero size.
     public func resize(_ image: Image, to options: ThumbnailOptions) throws -> Image {
         count("resize")
         guard options.width > 0, options.height ?? 1 > 0 else {
@@ -28,6 +31,9 @@ public final class InMemoryRenderer: ImageRendering, Sendable {
         }
     }
 
+    /// Cuts out the rectangle, clamped to the image.
+    ///
+    /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` for an empty rectangle.
     public func crop(_ image: Image, x: Int, y: Int, width: Int, height: Int) throws -> Image {
         count("crop")
         let x0 = max(0, min(x, image.width - 1)), y0 = max(0, min(y, image.height - 1))
@@ -36,11 +42,13 @@ public final class InMemoryRenderer: ImageRendering, Sendable {
         return Self.sample(image, width: w, height: h) { px, py in (x0 + px, y0 + py) }
     }
 
+    /// Adds an opaque alpha band (no real mask).
     public func roundCorners(_ image: Image, radius: Double) throws -> Image {
         count("roundCorners")
         return Self.withAlpha(image)
     }
 
+    /// Centre-crops to a square and adds an opaque alpha band (no real mask).
     public func circle(_ image: Image) throws -> Image {
         count("circle")
         let side = min(image.width, image.height)
@@ -50,12 +58,16 @@ public final class InMemoryRenderer: ImageRendering, Sendable {
         return Self.withAlpha(square)
     }
 
+    /// Returns the image unchanged.
+    ///
+    /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` when `sigma <= 0`.
     public func gaussianBlur(_ image: Image, sigma: Double) throws -> Image {
         count("gaussianBlur")
         guard sigma > 0 else { throw ImageProcessingError.invalidParameter(processor: "blur", message: "sigma must be > 0") }
         return image
     }
 
+    /// Averages red, green and blue into grey, keeping alpha.
     public func grayscale(_ image: Image) throws -> Image {
         count("grayscale")
         let layout: Image.PixelLayout = image.hasAlpha ? .grayAlpha : .gray

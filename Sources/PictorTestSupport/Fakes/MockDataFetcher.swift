@@ -28,6 +28,7 @@ public final class MockDataFetcher: DataFetching, Sendable {
         var networkCounts: [String: Int] = [:]
         var requests: [DataFetchRequest] = []
         var urlGates: [String: AsyncGate] = [:]
+        var revalidating: Set<String> = []
     }
 
     /// The disk layer consulted before the network and written after it (when the request
@@ -62,6 +63,14 @@ public final class MockDataFetcher: DataFetching, Sendable {
         }
     }
 
+    /// Makes disk hits of `url` "stale": each one is confirmed over the network (counted, held at
+    /// the gates) and answered as ``FetchedData/Source/revalidated`` with an HTTP 304 response.
+    public func setRevalidating(_ url: URL, _ revalidates: Bool = true) {
+        state.withLock { s in
+            if revalidates { s.revalidating.insert(url.absoluteString) } else { s.revalidating.remove(url.absoluteString) }
+        }
+    }
+
     /// Fails `url` with `error`.
     public func stub(_ url: URL, error: DataLoadingError) {
         state.withLock { $0.stubs[url.absoluteString] = .failure(error) }
@@ -80,6 +89,11 @@ public final class MockDataFetcher: DataFetching, Sendable {
         state.withLock { $0.requests.last { $0.urlRequest.url == url }?.priority.value }
     }
 
+    /// Answers from ``diskCache`` unless the request ignores cached data; then, unless cache-only
+    /// (``DataLoadingError/notCached``), from the stubs after passing ``gate`` and the URL's gate,
+    /// reporting progress and storing the bytes when the request allows.
+    ///
+    /// - Throws: the stubbed ``DataLoadingError``, 404 for unknown URLs, or `CancellationError`.
     public func fetchData(
         for request: DataFetchRequest, progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws -> FetchedData {
@@ -89,7 +103,16 @@ public final class MockDataFetcher: DataFetching, Sendable {
             $0.requests.append(request)
         }
         if !request.ignoresCachedData, let entry = diskCache?.entry(for: request.cacheKey) {
-            return FetchedData(data: entry.data, source: .disk, metadata: entry.metadata)
+            let (revalidates, urlGate) = state.withLock { s in (s.revalidating.contains(key), s.urlGates[key]) }
+            guard revalidates, !request.isCacheOnly, let url = request.urlRequest.url else {
+                return FetchedData(data: entry.data, source: .disk, metadata: entry.metadata)
+            }
+            state.withLock { $0.networkCounts[key, default: 0] += 1 }
+            try await gate.pass()
+            try await urlGate?.pass()
+            try Task.checkCancellation()
+            let response = HTTPURLResponse(url: url, statusCode: 304, httpVersion: "HTTP/1.1", headerFields: [:])
+            return FetchedData(data: entry.data, source: .revalidated, response: response, metadata: entry.metadata)
         }
         if request.isCacheOnly { throw DataLoadingError.notCached }
         let (stub, steps, urlGate) = state.withLock { s in

@@ -58,6 +58,10 @@ public final class MockDataLoader: DataLoading, Sendable {
     /// Every request received, in order.
     public var requests: [URLRequest] { state.withLock { $0.requests } }
 
+    /// Answers from the stubs after passing ``gate``: the body in ``Stub/chunkCount`` chunks, then
+    /// the response (404 with an empty body for unknown URLs).
+    ///
+    /// - Throws: the stubbed ``DataLoadingError``, or `CancellationError`.
     public func loadData(
         for request: URLRequest,
         didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void

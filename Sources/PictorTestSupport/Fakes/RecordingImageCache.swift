@@ -29,6 +29,7 @@ public final class RecordingImageCache: ImageCaching, Sendable {
     /// The image stored for `key`, without counting a hit or a miss.
     public func peek(_ key: ImageCacheKey) -> Image? { state.withLock { $0.images[key] } }
 
+    /// The stored image, counting a hit or a miss.
     public func image(for key: ImageCacheKey) -> Image? {
         state.withLock { s in
             let image = s.images[key]
@@ -37,6 +38,7 @@ public final class RecordingImageCache: ImageCaching, Sendable {
         }
     }
 
+    /// Stores `image` (no limits) and records the key.
     public func storeImage(_ image: Image, for key: ImageCacheKey) {
         state.withLock { s in
             s.images[key] = image
@@ -44,6 +46,7 @@ public final class RecordingImageCache: ImageCaching, Sendable {
         }
     }
 
+    /// Removes the entry and counts the removal.
     public func removeImage(for key: ImageCacheKey) {
         state.withLock { s in
             s.images[key] = nil
@@ -51,5 +54,6 @@ public final class RecordingImageCache: ImageCaching, Sendable {
         }
     }
 
+    /// Removes every entry (counters are kept).
     public func removeAll() { state.withLock { $0.images.removeAll() } }
 }

@@ -95,6 +95,10 @@ public final class CountingImageDecoder: ImageDecoding, Sendable {
     /// Makes every later decode throw `error` (`nil` restores normal decoding).
     public func failAll(with error: ImageDecodingError?) { state.withLock { $0.failure = error } }
 
+    /// Decodes ``TestImageCodec``'s format (at the thumbnail size, if any), counting the call.
+    ///
+    /// - Throws: the configured failure, ``ImageDecodingError/tooManyPixels(width:height:limit:)``
+    ///   over the limit, or a header error from ``TestImageCodec/header(_:)``.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         let failure = state.withLock { s in
             s.count += 1
@@ -124,6 +128,9 @@ public final class TestImageEncoder: ImageEncoding, Sendable {
     /// Makes every later encode throw ``ImageEncodingError/failed(_:message:)``.
     public func setFailing(_ fails: Bool) { state.withLock { $0.fails = fails } }
 
+    /// Writes ``TestImageCodec``'s format whatever `format` and `quality` say, counting the call.
+    ///
+    /// - Throws: ``ImageEncodingError/failed(_:message:)`` when set to fail.
     public func encode(_ image: Image, as format: ImageFormat, quality: Int) throws -> Data {
         let fails = state.withLock { s in s.count += 1; return s.fails }
         if fails { throw ImageEncodingError.failed(format, message: "test encoder set to fail") }

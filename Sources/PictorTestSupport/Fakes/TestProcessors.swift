@@ -38,6 +38,9 @@ public struct TaggingProcessor: ImageProcessing {
     /// `tag(<n>)`, or `tag(<n>,fail)` when failing.
     public var identifier: String { fails ? "tag(\(tag),fail)" : "tag(\(tag))" }
 
+    /// Writes ``tag`` into the first sample, counting the call.
+    ///
+    /// - Throws: ``ImageProcessingError/failed(processor:message:)`` when ``fails``.
     public func process(_ image: Image, context: ImageProcessingContext) throws -> Image {
         log?.record(identifier)
         if fails { throw ImageProcessingError.failed(processor: identifier, message: "test processor set to fail") }
@@ -69,6 +72,9 @@ public struct TestResizeProcessor: ImageProcessing {
     /// The thumbnail this resize equals.
     public var decodeTimeThumbnail: ThumbnailOptions? { thumbnail }
 
+    /// Resizes with the context's renderer, counting the call.
+    ///
+    /// - Throws: what the renderer throws.
     public func process(_ image: Image, context: ImageProcessingContext) throws -> Image {
         log?.record(identifier)
         return try context.renderer.resize(image, to: thumbnail)

@@ -2,6 +2,9 @@ import Foundation
 @testable import PictorCore
 import PictorTestSupport
 import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 @Suite(.timeLimit(.minutes(1)))
 struct ImagePipelineCacheTests {
@@ -185,5 +188,49 @@ struct ImagePipelineCacheTests {
         #expect(response.discardedCachedEntry)
         #expect(response.image.pixels.first == 9)
         #expect(h.disk.entry(for: h.pipeline.imageCacheKey(for: request).rawValue)?.data == TestImageCodec.encode(response.image))
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePipelineSkipDecodeTests {
+    @Test func skipDecodeFetchesAndCachesTheBytesWithoutDecoding() async throws {
+        let h = Harness()
+        let url = h.stub(width: 30, height: 20)
+
+        let first = try await h.pipeline.image(for: ImageRequest(url: url, options: .skipDecode))
+        let second = try await h.pipeline.image(for: ImageRequest(url: url, options: .skipDecode))
+
+        #expect(first.cacheLayer == .network && second.cacheLayer == .disk)
+        #expect(first.metrics.originalByteCount == TestImageCodec.encode(width: 30, height: 20).count)
+        #expect(h.decoder.decodeCount == 0)
+        #expect(h.disk.contains(url.absoluteString))
+        #expect(h.memory.count == 0)
+    }
+
+    @Test func skipDecodeStillAnswersFromMemory() async throws {
+        let h = Harness()
+        let url = h.stub(width: 30, height: 20)
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+
+        let response = try await h.pipeline.image(for: ImageRequest(url: url, options: .skipDecode))
+
+        #expect(response.cacheLayer == .memory && response.image.width == 30)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePipelineRevalidationTests {
+    @Test func aRevalidatedDiskEntryIsServedFromDiskAndSaysSo() async throws {
+        let h = Harness(memoryCache: false)
+        let url = h.stub()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+        h.fetcher.setRevalidating(url)
+
+        let response = try await h.pipeline.image(for: ImageRequest(url: url))
+
+        #expect(response.cacheLayer == .disk)
+        #expect(response.isRevalidated)
+        #expect((response.urlResponse as? HTTPURLResponse)?.statusCode == 304)
+        #expect(h.fetcher.networkRequestCount == 2)
     }
 }

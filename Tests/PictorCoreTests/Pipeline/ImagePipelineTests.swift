@@ -17,7 +17,7 @@ struct ImagePipelineTests {
         #expect(response.cacheLayer == .network)
         #expect(response.image.width == 64 && response.image.height == 48)
         #expect(response.urlResponse != nil)
-        #expect(response.metrics.encodedBytes == TestImageCodec.encode(width: 64, height: 48).count)
+        #expect(response.metrics.originalByteCount == TestImageCodec.encode(width: 64, height: 48).count)
         #expect(h.memory.peek(ImageCacheKey(url.absoluteString)) != nil)
         #expect(h.disk.contains(url.absoluteString))
         #expect(h.fetcher.networkRequestCount == 1)

@@ -35,17 +35,21 @@ final class SharedJob<Value: Sendable>: Sendable {
         self.priority = PriorityHandle(priority)
     }
 
-    /// Adds a subscriber; returns `false` when the job is already finished or cancelled.
+    /// Adds a subscriber; returns `false` when the job is already finished or cancelled. The
+    /// caller then calls ``didSubscribe(_:)`` outside its pool's lock.
     func subscribe(id: Int, _ subscriber: Subscriber) -> Bool {
-        let added: Bool = state.withLock {
+        state.withLock {
             guard !$0.isClosed else { return false }
             $0.subscribers[id] = subscriber
             return true
         }
-        guard added else { return false }
-        subscriber.priority.onChange { [weak self] _ in self?.updatePriority() }
+    }
+
+    /// Follows the new subscriber's priority (called with no lock held, since priority
+    /// observers run synchronously).
+    func didSubscribe(_ priority: PriorityHandle) {
+        priority.onChange { [weak self] _ in self?.updatePriority() }
         updatePriority()
-        return true
     }
 
     /// Starts the work; called once, by the creator, after the job is in its pool.

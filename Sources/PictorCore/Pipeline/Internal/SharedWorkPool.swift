@@ -58,6 +58,7 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
                     created = job
                     return job
                 }
+                job.didSubscribe(priority)
                 joined(created == nil)
                 if let created {
                     let context = Context(priority: created.priority, reportProgress: { [weak created] in
