@@ -30,14 +30,6 @@ extension DiskCache {
 
     private static func isReadOnly(_ code: Int32) -> Bool { code == EROFS || code == EACCES || code == EPERM }
 
-    static func openReader(_ path: String, _ c: Configuration) throws(DiskCacheError) -> EntryIndex {
-        do {
-            return try EntryIndex(path: path, synchronousFull: c.durability == .fsync)
-        } catch {
-            throw DiskCacheError(error)
-        }
-    }
-
     /// Creates the directories, takes the lock, opens (or rebuilds) the index and recovers.
     static func openResources(files: EntryFiles, indexPath: String, configuration: Configuration) -> Result<WriterResources, OpenFailure> {
         let logger = configuration.logger
@@ -83,7 +75,9 @@ extension DiskCache {
 
         if exclusive {
             do {
-                try recover(index, files: files, reindex: rebuilt || index.foundVersion == 0, logger: logger)
+                try recover(index, files: files, reindex: rebuilt || index.foundVersion == 0, logger: logger) { file, digest in
+                    EntryContainer.open(file, digest: digest, cipher: configuration.cipher)
+                }
             } catch {
                 if error.isReadOnly { return .failure(.readOnly("cannot write the index: \(error.message)")) }
                 return .failure(.fatal(DiskCacheError(error)))
@@ -93,7 +87,10 @@ extension DiskCache {
     }
 
     /// Crash recovery; only when no other process has the directory open.
-    private static func recover(_ index: EntryIndex, files: EntryFiles, reindex: Bool, logger: PictorLog) throws(SQLiteError) {
+    private static func recover(
+        _ index: EntryIndex, files: EntryFiles, reindex: Bool, logger: PictorLog,
+        decode: (Data, String) -> EntryContainer.Decoded?
+    ) throws(SQLiteError) {
         let temporaries = files.removeTemporaryFiles()
         let digests = try index.intents()
         for digest in digests { files.remove(digest) }
@@ -105,15 +102,21 @@ extension DiskCache {
         }
         var reindexed = 0
         if reindex {
-            // A new or rebuilt index: adopt the entry files already in the directory.
-            let found = files.scanEntries()
-            try index.connection.transaction { () throws(SQLiteError) in
-                for file in found {
-                    try index.upsert(IndexRow(digest: file.digest, size: file.size, created: file.modified,
-                                              accessed: file.modified, metadata: DataCacheMetadata()))
+            // A new or rebuilt index: adopt the entry files in the directory. Each file carries
+            // its metadata; files that do not decode (or open) are deleted.
+            var rows: [IndexRow] = []
+            for file in files.scanEntries() {
+                guard case .data(let bytes) = files.read(file.digest), let decoded = decode(bytes, file.digest) else {
+                    files.remove(file.digest)
+                    continue
                 }
+                rows.append(IndexRow(digest: file.digest, size: bytes.count, created: decoded.created,
+                                     accessed: file.modified, metadata: decoded.metadata))
             }
-            reindexed = found.count
+            try index.connection.transaction { () throws(SQLiteError) in
+                for row in rows { try index.upsert(row) }
+            }
+            reindexed = rows.count
         }
         if temporaries + digests.count + reindexed > 0 {
             logger.log(.info, "disk cache recovery: \(temporaries) temporary files deleted, \(digests.count) interrupted entries dropped, \(reindexed) files re-indexed")
@@ -129,7 +132,7 @@ extension DiskCache {
     }
 
     /// Runs on the writer queue before a batch: when the directory (or its index) was deleted
-    /// while running, recreates it with a new index and reopens the reader.
+    /// while running, recreates it with a new index.
     func reopenIfDirectoryVanished(_ resources: WriterResources) {
         var info = stat()
         guard stat(indexPath, &info) != 0, errno == ENOENT else { return }
@@ -138,8 +141,6 @@ extension DiskCache {
         case .success(let fresh):
             resources.index = fresh.index
             resources.lock = fresh.lock
-            let path = indexPath, c = configuration
-            reader.withLock { $0 = try? Self.openReader(path, c) }
         case .failure(.readOnly(let reason)):
             disable(reason: reason)
         case .failure(.fatal(let error)):

@@ -99,11 +99,10 @@ extension DiskCache {
         if batch.clears > 0 { clearAll(index) }
 
         // 1. Intents for every file about to change, committed before any file is touched.
-        let touched = batch.operations.filter { if case .metadata = $0.operation.kind { false } else { true } }
         do {
-            if !touched.isEmpty {
+            if !batch.operations.isEmpty {
                 try index.connection.transaction { () throws(SQLiteError) in
-                    for item in touched { try index.addIntent(item.digest) }
+                    for item in batch.operations { try index.addIntent(item.digest) }
                 }
             }
         } catch {
@@ -112,52 +111,50 @@ extension DiskCache {
             return outcome
         }
 
-        // 2. Files: seal, write to tmp/, rename; unlink removals.
+        // 2. Files: encode (+ seal), write to tmp/, rename; unlink removals.
         var rows: [IndexRow] = []
         var removals: [String] = []
         let now = configuration.now()
-        for (digest, operation) in touched {
-            switch operation.kind {
-            case .store(let data, let metadata, let created):
-                var bytes = data
-                if let cipher = configuration.cipher {
-                    guard let sealed = try? cipher.seal(data, associatedData: Data(digest.utf8)) else {
-                        outcome.failures += 1
-                        removals.append(digest)
-                        files.remove(digest)
-                        continue
-                    }
-                    bytes = sealed
-                }
-                switch files.write(bytes, to: digest, fsync: configuration.durability == .fsync) {
-                case .success:
-                    rows.append(IndexRow(digest: digest, size: bytes.count, created: created, accessed: now, metadata: metadata))
-                case .failure(.posix(let code)):
-                    outcome.failures += 1
-                    // Never leave an older version readable after a store that did not land.
+        for (digest, operation) in batch.operations {
+            guard let (payload, metadata, created) = contents(of: operation.kind, digest: digest) else {
+                if case .remove = operation.kind {
                     files.remove(digest)
                     removals.append(digest)
-                    noteFailure("writing entry \(digest) failed: \(String(cString: strerror(code)))",
-                                readOnly: code == EROFS || code == EACCES || code == EPERM, outcome: &outcome)
                 }
-            case .remove:
+                continue
+            }
+            let trailer = EntryContainer.trailer(payloadCount: payload.count, metadata: metadata, created: created)
+            var parts = [payload, trailer]
+            if let cipher = configuration.cipher {
+                guard let sealed = try? cipher.seal(payload + trailer, associatedData: Data(digest.utf8)) else {
+                    outcome.failures += 1
+                    files.remove(digest)
+                    removals.append(digest)
+                    continue
+                }
+                parts = [sealed]
+            }
+            let size = parts.reduce(0) { $0 + $1.count }
+            switch files.write(parts, to: digest, fsync: configuration.durability == .fsync) {
+            case .success:
+                rows.append(IndexRow(digest: digest, size: size, created: created, accessed: now, metadata: metadata))
+            case .failure(.posix(let code)):
+                outcome.failures += 1
+                // Never leave an older version readable after a store that did not land.
                 files.remove(digest)
                 removals.append(digest)
-            case .metadata:
-                break
+                noteFailure("writing entry \(digest) failed: \(String(cString: strerror(code)))",
+                            readOnly: code == EROFS || code == EACCES || code == EPERM, outcome: &outcome)
             }
         }
 
-        // 3. Rows, metadata, access times; intents dropped in the same transaction.
+        // 3. Rows and access times; intents dropped in the same transaction.
         do {
             try index.connection.transaction { () throws(SQLiteError) in
                 for row in rows { try index.upsert(row) }
                 for digest in removals { try index.delete(digest) }
-                for (digest, operation) in batch.operations {
-                    if case .metadata(let metadata) = operation.kind { try index.updateMetadata(metadata, for: digest) }
-                }
                 for (digest, time) in batch.accesses { try index.touch(digest, at: time) }
-                for item in touched { try index.removeIntent(item.digest) }
+                for item in batch.operations { try index.removeIntent(item.digest) }
             }
             outcome.writes = rows.count
             outcome.bytesWritten = rows.reduce(0) { $0 + $1.size }
@@ -172,6 +169,20 @@ extension DiskCache {
             noteFailure(error.description, readOnly: error.isReadOnly, outcome: &outcome)
         }
         return outcome
+    }
+
+    /// What to write for a staged change: the new bytes for a store; the current bytes with new
+    /// metadata for a metadata update (`nil` when the entry is gone); `nil` for a removal.
+    private func contents(of kind: PendingOperation.Kind, digest: String) -> (Data, DataCacheMetadata, Double)? {
+        switch kind {
+        case .store(let data, let metadata, let created):
+            return (data, metadata, created)
+        case .metadata(let metadata):
+            guard case .data(let file) = files.read(digest), let current = decode(file, digest: digest) else { return nil }
+            return (current.payload, metadata, current.created)
+        case .remove:
+            return nil
+        }
     }
 
     private func noteFailure(_ message: String, readOnly: Bool, outcome: inout BatchOutcome) {

@@ -70,23 +70,25 @@ struct EntryFiles: Sendable {
         return .data(Data(bytesNoCopy: buffer, count: count, deallocator: .free))
     }
 
-    /// Writes `data` to a new temporary file, optionally fsyncs it, and renames it onto the
-    /// entry's name, so readers see the old file or the new one, never a part.
-    func write(_ data: Data, to digest: String, fsync durable: Bool) -> Result<Void, WriteFailure> {
+    /// Writes `parts` (concatenated) to a new temporary file, optionally fsyncs it, and renames
+    /// it onto the entry's name, so readers see the old file or the new one, never a part.
+    func write(_ parts: [Data], to digest: String, fsync durable: Bool) -> Result<Void, WriteFailure> {
         let temporary = temporaryDirectory + "/" + digest + "." + String(getpid()) + "." + String(UInt32.random(in: .min ... .max), radix: 16)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failure(.posix(errno)) }
         var failure: Int32?
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
+        for part in parts where failure == nil {
+            part.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return
+                    }
+                    offset += n
                 }
-                offset += n
             }
         }
         if failure == nil, durable, fsync(fd) != 0 { failure = errno }
@@ -103,6 +105,12 @@ struct EntryFiles: Sendable {
     /// Removes an entry file; `true` when it existed.
     @discardableResult
     func remove(_ digest: String) -> Bool { unlink(path(for: digest)) == 0 }
+
+    /// Whether an entry file exists (one `stat`).
+    func exists(_ digest: String) -> Bool {
+        var info = stat()
+        return stat(path(for: digest), &info) == 0
+    }
 
     /// The byte size of an entry file, or `nil` when it does not exist.
     func size(of digest: String) -> Int? {

@@ -87,18 +87,6 @@ final class EntryIndex {
         try statement.run()
     }
 
-    func updateMetadata(_ m: DataCacheMetadata, for digest: String) throws(SQLiteError) {
-        let statement = try connection.statement("""
-            UPDATE entries SET expires = ?, etag = ?, last_modified = ?, cache_control = ?, format = ?,
-                user_info = ? WHERE digest = ?
-            """)
-        try statement.bind([
-            .realOrNull(m.expiresAt?.timeIntervalSince1970), .textOrNull(m.etag), .textOrNull(m.lastModified),
-            .textOrNull(m.cacheControl), .textOrNull(m.format?.rawValue), .blobOrNull(m.userInfo), .text(digest),
-        ])
-        try statement.run()
-    }
-
     func delete(_ digest: String) throws(SQLiteError) {
         let statement = try connection.statement("DELETE FROM entries WHERE digest = ?")
         try statement.bind(.text(digest))
