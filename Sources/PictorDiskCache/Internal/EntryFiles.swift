@@ -40,24 +40,20 @@ struct EntryFiles: Sendable {
         return nil
     }
 
-    /// Reads the whole entry file into fresh memory (no zero-fill).
+    /// Reads the whole entry file into fresh memory (no zero-fill), trusting `fstat` for its
+    /// size: entry files are replaced by `rename`, never written in place, so the open file
+    /// cannot grow (a short read returns what is there, and the footer check then fails).
     func read(_ digest: String) -> ReadResult {
         let fd = open(path(for: digest), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return errno == ENOENT ? .missing : .failed(errno) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .failed(errno) }
-        var capacity = max(Int(info.st_size), 0)
-        guard var buffer = malloc(max(capacity, 1)) else { return .failed(ENOMEM) }
+        let size = max(Int(info.st_size), 0)
+        guard let buffer = malloc(max(size, 1)) else { return .failed(ENOMEM) }
         var count = 0
-        while true {
-            if count == capacity {
-                // The file grew (it is replaced by rename, never written in place, so this is rare).
-                capacity = max(capacity * 2, 4096)
-                guard let grown = realloc(buffer, capacity) else { free(buffer); return .failed(ENOMEM) }
-                buffer = grown
-            }
-            let n = Foundation.read(fd, buffer + count, capacity - count)
+        while count < size {
+            let n = Foundation.read(fd, buffer + count, size - count)
             if n < 0 {
                 if errno == EINTR { continue }
                 let code = errno
