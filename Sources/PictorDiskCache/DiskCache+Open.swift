@@ -31,7 +31,9 @@ extension DiskCache {
     private static func isReadOnly(_ code: Int32) -> Bool { code == EROFS || code == EACCES || code == EPERM }
 
     /// Creates the directories, takes the lock, opens (or rebuilds) the index and recovers.
-    static func openResources(files: EntryFiles, indexPath: String, configuration: Configuration) -> Result<WriterResources, OpenFailure> {
+    static func openResources(
+        files: EntryFiles, indexPath: String, configuration: Configuration, forceRebuild: Bool = false
+    ) -> Result<WriterResources, OpenFailure> {
         let logger = configuration.logger
         if let code = files.createDirectories() {
             if isReadOnly(code) { return .failure(.readOnly("cannot create \(files.directory)")) }
@@ -55,7 +57,8 @@ extension DiskCache {
         let exclusive = lock.tryExclusive()
         defer { lock.share() }
 
-        var rebuilt = false
+        var rebuilt = forceRebuild
+        if forceRebuild { moveAside(indexPath) }
         var index: EntryIndex
         do {
             index = try EntryIndex(path: indexPath, synchronousFull: configuration.durability == .fsync)
@@ -73,9 +76,11 @@ extension DiskCache {
             return .failure(.fatal(DiskCacheError(error)))
         }
 
-        if exclusive {
+        // A rebuild while running adopts the files even when other processes are present:
+        // otherwise they would stay unindexed until the next exclusive open.
+        if exclusive || forceRebuild {
             do {
-                try recover(index, files: files, reindex: rebuilt || index.foundVersion == 0, logger: logger) { file, digest in
+                try recover(index, files: files, temporaries: exclusive, reindex: rebuilt || index.foundVersion == 0, logger: logger) { file, digest in
                     EntryContainer.open(file, digest: digest, cipher: configuration.cipher)
                 }
             } catch {
@@ -88,10 +93,10 @@ extension DiskCache {
 
     /// Crash recovery; only when no other process has the directory open.
     private static func recover(
-        _ index: EntryIndex, files: EntryFiles, reindex: Bool, logger: PictorLog,
+        _ index: EntryIndex, files: EntryFiles, temporaries cleanTemporaries: Bool, reindex: Bool, logger: PictorLog,
         decode: (Data, String) -> EntryContainer.Decoded?
     ) throws(SQLiteError) {
-        let temporaries = files.removeTemporaryFiles()
+        let temporaries = cleanTemporaries ? files.removeTemporaryFiles() : 0
         let digests = try index.intents()
         for digest in digests { files.remove(digest) }
         try index.connection.transaction { () throws(SQLiteError) in
@@ -129,6 +134,24 @@ extension DiskCache {
         rename(indexPath, aside)
         unlink(indexPath + "-wal")
         unlink(indexPath + "-shm")
+    }
+
+    /// Runs on the writer queue after SQLite reported the index corrupt while running: moves it
+    /// aside and rebuilds it from the entry files (each carries its metadata).
+    func rebuildIndex() {
+        configuration.logger.log(.warning, "disk cache index corrupt while running; moved aside and rebuilt")
+        writer.withLock { resources in
+            guard let resources else { return }
+            switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration, forceRebuild: true) {
+            case .success(let fresh):
+                resources.index = fresh.index
+                resources.lock = fresh.lock
+            case .failure(.readOnly(let reason)):
+                disable(reason: reason)
+            case .failure(.fatal(let error)):
+                configuration.logger.log(.warning, "disk cache could not rebuild its index: \(error)")
+            }
+        }
     }
 
     /// Runs on the writer queue before a batch: when the directory (or its index) was deleted

@@ -80,6 +80,7 @@ extension DiskCache {
                 s.statistics.writeFailures += outcome.failures
             }
             if outcome.readOnly { disable(reason: "the cache directory is read-only") }
+            if outcome.corruptIndex { rebuildIndex() }
             if outcome.crossedLimit { enforceLimits(sizeOnly: true) }
         }
     }
@@ -90,6 +91,7 @@ extension DiskCache {
         var failures = 0
         var readOnly = false
         var crossedLimit = false
+        var corruptIndex = false
     }
 
     private func perform(_ batch: WriterBatch, with resources: WriterResources) -> BatchOutcome {
@@ -107,6 +109,7 @@ extension DiskCache {
             }
         } catch {
             outcome.failures = batch.operations.count
+            outcome.corruptIndex = error.isCorruption
             noteFailure(error.description, readOnly: error.isReadOnly, outcome: &outcome)
             return outcome
         }
@@ -166,6 +169,7 @@ extension DiskCache {
             // now is still recovered on the next open).
             for row in rows { files.remove(row.digest) }
             outcome.failures += rows.count
+            outcome.corruptIndex = error.isCorruption
             noteFailure(error.description, readOnly: error.isReadOnly, outcome: &outcome)
         }
         return outcome
