@@ -136,13 +136,21 @@ extension DiskCache {
         unlink(indexPath + "-shm")
     }
 
+    /// The configuration with the keys in use now (they change with `rotateKey`).
+    var currentConfiguration: Configuration {
+        var c = configuration
+        c.cipher = currentCipher
+        c.keyHashing = currentKeyHashing
+        return c
+    }
+
     /// Runs on the writer queue after SQLite reported the index corrupt while running: moves it
     /// aside and rebuilds it from the entry files (each carries its metadata).
     func rebuildIndex() {
         configuration.logger.log(.warning, "disk cache index corrupt while running; moved aside and rebuilt")
         writer.withLock { resources in
             guard let resources else { return }
-            switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration, forceRebuild: true) {
+            switch Self.openResources(files: files, indexPath: indexPath, configuration: currentConfiguration, forceRebuild: true) {
             case .success(let fresh):
                 resources.index = fresh.index
                 resources.lock = fresh.lock
@@ -160,7 +168,7 @@ extension DiskCache {
         var info = stat()
         guard stat(indexPath, &info) != 0, errno == ENOENT else { return }
         configuration.logger.log(.warning, "disk cache directory \(files.directory) vanished; recreating it")
-        switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration) {
+        switch Self.openResources(files: files, indexPath: indexPath, configuration: currentConfiguration) {
         case .success(let fresh):
             resources.index = fresh.index
             resources.lock = fresh.lock

@@ -38,6 +38,8 @@ public final class DiskCache: DataCaching, Sendable {
     /// The serial queue of every write, trim and recovery.
     let queue: DispatchQueue
     let timer: Mutex<(any DispatchSourceTimer)?>
+    /// The key hashing and cipher in use; replaced by ``rotateKey(to:)`` (DiskCache+KeyRotation).
+    let keys: Mutex<EntryKeys>
 
     /// Whether the cache stores and serves entries; `false` once the directory turned out
     /// read-only (every read is then a miss and every write a no-op).
@@ -72,6 +74,7 @@ public final class DiskCache: DataCaching, Sendable {
         state = Mutex(CacheState())
         queue = DispatchQueue(label: "pictor.disk-cache.writer", qos: .utility)
         timer = Mutex(nil)
+        keys = Mutex(EntryKeys(configuration))
 
         switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration) {
         case .success(let resources):
@@ -97,12 +100,12 @@ public final class DiskCache: DataCaching, Sendable {
     /// - Complexity: one digest and one file read (the metadata is stored in the file, so no
     ///   index query); the last-access time is recorded later in a batch.
     public func entry(for key: String) -> DataCacheEntry? {
-        entry(digest: configuration.keyHashing.digest(for: key))
+        entry(digest: currentKeyHashing.digest(for: key))
     }
 
     /// Whether an entry exists for `key`: a staged write, or a file (one `stat`, no read).
     public func contains(_ key: String) -> Bool {
-        let digest = configuration.keyHashing.digest(for: key)
+        let digest = currentKeyHashing.digest(for: key)
         switch staged(digest, countingMisses: false) {
         case .hit: return true
         case .miss: return false
@@ -136,7 +139,7 @@ public final class DiskCache: DataCaching, Sendable {
 
     /// Opens (when encrypted) and decodes an entry file; `nil` when it is not intact.
     func decode(_ file: Data, digest: String) -> EntryContainer.Decoded? {
-        EntryContainer.open(file, digest: digest, cipher: configuration.cipher)
+        EntryContainer.open(file, digest: digest, cipher: currentCipher)
     }
 
     /// Access times buffered before the writer is woken to record them.
