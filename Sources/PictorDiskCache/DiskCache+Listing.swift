@@ -35,15 +35,18 @@ extension DiskCache {
         public var corruptDigests: [String] = []
     }
 
-    /// Every entry, most recently used first, after staged writes are done.
+    /// The entries, least recently used first (the order trimming removes them), after staged
+    /// writes are done.
     ///
-    /// - Complexity: O(n); meant for tools, not for the request path.
-    public func entries() -> [EntryInfo] {
+    /// - Parameter limit: The most entries returned; `nil` (the default) for all.
+    /// - Complexity: O(n) in the entries returned (an ordered index scan); meant for tools such
+    ///   as `pictor cache list`, not for the request path.
+    public func entries(limit: Int? = nil) -> [EntryInfo] {
         queue.sync {
             drain()
             return writer.withLock { resources in
                 var result: [EntryInfo] = []
-                try? resources?.index.forEachRow { row in
+                try? resources?.index.forEachRow(limit: limit) { row in
                     result.append(EntryInfo(
                         digest: row.digest, size: row.size, created: Date(timeIntervalSince1970: row.created),
                         lastAccess: Date(timeIntervalSince1970: row.accessed), expiresAt: row.metadata.expiresAt,

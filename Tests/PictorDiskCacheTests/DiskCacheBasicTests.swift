@@ -170,7 +170,7 @@ struct DiskCacheBasicTests {
         }
     }
 
-    @Test func entriesListDigestsSizesAndFormatsMostRecentFirst() throws {
+    @Test func entriesListDigestsSizesAndFormatsLeastRecentFirst() throws {
         let clock = TestClock()
         let cache = try DiskCache(configuration: .test(directory, clock: clock))
         cache.store(Data([0xFF, 0xD8, 0xFF]), for: "a", metadata: DataCacheMetadata(format: .jpeg))
@@ -178,10 +178,11 @@ struct DiskCacheBasicTests {
         clock.advance(10)
         cache.store(Data("bb".utf8), for: "b")
         let list = cache.entries()
-        #expect(list.map(\.digest) == [SHA256.hexDigest("b"), SHA256.hexDigest("a")])
-        #expect(list.map(\.size) == [onDiskSize(2), onDiskSize(3, format: .jpeg)])
-        #expect(list.last?.format == .jpeg)
-        #expect(list.first?.created == Date(timeIntervalSince1970: clock.now))
+        #expect(list.map(\.digest) == [SHA256.hexDigest("a"), SHA256.hexDigest("b")])
+        #expect(list.map(\.size) == [onDiskSize(3, format: .jpeg), onDiskSize(2)])
+        #expect(list.first?.format == .jpeg)
+        #expect(list.last?.created == Date(timeIntervalSince1970: clock.now))
+        #expect(cache.entries(limit: 1).map(\.digest) == [SHA256.hexDigest("a")])
     }
 
     @Test func invalidConfigurationsThrow() {

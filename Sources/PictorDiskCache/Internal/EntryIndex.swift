@@ -120,10 +120,11 @@ final class EntryIndex {
         return result
     }
 
-    /// Calls `body` for every row, most recently used first.
-    func forEachRow(_ body: (IndexRow) -> Void) throws(SQLiteError) {
-        let statement = try connection.statement("SELECT \(Self.columns) FROM entries ORDER BY accessed DESC")
+    /// Calls `body` for up to `limit` rows (all when `nil`), least recently used first.
+    func forEachRow(limit: Int? = nil, _ body: (IndexRow) -> Void) throws(SQLiteError) {
+        let statement = try connection.statement("SELECT \(Self.columns) FROM entries ORDER BY accessed ASC LIMIT ?")
         defer { statement.finish() }
+        try statement.bind(.integer(Int64(limit ?? -1)))
         while try statement.step() { body(Self.row(statement)) }
     }
 
