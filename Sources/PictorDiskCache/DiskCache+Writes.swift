@@ -9,7 +9,7 @@ extension DiskCache {
     /// ``Configuration/maxPendingBytes`` are staged, the call waits for the writer. A failed
     /// write (disk full) is counted in ``Statistics/writeFailures`` and the entry is absent.
     public func store(_ data: Data, for key: String, metadata: DataCacheMetadata) {
-        let digest = currentKeyHashing.digest(for: key)
+        guard let digest = digest(for: key) else { return }
         let created = configuration.now()
         let (needsDrain, overLimit) = state.withLock { s -> (Bool, Bool) in
             guard !s.disabled else { return (false, false) }
@@ -21,7 +21,7 @@ extension DiskCache {
 
     /// Replaces the metadata of the entry for `key` (after an HTTP 304); no-op on a miss.
     public func updateMetadata(_ metadata: DataCacheMetadata, for key: String) {
-        let digest = currentKeyHashing.digest(for: key)
+        guard let digest = digest(for: key) else { return }
         let needsDrain = state.withLock { s -> Bool in
             guard !s.disabled else { return false }
             switch s.operations[digest]?.kind {
@@ -35,7 +35,7 @@ extension DiskCache {
 
     /// Removes the entry for `key`, if any; a read right after misses.
     public func removeData(for key: String) {
-        let digest = currentKeyHashing.digest(for: key)
+        guard let digest = digest(for: key) else { return }
         let needsDrain = state.withLock { s in s.disabled ? false : s.stage(.remove, for: digest) }
         if needsDrain { scheduleDrain() }
     }

@@ -100,12 +100,25 @@ public final class DiskCache: DataCaching, Sendable {
     /// - Complexity: one digest and one file read (the metadata is stored in the file, so no
     ///   index query); the last-access time is recorded later in a batch.
     public func entry(for key: String) -> DataCacheEntry? {
-        entry(digest: currentKeyHashing.digest(for: key))
+        guard let digest = digest(for: key) else { return miss() }
+        return entry(digest: digest)
+    }
+
+    /// The key's digest, checked to be 1–64 lowercase hex characters (the ``CacheKeyHashing``
+    /// contract) so that a faulty custom hasher can never name a path outside the directory;
+    /// `nil` (a miss or no-op, logged) otherwise.
+    func digest(for key: String) -> String? {
+        let digest = currentKeyHashing.digest(for: key)
+        guard EntryFiles.looksLikeDigest(digest) else {
+            configuration.logger.log(.error, "disk cache key hashing returned a name that is not 1-64 lowercase hex characters; ignored")
+            return nil
+        }
+        return digest
     }
 
     /// Whether an entry exists for `key`: a staged write, or a file (one `stat`, no read).
     public func contains(_ key: String) -> Bool {
-        let digest = currentKeyHashing.digest(for: key)
+        guard let digest = digest(for: key) else { return false }
         switch staged(digest, countingMisses: false) {
         case .hit: return true
         case .miss: return false

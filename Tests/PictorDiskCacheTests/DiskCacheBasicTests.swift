@@ -201,3 +201,26 @@ struct DiskCacheBasicTests {
         }
     }
 }
+
+/// A hasher that breaks the ``CacheKeyHashing`` contract.
+struct PathHashing: CacheKeyHashing {
+    func digest(for key: String) -> String { "../escape" }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct DiskCacheKeyHashingContractTests {
+    let directory = TestDirectory()
+
+    @Test func aHasherReturningAPathIsIgnoredNotFollowed() throws {
+        let log = LogRecorder()
+        var c = DiskCache.Configuration.test(directory, log: log)
+        c.keyHashing = PathHashing()
+        let cache = try DiskCache(configuration: c)
+        cache.store(Data("x".utf8), for: "k")
+        cache.flush()
+        #expect(cache.data(for: "k") == nil)
+        #expect(!cache.contains("k"))
+        #expect(!FileManager.default.fileExists(atPath: directory.url.deletingLastPathComponent().appendingPathComponent("escape").path))
+        #expect(log.messages.contains { $0.0 == .error })
+    }
+}
