@@ -143,7 +143,7 @@ public final class DiskCache: DataCaching, Sendable {
         let needsDrain = state.withLock { s in
             s.statistics.hits += 1
             s.statistics.bytesRead += decoded.payload.count
-            s.accesses[digest] = now
+            guard s.recordAccess(digest, at: now, resolution: Self.accessTimeResolution) else { return false }
             return s.accesses.count >= Self.accessBatchSize && s.scheduleDrain()
         }
         if needsDrain { scheduleDrain() }
@@ -157,6 +157,10 @@ public final class DiskCache: DataCaching, Sendable {
 
     /// Access times buffered before the writer is woken to record them.
     static let accessBatchSize = 256
+    /// Seconds within which repeated reads of one entry record its access time only once
+    /// (`60`): LRU order at minute resolution is plenty for a disk cache, and a hot entry then
+    /// costs no index write per read.
+    static let accessTimeResolution: Double = 60
 
     private enum Staged {
         case hit(DataCacheEntry)

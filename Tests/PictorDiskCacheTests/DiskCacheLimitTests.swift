@@ -120,4 +120,22 @@ struct DiskCacheLimitTests {
         #expect(cache.statistics.evictedByAge == 1)
         #expect(!cache.contains("a"))
     }
+
+    @Test func repeatedReadsWithinAMinuteRecordOneAccessTime() throws {
+        let cache = try makeCache()
+        cache.store(Data("x".utf8), for: "a")
+        cache.flush()
+        clock.advance(100)
+        _ = cache.data(for: "a")
+        let first = clock.now
+        clock.advance(30)
+        _ = cache.data(for: "a")
+        cache.flush()
+        // Then the second read, 30 s later, did not move the time
+        #expect(cache.entries().first?.lastAccess == Date(timeIntervalSince1970: first))
+        clock.advance(31)
+        _ = cache.data(for: "a")
+        cache.flush()
+        #expect(cache.entries().first?.lastAccess == Date(timeIntervalSince1970: clock.now))
+    }
 }
