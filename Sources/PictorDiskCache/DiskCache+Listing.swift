@@ -26,8 +26,8 @@ extension DiskCache {
         public var valid = 0
         /// Index rows whose file was missing; the rows were dropped.
         public var missingFiles = 0
-        /// Entries that failed to open, had a size other than the index's, or did not match
-        /// their recorded format; they were removed.
+        /// Entries that were truncated or malformed, failed to open, had another size than the
+        /// index's, or did not match their recorded format; they were removed.
         public var corrupt = 0
         /// Files in the directory with no index row (nor a write in flight); they were deleted.
         public var orphanFiles = 0
@@ -35,15 +35,18 @@ extension DiskCache {
         public var corruptDigests: [String] = []
     }
 
-    /// Every entry, most recently used first, after staged writes are done.
+    /// The entries, least recently used first (the order trimming removes them), after staged
+    /// writes are done.
     ///
-    /// - Complexity: O(n); meant for tools, not for the request path.
-    public func entries() -> [EntryInfo] {
+    /// - Parameter limit: The most entries returned; `nil` (the default) for all.
+    /// - Complexity: O(n) in the entries returned (an ordered index scan); meant for tools such
+    ///   as `pictor cache list`, not for the request path.
+    public func entries(limit: Int? = nil) -> [EntryInfo] {
         queue.sync {
             drain()
             return writer.withLock { resources in
                 var result: [EntryInfo] = []
-                try? resources?.index.forEachRow { row in
+                try? resources?.index.forEachRow(limit: limit) { row in
                     result.append(EntryInfo(
                         digest: row.digest, size: row.size, created: Date(timeIntervalSince1970: row.created),
                         lastAccess: Date(timeIntervalSince1970: row.accessed), expiresAt: row.metadata.expiresAt,
@@ -54,9 +57,10 @@ extension DiskCache {
         }
     }
 
-    /// Re-reads every entry and removes the bad ones: rows without a file, files of the wrong
-    /// size, entries that fail to open (encrypted) or no longer sniff as their recorded format,
-    /// and files without a row. Waits for staged writes first.
+    /// Re-reads every entry and removes the bad ones: rows without a file, files of another
+    /// size than the index says, files that are truncated or malformed or fail to open
+    /// (encrypted), bytes that no longer sniff as their recorded format, and files without a
+    /// row. Waits for staged writes first.
     ///
     /// - Complexity: O(n) file reads plus one directory scan; meant for `pictor cache verify`.
     @discardableResult
@@ -110,13 +114,8 @@ extension DiskCache {
     }
 
     private func isIntact(_ bytes: Data, _ row: IndexRow) -> Bool {
-        guard bytes.count == row.size else { return false }
-        var plain = bytes
-        if let cipher = currentCipher {
-            guard let opened = try? cipher.open(bytes, associatedData: Data(row.digest.utf8)) else { return false }
-            plain = opened
-        }
-        if let format = row.metadata.format, ImageFormat.sniff(plain) != format { return false }
+        guard bytes.count == row.size, let decoded = decode(bytes, digest: row.digest) else { return false }
+        if let format = decoded.metadata.format, ImageFormat.sniff(decoded.payload) != format { return false }
         return true
     }
 }

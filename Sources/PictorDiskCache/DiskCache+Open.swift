@@ -30,16 +30,10 @@ extension DiskCache {
 
     private static func isReadOnly(_ code: Int32) -> Bool { code == EROFS || code == EACCES || code == EPERM }
 
-    static func openReader(_ path: String, _ c: Configuration) throws(DiskCacheError) -> EntryIndex {
-        do {
-            return try EntryIndex(path: path, synchronousFull: c.durability == .fsync)
-        } catch {
-            throw DiskCacheError(error)
-        }
-    }
-
     /// Creates the directories, takes the lock, opens (or rebuilds) the index and recovers.
-    static func openResources(files: EntryFiles, indexPath: String, configuration: Configuration) -> Result<WriterResources, OpenFailure> {
+    static func openResources(
+        files: EntryFiles, indexPath: String, configuration: Configuration, forceRebuild: Bool = false
+    ) -> Result<WriterResources, OpenFailure> {
         let logger = configuration.logger
         if let code = files.createDirectories() {
             if isReadOnly(code) { return .failure(.readOnly("cannot create \(files.directory)")) }
@@ -63,7 +57,8 @@ extension DiskCache {
         let exclusive = lock.tryExclusive()
         defer { lock.share() }
 
-        var rebuilt = false
+        var rebuilt = forceRebuild
+        if forceRebuild { moveAside(indexPath) }
         var index: EntryIndex
         do {
             index = try EntryIndex(path: indexPath, synchronousFull: configuration.durability == .fsync)
@@ -81,9 +76,13 @@ extension DiskCache {
             return .failure(.fatal(DiskCacheError(error)))
         }
 
-        if exclusive {
+        // A rebuild while running adopts the files even when other processes are present:
+        // otherwise they would stay unindexed until the next exclusive open.
+        if exclusive || forceRebuild {
             do {
-                try recover(index, files: files, reindex: rebuilt || index.foundVersion == 0, logger: logger)
+                try recover(index, files: files, temporaries: exclusive, reindex: rebuilt || index.foundVersion == 0, logger: logger) { file, digest in
+                    EntryContainer.open(file, digest: digest, cipher: configuration.cipher)
+                }
             } catch {
                 if error.isReadOnly { return .failure(.readOnly("cannot write the index: \(error.message)")) }
                 return .failure(.fatal(DiskCacheError(error)))
@@ -93,8 +92,11 @@ extension DiskCache {
     }
 
     /// Crash recovery; only when no other process has the directory open.
-    private static func recover(_ index: EntryIndex, files: EntryFiles, reindex: Bool, logger: PictorLog) throws(SQLiteError) {
-        let temporaries = files.removeTemporaryFiles()
+    private static func recover(
+        _ index: EntryIndex, files: EntryFiles, temporaries cleanTemporaries: Bool, reindex: Bool, logger: PictorLog,
+        decode: (Data, String) -> EntryContainer.Decoded?
+    ) throws(SQLiteError) {
+        let temporaries = cleanTemporaries ? files.removeTemporaryFiles() : 0
         let digests = try index.intents()
         for digest in digests { files.remove(digest) }
         try index.connection.transaction { () throws(SQLiteError) in
@@ -105,15 +107,21 @@ extension DiskCache {
         }
         var reindexed = 0
         if reindex {
-            // A new or rebuilt index: adopt the entry files already in the directory.
-            let found = files.scanEntries()
-            try index.connection.transaction { () throws(SQLiteError) in
-                for file in found {
-                    try index.upsert(IndexRow(digest: file.digest, size: file.size, created: file.modified,
-                                              accessed: file.modified, metadata: DataCacheMetadata()))
+            // A new or rebuilt index: adopt the entry files in the directory. Each file carries
+            // its metadata; files that do not decode (or open) are deleted.
+            var rows: [IndexRow] = []
+            for file in files.scanEntries() {
+                guard case .data(let bytes) = files.read(file.digest), let decoded = decode(bytes, file.digest) else {
+                    files.remove(file.digest)
+                    continue
                 }
+                rows.append(IndexRow(digest: file.digest, size: bytes.count, created: decoded.created,
+                                     accessed: file.modified, metadata: decoded.metadata))
             }
-            reindexed = found.count
+            try index.connection.transaction { () throws(SQLiteError) in
+                for row in rows { try index.upsert(row) }
+            }
+            reindexed = rows.count
         }
         if temporaries + digests.count + reindexed > 0 {
             logger.log(.info, "disk cache recovery: \(temporaries) temporary files deleted, \(digests.count) interrupted entries dropped, \(reindexed) files re-indexed")
@@ -128,18 +136,42 @@ extension DiskCache {
         unlink(indexPath + "-shm")
     }
 
+    /// The configuration with the keys in use now (they change with `rotateKey`).
+    var currentConfiguration: Configuration {
+        var c = configuration
+        c.cipher = currentCipher
+        c.keyHashing = currentKeyHashing
+        return c
+    }
+
+    /// Runs on the writer queue after SQLite reported the index corrupt while running: moves it
+    /// aside and rebuilds it from the entry files (each carries its metadata).
+    func rebuildIndex() {
+        configuration.logger.log(.warning, "disk cache index corrupt while running; moved aside and rebuilt")
+        writer.withLock { resources in
+            guard let resources else { return }
+            switch Self.openResources(files: files, indexPath: indexPath, configuration: currentConfiguration, forceRebuild: true) {
+            case .success(let fresh):
+                resources.index = fresh.index
+                resources.lock = fresh.lock
+            case .failure(.readOnly(let reason)):
+                disable(reason: reason)
+            case .failure(.fatal(let error)):
+                configuration.logger.log(.warning, "disk cache could not rebuild its index: \(error)")
+            }
+        }
+    }
+
     /// Runs on the writer queue before a batch: when the directory (or its index) was deleted
-    /// while running, recreates it with a new index and reopens the reader.
+    /// while running, recreates it with a new index.
     func reopenIfDirectoryVanished(_ resources: WriterResources) {
         var info = stat()
         guard stat(indexPath, &info) != 0, errno == ENOENT else { return }
         configuration.logger.log(.warning, "disk cache directory \(files.directory) vanished; recreating it")
-        switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration) {
+        switch Self.openResources(files: files, indexPath: indexPath, configuration: currentConfiguration) {
         case .success(let fresh):
             resources.index = fresh.index
             resources.lock = fresh.lock
-            let path = indexPath, c = configuration
-            reader.withLock { $0 = try? Self.openReader(path, c) }
         case .failure(.readOnly(let reason)):
             disable(reason: reason)
         case .failure(.fatal(let error)):

@@ -82,7 +82,7 @@ extension DiskCache {
     @discardableResult
     private func trimToLimit(_ index: EntryIndex) -> Int {
         guard var size = try? index.totals().size, size > configuration.sizeLimit else { return 0 }
-        let target = Int(Double(configuration.sizeLimit) * configuration.trimRatio)
+        let target = Int((Double(configuration.sizeLimit) * configuration.trimRatio).rounded())
         var removed = 0
         while size > target {
             guard let candidates = try? index.leastRecentlyUsed(limit: 512), !candidates.isEmpty else { break }

@@ -9,7 +9,7 @@ extension DiskCache {
     /// ``Configuration/maxPendingBytes`` are staged, the call waits for the writer. A failed
     /// write (disk full) is counted in ``Statistics/writeFailures`` and the entry is absent.
     public func store(_ data: Data, for key: String, metadata: DataCacheMetadata) {
-        let digest = currentKeyHashing.digest(for: key)
+        guard let digest = digest(for: key) else { return }
         let created = configuration.now()
         let (needsDrain, overLimit) = state.withLock { s -> (Bool, Bool) in
             guard !s.disabled else { return (false, false) }
@@ -21,7 +21,7 @@ extension DiskCache {
 
     /// Replaces the metadata of the entry for `key` (after an HTTP 304); no-op on a miss.
     public func updateMetadata(_ metadata: DataCacheMetadata, for key: String) {
-        let digest = currentKeyHashing.digest(for: key)
+        guard let digest = digest(for: key) else { return }
         let needsDrain = state.withLock { s -> Bool in
             guard !s.disabled else { return false }
             switch s.operations[digest]?.kind {
@@ -35,7 +35,7 @@ extension DiskCache {
 
     /// Removes the entry for `key`, if any; a read right after misses.
     public func removeData(for key: String) {
-        let digest = currentKeyHashing.digest(for: key)
+        guard let digest = digest(for: key) else { return }
         let needsDrain = state.withLock { s in s.disabled ? false : s.stage(.remove, for: digest) }
         if needsDrain { scheduleDrain() }
     }
@@ -80,6 +80,7 @@ extension DiskCache {
                 s.statistics.writeFailures += outcome.failures
             }
             if outcome.readOnly { disable(reason: "the cache directory is read-only") }
+            if outcome.corruptIndex { rebuildIndex() }
             if outcome.crossedLimit { enforceLimits(sizeOnly: true) }
         }
     }
@@ -90,6 +91,7 @@ extension DiskCache {
         var failures = 0
         var readOnly = false
         var crossedLimit = false
+        var corruptIndex = false
     }
 
     private func perform(_ batch: WriterBatch, with resources: WriterResources) -> BatchOutcome {
@@ -99,65 +101,63 @@ extension DiskCache {
         if batch.clears > 0 { clearAll(index) }
 
         // 1. Intents for every file about to change, committed before any file is touched.
-        let touched = batch.operations.filter { if case .metadata = $0.operation.kind { false } else { true } }
         do {
-            if !touched.isEmpty {
+            if !batch.operations.isEmpty {
                 try index.connection.transaction { () throws(SQLiteError) in
-                    for item in touched { try index.addIntent(item.digest) }
+                    for item in batch.operations { try index.addIntent(item.digest) }
                 }
             }
         } catch {
             outcome.failures = batch.operations.count
+            outcome.corruptIndex = error.isCorruption
             noteFailure(error.description, readOnly: error.isReadOnly, outcome: &outcome)
             return outcome
         }
 
-        // 2. Files: seal, write to tmp/, rename; unlink removals.
+        // 2. Files: encode (+ seal), write to tmp/, rename; unlink removals.
         var rows: [IndexRow] = []
         var removals: [String] = []
         let now = configuration.now()
-        for (digest, operation) in touched {
-            switch operation.kind {
-            case .store(let data, let metadata, let created):
-                var bytes = data
-                if let cipher = currentCipher {
-                    guard let sealed = try? cipher.seal(data, associatedData: Data(digest.utf8)) else {
-                        outcome.failures += 1
-                        removals.append(digest)
-                        files.remove(digest)
-                        continue
-                    }
-                    bytes = sealed
-                }
-                switch files.write(bytes, to: digest, fsync: configuration.durability == .fsync) {
-                case .success:
-                    rows.append(IndexRow(digest: digest, size: bytes.count, created: created, accessed: now, metadata: metadata))
-                case .failure(.posix(let code)):
-                    outcome.failures += 1
-                    // Never leave an older version readable after a store that did not land.
+        for (digest, operation) in batch.operations {
+            guard let (payload, metadata, created) = contents(of: operation.kind, digest: digest) else {
+                if case .remove = operation.kind {
                     files.remove(digest)
                     removals.append(digest)
-                    noteFailure("writing entry \(digest) failed: \(String(cString: strerror(code)))",
-                                readOnly: code == EROFS || code == EACCES || code == EPERM, outcome: &outcome)
                 }
-            case .remove:
+                continue
+            }
+            let trailer = EntryContainer.trailer(payloadCount: payload.count, metadata: metadata, created: created)
+            var parts = [payload, trailer]
+            if let cipher = currentCipher {
+                guard let sealed = try? cipher.seal(payload + trailer, associatedData: Data(digest.utf8)) else {
+                    outcome.failures += 1
+                    files.remove(digest)
+                    removals.append(digest)
+                    continue
+                }
+                parts = [sealed]
+            }
+            let size = parts.reduce(0) { $0 + $1.count }
+            switch files.write(parts, to: digest, fsync: configuration.durability == .fsync) {
+            case .success:
+                rows.append(IndexRow(digest: digest, size: size, created: created, accessed: now, metadata: metadata))
+            case .failure(.posix(let code)):
+                outcome.failures += 1
+                // Never leave an older version readable after a store that did not land.
                 files.remove(digest)
                 removals.append(digest)
-            case .metadata:
-                break
+                noteFailure("writing entry \(digest) failed: \(String(cString: strerror(code)))",
+                            readOnly: code == EROFS || code == EACCES || code == EPERM, outcome: &outcome)
             }
         }
 
-        // 3. Rows, metadata, access times; intents dropped in the same transaction.
+        // 3. Rows and access times; intents dropped in the same transaction.
         do {
             try index.connection.transaction { () throws(SQLiteError) in
                 for row in rows { try index.upsert(row) }
                 for digest in removals { try index.delete(digest) }
-                for (digest, operation) in batch.operations {
-                    if case .metadata(let metadata) = operation.kind { try index.updateMetadata(metadata, for: digest) }
-                }
                 for (digest, time) in batch.accesses { try index.touch(digest, at: time) }
-                for item in touched { try index.removeIntent(item.digest) }
+                for item in batch.operations { try index.removeIntent(item.digest) }
             }
             outcome.writes = rows.count
             outcome.bytesWritten = rows.reduce(0) { $0 + $1.size }
@@ -169,9 +169,24 @@ extension DiskCache {
             // now is still recovered on the next open).
             for row in rows { files.remove(row.digest) }
             outcome.failures += rows.count
+            outcome.corruptIndex = error.isCorruption
             noteFailure(error.description, readOnly: error.isReadOnly, outcome: &outcome)
         }
         return outcome
+    }
+
+    /// What to write for a staged change: the new bytes for a store; the current bytes with new
+    /// metadata for a metadata update (`nil` when the entry is gone); `nil` for a removal.
+    private func contents(of kind: PendingOperation.Kind, digest: String) -> (Data, DataCacheMetadata, Double)? {
+        switch kind {
+        case .store(let data, let metadata, let created):
+            return (data, metadata, created)
+        case .metadata(let metadata):
+            guard case .data(let file) = files.read(digest), let current = decode(file, digest: digest) else { return nil }
+            return (current.payload, metadata, current.created)
+        case .remove:
+            return nil
+        }
     }
 
     private func noteFailure(_ message: String, readOnly: Bool, outcome: inout BatchOutcome) {

@@ -11,8 +11,9 @@ import Synchronization
 /// let bytes = cache.data(for: "https://example.org/a.jpg")   // readable at once
 /// ```
 ///
-/// - Reads are synchronous: a digest of the key, an indexed row lookup and a POSIX read.
-///   Last-access times are batched and written with the next writer pass.
+/// - Reads are synchronous: a digest of the key and one POSIX read of a self-describing entry
+///   file (bytes, then metadata, then a footer; see `EntryContainer`). No index query on the
+///   read path; last-access times are batched and written with the next writer pass.
 /// - Writes return at once; a serial background queue writes a temporary file, renames it onto
 ///   the entry name and then commits the index row. Until then the bytes are served from
 ///   memory (read-your-writes). ``flush()`` waits for them.
@@ -32,8 +33,6 @@ public final class DiskCache: DataCaching, Sendable {
     let files: EntryFiles
     let indexPath: String
     let state: Mutex<CacheState>
-    /// The connection used by synchronous reads (`nil` when disabled).
-    let reader: Mutex<EntryIndex?>
     /// The connection and directory lock used on the writer queue (`nil` when disabled).
     let writer: Mutex<WriterResources?>
     /// The serial queue of every write, trim and recovery.
@@ -79,11 +78,9 @@ public final class DiskCache: DataCaching, Sendable {
 
         switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration) {
         case .success(let resources):
-            reader = Mutex(try Self.openReader(indexPath, configuration))
             writer = Mutex(resources)
             startTimer()
         case .failure(.readOnly(let reason)):
-            reader = Mutex(nil)
             writer = Mutex(nil)
             disable(reason: reason)
         case .failure(.fatal(let error)):
@@ -96,21 +93,36 @@ public final class DiskCache: DataCaching, Sendable {
     /// The bytes and metadata stored for `key`, or `nil` on a miss.
     ///
     /// Expired entries (past ``DataCacheMetadata/expiresAt``) are returned; callers check
-    /// freshness. With a ``Configuration/cipher``, an entry that fails to open is a miss and is
-    /// removed.
+    /// freshness. An entry file that is truncated or malformed, or (with a
+    /// ``Configuration/cipher``) fails to open, is a miss, and the entry is removed and counted
+    /// in ``Statistics/corruptEntriesRemoved``.
     ///
-    /// - Complexity: O(log n) index lookup plus one file read.
+    /// - Complexity: one digest and one file read (the metadata is stored in the file, so no
+    ///   index query); the last-access time is recorded later in a batch.
     public func entry(for key: String) -> DataCacheEntry? {
-        entry(digest: currentKeyHashing.digest(for: key))
+        guard let digest = digest(for: key) else { return miss() }
+        return entry(digest: digest)
     }
 
-    /// Whether an entry exists for `key`, answered from the index without touching its file.
-    public func contains(_ key: String) -> Bool {
+    /// The key's digest, checked to be 1–64 lowercase hex characters (the ``CacheKeyHashing``
+    /// contract) so that a faulty custom hasher can never name a path outside the directory;
+    /// `nil` (a miss or no-op, logged) otherwise.
+    func digest(for key: String) -> String? {
         let digest = currentKeyHashing.digest(for: key)
+        guard EntryFiles.looksLikeDigest(digest) else {
+            configuration.logger.log(.error, "disk cache key hashing returned a name that is not 1-64 lowercase hex characters; ignored")
+            return nil
+        }
+        return digest
+    }
+
+    /// Whether an entry exists for `key`: a staged write, or a file (one `stat`, no read).
+    public func contains(_ key: String) -> Bool {
+        guard let digest = digest(for: key) else { return false }
         switch staged(digest, countingMisses: false) {
         case .hit: return true
         case .miss: return false
-        case .index: return reader.withLock { (try? $0?.contains(digest)) ?? false }
+        case .disk: return files.exists(digest)
         }
     }
 
@@ -119,46 +131,42 @@ public final class DiskCache: DataCaching, Sendable {
         switch staged(digest, countingMisses: true) {
         case .hit(let entry): return entry
         case .miss: return nil
-        case .index(let metadata): override = metadata
+        case .disk(let metadata): override = metadata
         }
-        guard let row = reader.withLock({ try? $0?.row(for: digest) }) else { return miss() }
-        switch files.read(digest) {
-        case .missing:
-            dropEntry(digest, corrupt: false)
+        guard case .data(let bytes) = files.read(digest) else { return miss() }
+        guard let decoded = decode(bytes, digest: digest) else {
+            configuration.logger.log(.warning, "disk cache entry \(digest) is corrupt or failed to open; removed")
+            dropEntry(digest)
             return miss()
-        case .failed:
-            return miss()
-        case .data(let bytes):
-            var data = bytes
-            if let cipher = currentCipher {
-                do {
-                    data = try cipher.open(bytes, associatedData: Data(digest.utf8))
-                } catch {
-                    configuration.logger.log(.warning, "disk cache entry \(digest) failed to open; removed")
-                    dropEntry(digest, corrupt: true)
-                    return miss()
-                }
-            }
-            let now = configuration.now()
-            let needsDrain = state.withLock { s in
-                s.statistics.hits += 1
-                s.statistics.bytesRead += data.count
-                s.accesses[digest] = now
-                return s.accesses.count >= Self.accessBatchSize && s.scheduleDrain()
-            }
-            if needsDrain { scheduleDrain() }
-            return DataCacheEntry(data: data, metadata: override ?? row.metadata)
         }
+        let now = configuration.now()
+        let needsDrain = state.withLock { s in
+            s.statistics.hits += 1
+            s.statistics.bytesRead += decoded.payload.count
+            guard s.recordAccess(digest, at: now, resolution: Self.accessTimeResolution) else { return false }
+            return s.accesses.count >= Self.accessBatchSize && s.scheduleDrain()
+        }
+        if needsDrain { scheduleDrain() }
+        return DataCacheEntry(data: decoded.payload, metadata: override ?? decoded.metadata)
+    }
+
+    /// Opens (when encrypted) and decodes an entry file; `nil` when it is not intact.
+    func decode(_ file: Data, digest: String) -> EntryContainer.Decoded? {
+        EntryContainer.open(file, digest: digest, cipher: currentCipher)
     }
 
     /// Access times buffered before the writer is woken to record them.
     static let accessBatchSize = 256
+    /// Seconds within which repeated reads of one entry record its access time only once
+    /// (`60`): LRU order at minute resolution is plenty for a disk cache, and a hot entry then
+    /// costs no index write per read.
+    static let accessTimeResolution: Double = 60
 
     private enum Staged {
         case hit(DataCacheEntry)
         case miss
-        /// Look in the index; replace its metadata with this one when set.
-        case index(DataCacheMetadata?)
+        /// Read the file; replace its metadata with this one when set.
+        case disk(DataCacheMetadata?)
     }
 
     private func staged(_ digest: String, countingMisses: Bool) -> Staged {
@@ -179,14 +187,14 @@ public final class DiskCache: DataCaching, Sendable {
                     if countingMisses { s.statistics.misses += 1 }
                     return .miss
                 case .metadata(let metadata):
-                    return s.pendingClears > 0 ? .miss : .index(metadata)
+                    return s.pendingClears > 0 ? .miss : .disk(metadata)
                 }
             }
             if s.pendingClears > 0 {
                 if countingMisses { s.statistics.misses += 1 }
                 return .miss
             }
-            return .index(nil)
+            return .disk(nil)
         }
     }
 
@@ -195,12 +203,11 @@ public final class DiskCache: DataCaching, Sendable {
         return nil
     }
 
-    /// Removes an entry found bad by a read (missing or unopenable file), unless a newer change
-    /// for it is already staged.
-    private func dropEntry(_ digest: String, corrupt: Bool) {
+    /// Removes an entry found corrupt by a read, unless a newer change for it is staged.
+    private func dropEntry(_ digest: String) {
         let needsDrain = state.withLock { s in
             guard s.operations[digest] == nil else { return false }
-            if corrupt { s.statistics.corruptEntriesRemoved += 1 } else { s.statistics.missingFilesRemoved += 1 }
+            s.statistics.corruptEntriesRemoved += 1
             return s.stage(.remove, for: digest)
         }
         if needsDrain { scheduleDrain() }

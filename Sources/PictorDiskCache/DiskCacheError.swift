@@ -15,6 +15,7 @@ public enum DiskCacheError: Error, Sendable, Equatable, CustomStringConvertible 
     /// code and its message (`sqlite3_errmsg`).
     case index(operation: String, code: Int32, message: String)
 
+    /// A one-line message naming the directory or SQLite operation (never a key or URL).
     public var description: String {
         switch self {
         case .invalidConfiguration(let message): "invalid disk cache configuration: \(message)"

@@ -20,7 +20,7 @@ struct DiskCacheBasicTests {
         let reopened = try DiskCache(configuration: .test(directory))
         #expect(reopened.data(for: "https://example.org/a.jpg") == bytes)
         #expect(reopened.count == 1)
-        #expect(reopened.totalSize == 50_000)
+        #expect(reopened.totalSize == onDiskSize(50_000))
     }
 
     @Test func pendingWriteIsReadableAtOnce() throws {
@@ -72,7 +72,7 @@ struct DiskCacheBasicTests {
         cache.flush()
         #expect(cache.data(for: "k") == testBytes(300, seed: 2))
         #expect(cache.count == 1)
-        #expect(cache.totalSize == 300)
+        #expect(cache.totalSize == onDiskSize(300))
         #expect(directory.entryFileNames().count == 1)
     }
 
@@ -126,7 +126,7 @@ struct DiskCacheBasicTests {
         #expect(stats.hits == 2)
         #expect(stats.misses == 1)
         #expect(stats.bytesRead == 2_000)
-        #expect(stats.bytesWritten == 1_000)
+        #expect(stats.bytesWritten == onDiskSize(1_000))
         #expect(stats.writes == 1)
         #expect(stats.writeFailures == 0)
     }
@@ -170,7 +170,7 @@ struct DiskCacheBasicTests {
         }
     }
 
-    @Test func entriesListDigestsSizesAndFormatsMostRecentFirst() throws {
+    @Test func entriesListDigestsSizesAndFormatsLeastRecentFirst() throws {
         let clock = TestClock()
         let cache = try DiskCache(configuration: .test(directory, clock: clock))
         cache.store(Data([0xFF, 0xD8, 0xFF]), for: "a", metadata: DataCacheMetadata(format: .jpeg))
@@ -178,10 +178,11 @@ struct DiskCacheBasicTests {
         clock.advance(10)
         cache.store(Data("bb".utf8), for: "b")
         let list = cache.entries()
-        #expect(list.map(\.digest) == [SHA256.hexDigest("b"), SHA256.hexDigest("a")])
-        #expect(list.map(\.size) == [2, 3])
-        #expect(list.last?.format == .jpeg)
-        #expect(list.first?.created == Date(timeIntervalSince1970: clock.now))
+        #expect(list.map(\.digest) == [SHA256.hexDigest("a"), SHA256.hexDigest("b")])
+        #expect(list.map(\.size) == [onDiskSize(3, format: .jpeg), onDiskSize(2)])
+        #expect(list.first?.format == .jpeg)
+        #expect(list.last?.created == Date(timeIntervalSince1970: clock.now))
+        #expect(cache.entries(limit: 1).map(\.digest) == [SHA256.hexDigest("a")])
     }
 
     @Test func invalidConfigurationsThrow() {
@@ -198,5 +199,28 @@ struct DiskCacheBasicTests {
         #expect(throws: DiskCacheError.directoryUnavailable(path: directory.path, errno: ENOTDIR)) {
             try DiskCache(configuration: .test(directory))
         }
+    }
+}
+
+/// A hasher that breaks the ``CacheKeyHashing`` contract.
+struct PathHashing: CacheKeyHashing {
+    func digest(for key: String) -> String { "../escape" }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct DiskCacheKeyHashingContractTests {
+    let directory = TestDirectory()
+
+    @Test func aHasherReturningAPathIsIgnoredNotFollowed() throws {
+        let log = LogRecorder()
+        var c = DiskCache.Configuration.test(directory, log: log)
+        c.keyHashing = PathHashing()
+        let cache = try DiskCache(configuration: c)
+        cache.store(Data("x".utf8), for: "k")
+        cache.flush()
+        #expect(cache.data(for: "k") == nil)
+        #expect(!cache.contains("k"))
+        #expect(!FileManager.default.fileExists(atPath: directory.url.deletingLastPathComponent().appendingPathComponent("escape").path))
+        #expect(log.messages.contains { $0.0 == .error })
     }
 }

@@ -6,6 +6,21 @@ import Testing
 
 /// The values written by `DiskCacheCrashWriter` (same layout as its `payload`).
 enum CrashPayload {
+    /// A value for `key` (same bytes as the writer's `payload`).
+    static func make(key: UInt32, generation: UInt32, length: Int) -> Data {
+        var out = [UInt8](repeating: 0, count: max(length, 16))
+        out.replaceSubrange(0..<4, with: Array("PCTW".utf8))
+        for (offset, value) in [(4, key), (8, generation), (12, UInt32(out.count))] {
+            withUnsafeBytes(of: value.littleEndian) { out.replaceSubrange(offset..<offset + 4, with: $0) }
+        }
+        var state = (UInt64(key) << 32 | UInt64(generation)) &* 0x9E37_79B9_7F4A_7C15 | 1
+        for i in 16..<out.count {
+            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            out[i] = UInt8(truncatingIfNeeded: state)
+        }
+        return Data(out)
+    }
+
     /// The key index and generation in the header, when the whole value is intact.
     static func check(_ data: Data) -> (key: UInt32, generation: UInt32)? {
         guard data.count >= 16, data.prefix(4) == Data("PCTW".utf8) else { return nil }

@@ -17,9 +17,12 @@ struct DiskCacheLimitTests {
         return try DiskCache(configuration: c)
     }
 
+    /// The on-disk size of a 1,000-byte entry with empty metadata (bytes + metadata + footer).
+    static let entrySize = 1_000 + EntryContainer.trailer(payloadCount: 1_000, metadata: DataCacheMetadata(), created: 0).count
+
     @Test func crossingTheSizeLimitTrimsLeastRecentlyUsedToTheRatio() throws {
-        // Given a 10 kB limit and ten 1 kB entries written one second apart
-        let cache = try makeCache(sizeLimit: 10_000, trimRatio: 0.5)
+        // Given a limit of ten entries and ten entries written one second apart
+        let cache = try makeCache(sizeLimit: 10 * Self.entrySize, trimRatio: 0.5)
         for i in 0..<10 {
             cache.store(testBytes(1_000, seed: UInt64(i)), for: "k\(i)")
             cache.flush()
@@ -34,7 +37,7 @@ struct DiskCacheLimitTests {
         cache.store(testBytes(1_000, seed: 99), for: "k10")
         cache.flush()
         // Then the least recently used go first, down to 50% of the limit
-        #expect(cache.totalSize == 5_000)
+        #expect(cache.totalSize == 5 * Self.entrySize)
         let kept = Set((0...10).filter { cache.contains("k\($0)") })
         #expect(kept == [0, 1, 8, 9, 10])
         #expect(cache.statistics.evictedBySize == 6)
@@ -42,7 +45,7 @@ struct DiskCacheLimitTests {
     }
 
     @Test func underTheLimitNothingIsTrimmed() throws {
-        let cache = try makeCache(sizeLimit: 10_000)
+        let cache = try makeCache(sizeLimit: 10 * Self.entrySize)
         for i in 0..<10 { cache.store(testBytes(1_000), for: "k\(i)") }
         #expect(cache.trim() == 0)
         #expect(cache.count == 10)
@@ -56,7 +59,7 @@ struct DiskCacheLimitTests {
             big.flush()
             clock.advance(1)
         }
-        let small = try makeCache(sizeLimit: 10_000, trimRatio: 0.7)
+        let small = try makeCache(sizeLimit: 10 * Self.entrySize, trimRatio: 0.7)
         // When trimmed explicitly
         #expect(small.trim() == 13)
         // Then the newest 7 remain
@@ -91,7 +94,8 @@ struct DiskCacheLimitTests {
         _ = cache.data(for: "a")
         let gate = DispatchSemaphore(value: 0)
         cache.queue.async { gate.wait() }
-        let before = try #require(cache.reader.withLock { try $0?.row(for: SHA256.hexDigest("a")) })
+        let index = try EntryIndex(path: directory.path + "/index.sqlite", synchronousFull: false)
+        let before = try #require(try index.row(for: SHA256.hexDigest("a")))
         #expect(before.accessed == stored.timeIntervalSince1970)
         gate.signal()
         // Then the next writer pass records it
@@ -115,5 +119,23 @@ struct DiskCacheLimitTests {
         }
         #expect(cache.statistics.evictedByAge == 1)
         #expect(!cache.contains("a"))
+    }
+
+    @Test func repeatedReadsWithinAMinuteRecordOneAccessTime() throws {
+        let cache = try makeCache()
+        cache.store(Data("x".utf8), for: "a")
+        cache.flush()
+        clock.advance(100)
+        _ = cache.data(for: "a")
+        let first = clock.now
+        clock.advance(30)
+        _ = cache.data(for: "a")
+        cache.flush()
+        // Then the second read, 30 s later, did not move the time
+        #expect(cache.entries().first?.lastAccess == Date(timeIntervalSince1970: first))
+        clock.advance(31)
+        _ = cache.data(for: "a")
+        cache.flush()
+        #expect(cache.entries().first?.lastAccess == Date(timeIntervalSince1970: clock.now))
     }
 }

@@ -64,3 +64,8 @@ func testBytes(_ count: Int, seed: UInt64 = 1) -> Data {
 func packageRoot(_ file: String = #filePath) -> URL {
     URL(fileURLWithPath: file).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 }
+
+/// The on-disk size of an entry of `count` bytes with only a format in its metadata.
+func onDiskSize(_ count: Int, format: ImageFormat? = nil) -> Int {
+    count + EntryContainer.trailer(payloadCount: count, metadata: DataCacheMetadata(format: format), created: 0).count
+}

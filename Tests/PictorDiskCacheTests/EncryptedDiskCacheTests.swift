@@ -82,7 +82,7 @@ enum EncryptedFixtures {
         cache.flush()
         let digest = EncryptedFixtures.encryption.keyHashing.digest(for: url)
         let file = try #require(FileManager.default.contents(atPath: directory.path + "/" + digest))
-        #expect(file.count == plain.count + AESGCMCipher.overheadByteCount)
+        #expect(file.count == onDiskSize(plain.count) + AESGCMCipher.overheadByteCount)  // entry container (bytes + metadata + footer), sealed
         #expect(Array(file.prefix(4)) == AESGCMCipher.magic)
         #expect(file[5..<13] == EncryptedFixtures.encryption.keyIdentifier)
         #expect(file.range(of: plain.prefix(64)) == nil)
@@ -104,6 +104,6 @@ enum EncryptedFixtures {
         #expect(reopened.statistics.corruptEntriesRemoved == 0)
         let digest = EncryptedFixtures.encryption.keyHashing.digest(for: url)
         let attributes = try FileManager.default.attributesOfItem(atPath: directory.path + "/" + digest)
-        #expect((attributes[.size] as? Int) == size + AESGCMCipher.overheadByteCount)
+        #expect((attributes[.size] as? Int) == onDiskSize(size) + AESGCMCipher.overheadByteCount)
     }
 }

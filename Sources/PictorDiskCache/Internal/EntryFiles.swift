@@ -40,24 +40,20 @@ struct EntryFiles: Sendable {
         return nil
     }
 
-    /// Reads the whole entry file into fresh memory (no zero-fill).
+    /// Reads the whole entry file into fresh memory (no zero-fill), trusting `fstat` for its
+    /// size: entry files are replaced by `rename`, never written in place, so the open file
+    /// cannot grow (a short read returns what is there, and the footer check then fails).
     func read(_ digest: String) -> ReadResult {
         let fd = open(path(for: digest), O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return errno == ENOENT ? .missing : .failed(errno) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { return .failed(errno) }
-        var capacity = max(Int(info.st_size), 0)
-        guard var buffer = malloc(max(capacity, 1)) else { return .failed(ENOMEM) }
+        let size = max(Int(info.st_size), 0)
+        guard let buffer = malloc(max(size, 1)) else { return .failed(ENOMEM) }
         var count = 0
-        while true {
-            if count == capacity {
-                // The file grew (it is replaced by rename, never written in place, so this is rare).
-                capacity = max(capacity * 2, 4096)
-                guard let grown = realloc(buffer, capacity) else { free(buffer); return .failed(ENOMEM) }
-                buffer = grown
-            }
-            let n = Foundation.read(fd, buffer + count, capacity - count)
+        while count < size {
+            let n = Foundation.read(fd, buffer + count, size - count)
             if n < 0 {
                 if errno == EINTR { continue }
                 let code = errno
@@ -70,23 +66,25 @@ struct EntryFiles: Sendable {
         return .data(Data(bytesNoCopy: buffer, count: count, deallocator: .free))
     }
 
-    /// Writes `data` to a new temporary file, optionally fsyncs it, and renames it onto the
-    /// entry's name, so readers see the old file or the new one, never a part.
-    func write(_ data: Data, to digest: String, fsync durable: Bool) -> Result<Void, WriteFailure> {
+    /// Writes `parts` (concatenated) to a new temporary file, optionally fsyncs it, and renames
+    /// it onto the entry's name, so readers see the old file or the new one, never a part.
+    func write(_ parts: [Data], to digest: String, fsync durable: Bool) -> Result<Void, WriteFailure> {
         let temporary = temporaryDirectory + "/" + digest + "." + String(getpid()) + "." + String(UInt32.random(in: .min ... .max), radix: 16)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failure(.posix(errno)) }
         var failure: Int32?
-        data.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
+        for part in parts where failure == nil {
+            part.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        failure = errno
+                        return
+                    }
+                    offset += n
                 }
-                offset += n
             }
         }
         if failure == nil, durable, fsync(fd) != 0 { failure = errno }
@@ -103,6 +101,12 @@ struct EntryFiles: Sendable {
     /// Removes an entry file; `true` when it existed.
     @discardableResult
     func remove(_ digest: String) -> Bool { unlink(path(for: digest)) == 0 }
+
+    /// Whether an entry file exists (one `stat`).
+    func exists(_ digest: String) -> Bool {
+        var info = stat()
+        return stat(path(for: digest), &info) == 0
+    }
 
     /// The byte size of an entry file, or `nil` when it does not exist.
     func size(of digest: String) -> Int? {

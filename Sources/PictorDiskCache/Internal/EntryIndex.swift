@@ -87,18 +87,6 @@ final class EntryIndex {
         try statement.run()
     }
 
-    func updateMetadata(_ m: DataCacheMetadata, for digest: String) throws(SQLiteError) {
-        let statement = try connection.statement("""
-            UPDATE entries SET expires = ?, etag = ?, last_modified = ?, cache_control = ?, format = ?,
-                user_info = ? WHERE digest = ?
-            """)
-        try statement.bind([
-            .realOrNull(m.expiresAt?.timeIntervalSince1970), .textOrNull(m.etag), .textOrNull(m.lastModified),
-            .textOrNull(m.cacheControl), .textOrNull(m.format?.rawValue), .blobOrNull(m.userInfo), .text(digest),
-        ])
-        try statement.run()
-    }
-
     func delete(_ digest: String) throws(SQLiteError) {
         let statement = try connection.statement("DELETE FROM entries WHERE digest = ?")
         try statement.bind(.text(digest))
@@ -132,10 +120,11 @@ final class EntryIndex {
         return result
     }
 
-    /// Calls `body` for every row, most recently used first.
-    func forEachRow(_ body: (IndexRow) -> Void) throws(SQLiteError) {
-        let statement = try connection.statement("SELECT \(Self.columns) FROM entries ORDER BY accessed DESC")
+    /// Calls `body` for up to `limit` rows (all when `nil`), least recently used first.
+    func forEachRow(limit: Int? = nil, _ body: (IndexRow) -> Void) throws(SQLiteError) {
+        let statement = try connection.statement("SELECT \(Self.columns) FROM entries ORDER BY accessed ASC LIMIT ?")
         defer { statement.finish() }
+        try statement.bind(.integer(Int64(limit ?? -1)))
         while try statement.step() { body(Self.row(statement)) }
     }
 

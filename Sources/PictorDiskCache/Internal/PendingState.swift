@@ -46,6 +46,8 @@ struct CacheState: Sendable {
     var pendingClears = 0
     /// Batched last-access times (digest → seconds since 1970).
     var accesses: [String: Double] = [:]
+    /// When this process last recorded each entry's access (bounded; see ``recordAccess``).
+    var recordedAccesses: [String: Double] = [:]
     /// Whether a drain is queued or running on the writer queue.
     var drainScheduled = false
     /// Bytes of staged stores.
@@ -64,6 +66,16 @@ struct CacheState: Sendable {
         operations[digest] = operation
         pendingBytes += operation.byteCount
         return scheduleDrain()
+    }
+
+    /// Buffers an access time unless this entry's was recorded less than `resolution` seconds
+    /// ago; `true` when buffered.
+    mutating func recordAccess(_ digest: String, at now: Double, resolution: Double) -> Bool {
+        if let last = recordedAccesses[digest], now - last < resolution, now >= last { return false }
+        if recordedAccesses.count >= 65_536 { recordedAccesses.removeAll(keepingCapacity: true) }
+        recordedAccesses[digest] = now
+        accesses[digest] = now
+        return true
     }
 
     /// Marks a drain as scheduled; `true` when none was.
