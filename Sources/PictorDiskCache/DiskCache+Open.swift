@@ -80,7 +80,8 @@ extension DiskCache {
         // otherwise they would stay unindexed until the next exclusive open.
         if exclusive || forceRebuild {
             do {
-                try recover(index, files: files, temporaries: exclusive, reindex: rebuilt || index.foundVersion == 0, logger: logger) { file, digest in
+                try recover(index, files: files, temporaries: exclusive, reindex: rebuilt || index.foundVersion == 0,
+                            encrypted: configuration.cipher != nil, logger: logger) { file, digest in
                     EntryContainer.open(file, digest: digest, cipher: configuration.cipher)
                 }
             } catch {
@@ -93,7 +94,8 @@ extension DiskCache {
 
     /// Crash recovery; only when no other process has the directory open.
     private static func recover(
-        _ index: EntryIndex, files: EntryFiles, temporaries cleanTemporaries: Bool, reindex: Bool, logger: PictorLog,
+        _ index: EntryIndex, files: EntryFiles, temporaries cleanTemporaries: Bool, reindex: Bool, encrypted: Bool,
+        logger: PictorLog,
         decode: (Data, String) -> EntryContainer.Decoded?
     ) throws(SQLiteError) {
         let temporaries = cleanTemporaries ? files.removeTemporaryFiles() : 0
@@ -116,7 +118,8 @@ extension DiskCache {
                     continue
                 }
                 rows.append(IndexRow(digest: file.digest, size: bytes.count, created: decoded.created,
-                                     accessed: file.modified, metadata: decoded.metadata))
+                                     accessed: file.modified,
+                                     metadata: IndexRow.indexed(decoded.metadata, encrypted: encrypted)))
             }
             try index.connection.transaction { () throws(SQLiteError) in
                 for row in rows { try index.upsert(row) }

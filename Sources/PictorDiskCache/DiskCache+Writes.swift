@@ -140,7 +140,8 @@ extension DiskCache {
             let size = parts.reduce(0) { $0 + $1.count }
             switch files.write(parts, to: digest, fsync: configuration.durability == .fsync) {
             case .success:
-                rows.append(IndexRow(digest: digest, size: size, created: created, accessed: now, metadata: metadata))
+                rows.append(IndexRow(digest: digest, size: size, created: created, accessed: now,
+                                     metadata: IndexRow.indexed(metadata, encrypted: currentCipher != nil)))
             case .failure(.posix(let code)):
                 outcome.failures += 1
                 // Never leave an older version readable after a store that did not land.

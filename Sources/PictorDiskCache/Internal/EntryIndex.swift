@@ -12,8 +12,16 @@ struct IndexRow: Sendable, Hashable {
     var created: Double
     /// When the entry was last read or written, seconds since 1970.
     var accessed: Double
-    /// Everything stored beside the bytes.
+    /// What the index keeps of the entry's metadata (see ``indexed(_:encrypted:)``).
     var metadata: DataCacheMetadata
+
+    /// The metadata kept in the index. Reads take the metadata from the entry file; the index
+    /// copy serves listing and tools. For an encrypted cache it keeps only the expiry and the
+    /// format: ETags are often content hashes and `userInfo` is the caller's, so they stay
+    /// inside the sealed file, where nobody without the key can test a guess against them.
+    static func indexed(_ m: DataCacheMetadata, encrypted: Bool) -> DataCacheMetadata {
+        encrypted ? DataCacheMetadata(expiresAt: m.expiresAt, format: m.format) : m
+    }
 }
 
 /// The SQLite index of a disk cache: schema, migrations and every query the cache runs.
