@@ -99,14 +99,7 @@ extension DiskCache {
         decode: (Data, String) -> EntryContainer.Decoded?
     ) throws(SQLiteError) {
         let temporaries = cleanTemporaries ? files.removeTemporaryFiles() : 0
-        let digests = try index.intents()
-        for digest in digests { files.remove(digest) }
-        try index.connection.transaction { () throws(SQLiteError) in
-            for digest in digests {
-                try index.delete(digest)
-                try index.removeIntent(digest)
-            }
-        }
+        let interrupted = try index.replayIntents(files: files)
         var reindexed = 0
         if reindex {
             // A new or rebuilt index: adopt the entry files in the directory. Each file carries
@@ -126,8 +119,8 @@ extension DiskCache {
             }
             reindexed = rows.count
         }
-        if temporaries + digests.count + reindexed > 0 {
-            logger.log(.info, "disk cache recovery: \(temporaries) temporary files deleted, \(digests.count) interrupted entries dropped, \(reindexed) files re-indexed")
+        if temporaries + interrupted + reindexed > 0 {
+            logger.log(.info, "disk cache recovery: \(temporaries) temporary files deleted, \(interrupted) interrupted entries dropped, \(reindexed) files re-indexed")
         }
     }
 
