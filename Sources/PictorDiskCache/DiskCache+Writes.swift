@@ -96,7 +96,10 @@ extension DiskCache {
 
     private func perform(_ batch: WriterBatch, with resources: WriterResources) -> BatchOutcome {
         var outcome = BatchOutcome()
-        reopenIfDirectoryVanished(resources)
+        // Only a write recreates a deleted directory; a clear, removal or access time does not.
+        if batch.operations.contains(where: { if case .remove = $0.operation.kind { false } else { true } }) {
+            reopenIfDirectoryVanished(resources)
+        }
         let index = resources.index
         if batch.clears > 0 { clearAll(index) }
 
