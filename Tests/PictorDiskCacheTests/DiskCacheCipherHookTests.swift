@@ -108,4 +108,17 @@ struct DiskCacheCipherHookTests {
         }
         #expect(cache.entries().first?.format == .png)
     }
+
+    @Test func aRebuiltEncryptedIndexAdoptsSealedFilesBySize() throws {
+        do {
+            let cache = try open()
+            cache.store(testBytes(700), for: "a", metadata: DataCacheMetadata(etag: "e"))
+            cache.flush()
+        }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory.path + "/index.sqlite" + suffix) }
+        let cache = try open()
+        #expect(cache.count == 1)
+        #expect(cache.totalSize == onDiskSize(700) + "e".utf8.count + 5 + 36)
+        #expect(cache.entry(for: "a") == DataCacheEntry(data: testBytes(700), metadata: DataCacheMetadata(etag: "e")))
+    }
 }

@@ -72,10 +72,13 @@ struct DiskCacheRecoveryTests {
 
     @Test func aDeletedIndexIsRebuiltFromTheFiles() throws {
         try populate()
+        let stray = String(repeating: "cd", count: 32)
+        #expect(FileManager.default.createFile(atPath: directory.path + "/" + stray, contents: Data("not an entry".utf8)))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory.path + "/index.sqlite" + suffix) }
         let cache = try open()
         #expect(cache.count == 3)
         #expect(cache.data(for: "k0") == testBytes(500, seed: 0))
+        #expect(!directory.entryFileNames().contains(stray))
     }
 
     @Test func aRowWhoseFileVanishedIsAMissAndVerifyDropsIt() throws {
