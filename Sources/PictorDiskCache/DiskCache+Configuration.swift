@@ -49,10 +49,13 @@ extension DiskCache {
         /// Maps keys to file names and index keys; SHA-256 hex by default. An encrypted cache
         /// passes a keyed hashing (HMAC) so names reveal nothing.
         public var keyHashing: any CacheKeyHashing = SHA256KeyHashing()
-        /// Seals every entry file and opens it on read; `nil` (plain files) by default. The
-        /// associated data is the entry's digest (UTF-8), so an entry moved to another name
-        /// fails to open. A failed open is a miss, and the entry is removed and counted in
-        /// ``DiskCache/Statistics/corruptEntriesRemoved``.
+        /// Seals every entry file and opens it on read; `nil` (plain files) by default. What is
+        /// sealed is the whole entry file (bytes, metadata, footer), with the entry's digest
+        /// (UTF-8) as associated data, so an entry moved to another name fails to open. A failed
+        /// open is a miss, and the entry is removed and counted in
+        /// ``DiskCache/Statistics/corruptEntriesRemoved``. With a cipher the index keeps only
+        /// sizes, dates, expiry and format: validators and `userInfo` live only in the sealed
+        /// file.
         public var cipher: (any DataCipher)? = nil
         /// Where warnings (disk full, read-only directory, recovery) go;
         /// ``PictorLog/standardError`` by default. Messages name entries by digest only.

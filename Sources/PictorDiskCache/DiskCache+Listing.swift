@@ -16,6 +16,16 @@ extension DiskCache {
         public var expiresAt: Date?
         /// The detected image format, if recorded.
         public var format: ImageFormat?
+
+        /// Creates an entry description (for tools and their tests).
+        public init(digest: String, size: Int, created: Date, lastAccess: Date, expiresAt: Date? = nil, format: ImageFormat? = nil) {
+            self.digest = digest
+            self.size = size
+            self.created = created
+            self.lastAccess = lastAccess
+            self.expiresAt = expiresAt
+            self.format = format
+        }
     }
 
     /// What ``DiskCache/verify()`` found.
@@ -33,6 +43,17 @@ extension DiskCache {
         public var orphanFiles = 0
         /// Digests of the removed corrupt entries.
         public var corruptDigests: [String] = []
+
+        /// Creates a report; every count defaults to zero.
+        public init(checked: Int = 0, valid: Int = 0, missingFiles: Int = 0, corrupt: Int = 0,
+                    orphanFiles: Int = 0, corruptDigests: [String] = []) {
+            self.checked = checked
+            self.valid = valid
+            self.missingFiles = missingFiles
+            self.corrupt = corrupt
+            self.orphanFiles = orphanFiles
+            self.corruptDigests = corruptDigests
+        }
     }
 
     /// The entries, least recently used first (the order trimming removes them), after staged

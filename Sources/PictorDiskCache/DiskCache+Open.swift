@@ -80,9 +80,8 @@ extension DiskCache {
         // otherwise they would stay unindexed until the next exclusive open.
         if exclusive || forceRebuild {
             do {
-                try recover(index, files: files, temporaries: exclusive, reindex: rebuilt || index.foundVersion == 0, logger: logger) { file, digest in
-                    EntryContainer.open(file, digest: digest, cipher: configuration.cipher)
-                }
+                try recover(index, files: files, temporaries: exclusive, reindex: rebuilt || index.foundVersion == 0,
+                            encrypted: configuration.cipher != nil, logger: logger)
             } catch {
                 if error.isReadOnly { return .failure(.readOnly("cannot write the index: \(error.message)")) }
                 return .failure(.fatal(DiskCacheError(error)))
@@ -93,38 +92,40 @@ extension DiskCache {
 
     /// Crash recovery; only when no other process has the directory open.
     private static func recover(
-        _ index: EntryIndex, files: EntryFiles, temporaries cleanTemporaries: Bool, reindex: Bool, logger: PictorLog,
-        decode: (Data, String) -> EntryContainer.Decoded?
+        _ index: EntryIndex, files: EntryFiles, temporaries cleanTemporaries: Bool, reindex: Bool, encrypted: Bool,
+        logger: PictorLog
     ) throws(SQLiteError) {
         let temporaries = cleanTemporaries ? files.removeTemporaryFiles() : 0
-        let digests = try index.intents()
-        for digest in digests { files.remove(digest) }
-        try index.connection.transaction { () throws(SQLiteError) in
-            for digest in digests {
-                try index.delete(digest)
-                try index.removeIntent(digest)
-            }
-        }
+        let interrupted = try index.replayIntents(files: files)
         var reindexed = 0
         if reindex {
-            // A new or rebuilt index: adopt the entry files in the directory. Each file carries
-            // its metadata; files that do not decode (or open) are deleted.
+            // A new or rebuilt index: adopt the entry files in the directory. A plain file's
+            // metadata is read from its trailer (never its payload); a sealed file is adopted
+            // by size and date (its metadata is read from the file on each hit anyway). Plain
+            // files that are not entry files are deleted.
             var rows: [IndexRow] = []
             for file in files.scanEntries() {
-                guard case .data(let bytes) = files.read(file.digest), let decoded = decode(bytes, file.digest) else {
-                    files.remove(file.digest)
-                    continue
+                var row = IndexRow(digest: file.digest, size: file.size, created: file.modified,
+                                   accessed: file.modified, metadata: DataCacheMetadata())
+                if !encrypted {
+                    guard let (trailer, size) = files.readTrailer(file.digest),
+                          let decoded = EntryContainer.decodeTail(trailer, fileSize: size) else {
+                        files.remove(file.digest)
+                        continue
+                    }
+                    row.size = size
+                    row.created = decoded.created
+                    row.metadata = decoded.metadata
                 }
-                rows.append(IndexRow(digest: file.digest, size: bytes.count, created: decoded.created,
-                                     accessed: file.modified, metadata: decoded.metadata))
+                rows.append(row)
             }
             try index.connection.transaction { () throws(SQLiteError) in
                 for row in rows { try index.upsert(row) }
             }
             reindexed = rows.count
         }
-        if temporaries + digests.count + reindexed > 0 {
-            logger.log(.info, "disk cache recovery: \(temporaries) temporary files deleted, \(digests.count) interrupted entries dropped, \(reindexed) files re-indexed")
+        if temporaries + interrupted + reindexed > 0 {
+            logger.log(.info, "disk cache recovery: \(temporaries) temporary files deleted, \(interrupted) interrupted entries dropped, \(reindexed) files re-indexed")
         }
     }
 

@@ -125,25 +125,10 @@ extension DiskCache {
     func clearAll(_ index: EntryIndex) {
         do {
             try index.connection.transaction { () throws(SQLiteError) in try index.clearAllIntoIntents() }
-            try replayIntents(index)
+            try index.replayIntents(files: files)
         } catch {
             configuration.logger.log(.warning, "disk cache clear failed: \(error)")
         }
-    }
-
-    /// Removes the file and row of every recorded intent: the entries whose write or removal
-    /// was in flight. Used after a clear and by crash recovery.
-    @discardableResult
-    func replayIntents(_ index: EntryIndex) throws(SQLiteError) -> Int {
-        let digests = try index.intents()
-        for digest in digests { files.remove(digest) }
-        try index.connection.transaction { () throws(SQLiteError) in
-            for digest in digests {
-                try index.delete(digest)
-                try index.removeIntent(digest)
-            }
-        }
-        return digests.count
     }
 
     /// Starts the sweep timer on the writer queue.

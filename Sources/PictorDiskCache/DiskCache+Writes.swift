@@ -96,7 +96,10 @@ extension DiskCache {
 
     private func perform(_ batch: WriterBatch, with resources: WriterResources) -> BatchOutcome {
         var outcome = BatchOutcome()
-        reopenIfDirectoryVanished(resources)
+        // Only a write recreates a deleted directory; a clear, removal or access time does not.
+        if batch.operations.contains(where: { if case .remove = $0.operation.kind { false } else { true } }) {
+            reopenIfDirectoryVanished(resources)
+        }
         let index = resources.index
         if batch.clears > 0 { clearAll(index) }
 
@@ -140,7 +143,8 @@ extension DiskCache {
             let size = parts.reduce(0) { $0 + $1.count }
             switch files.write(parts, to: digest, fsync: configuration.durability == .fsync) {
             case .success:
-                rows.append(IndexRow(digest: digest, size: size, created: created, accessed: now, metadata: metadata))
+                rows.append(IndexRow(digest: digest, size: size, created: created, accessed: now,
+                                     metadata: IndexRow.indexed(metadata, encrypted: currentCipher != nil)))
             case .failure(.posix(let code)):
                 outcome.failures += 1
                 // Never leave an older version readable after a store that did not land.

@@ -21,7 +21,14 @@ import Synchronization
 ///   that cross the size limit and on a timer, by an ordered index query: least recently used
 ///   first, down to ``Configuration/trimRatio`` of the limit. No directory scan.
 /// - Opening recovers from crashes in time proportional to the writes in flight (see
-///   ``init(configuration:)``). Several processes may share a directory.
+///   ``init(configuration:)``).
+/// - Several processes may share a directory (a CLI prefetching while a server reads): index
+///   writes are SQLite transactions (WAL, 10 s busy timeout), files are replaced atomically and
+///   carry their own metadata, and crash recovery runs only when no other process has the
+///   directory open (an advisory `flock`). When two processes replace one entry at once, the
+///   last rename wins and reads are whole; the index size of that entry may be the other's
+///   until the next write of it or ``verify()``. Statistics and the access-time batching are
+///   per process.
 /// - Neither the files nor the index contain a key or a URL.
 ///
 /// - Important: Thread-safe. Faults while running are never thrown: a full disk counts a write

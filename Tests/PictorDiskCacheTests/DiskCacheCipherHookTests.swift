@@ -89,4 +89,36 @@ struct DiskCacheCipherHookTests {
         #expect(report.valid == 1)
         #expect(report.corruptDigests == [SHA256.hexDigest("bad")])
     }
+
+    @Test func validatorsAndUserInfoStayOutOfTheIndexWhenEncrypted() throws {
+        let cache = try open()
+        let metadata = DataCacheMetadata(etag: "\"content-hash-1234\"", lastModified: "Tue, 01 Jan 2030 00:00:00 GMT",
+                                         cacheControl: "private, max-age=99", expiresAt: Date(timeIntervalSince1970: 2_000_000_000),
+                                         format: .png, userInfo: Data("user-secret".utf8))
+        cache.store(Data("x".utf8), for: "k", metadata: metadata)
+        cache.flush()
+        // Then reads still get everything (from the sealed file)
+        #expect(try open().entry(for: "k")?.metadata == metadata)
+        // But no file in the directory (index, WAL) holds the validators or the blob
+        for name in try FileManager.default.subpathsOfDirectory(atPath: directory.path) {
+            let contents = FileManager.default.contents(atPath: directory.path + "/" + name) ?? Data()
+            for needle in ["content-hash-1234", "2030", "max-age=99", "user-secret"] {
+                #expect(contents.range(of: Data(needle.utf8)) == nil, "\(needle) in \(name)")
+            }
+        }
+        #expect(cache.entries().first?.format == .png)
+    }
+
+    @Test func aRebuiltEncryptedIndexAdoptsSealedFilesBySize() throws {
+        do {
+            let cache = try open()
+            cache.store(testBytes(700), for: "a", metadata: DataCacheMetadata(etag: "e"))
+            cache.flush()
+        }
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory.path + "/index.sqlite" + suffix) }
+        let cache = try open()
+        #expect(cache.count == 1)
+        #expect(cache.totalSize == onDiskSize(700) + "e".utf8.count + 5 + 36)
+        #expect(cache.entry(for: "a") == DataCacheEntry(data: testBytes(700), metadata: DataCacheMetadata(etag: "e")))
+    }
 }

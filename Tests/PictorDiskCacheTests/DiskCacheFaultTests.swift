@@ -77,6 +77,18 @@ struct DiskCacheFaultTests {
         #expect(cache.isEnabled)
     }
 
+    @Test func aDeletedDirectoryIsNotRecreatedByAClearOrRemoval() throws {
+        let directory = TestDirectory()
+        let cache = try DiskCache(configuration: .test(directory, log: log))
+        cache.store(Data("x".utf8), for: "a")
+        cache.flush()
+        try FileManager.default.removeItem(atPath: directory.path)
+        cache.removeData(for: "a")
+        cache.removeAll()
+        cache.flush()
+        #expect(!FileManager.default.fileExists(atPath: directory.path))
+    }
+
     @Test(.enabled(if: TmpfsMount.isAvailable, "needs root to mount a tmpfs"))
     func aFullDiskFailsWritesQuietlyAndRecovers() throws {
         // Given a cache on a 1 MiB file system

@@ -72,10 +72,13 @@ struct DiskCacheRecoveryTests {
 
     @Test func aDeletedIndexIsRebuiltFromTheFiles() throws {
         try populate()
+        let stray = String(repeating: "cd", count: 32)
+        #expect(FileManager.default.createFile(atPath: directory.path + "/" + stray, contents: Data("not an entry".utf8)))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory.path + "/index.sqlite" + suffix) }
         let cache = try open()
         #expect(cache.count == 3)
         #expect(cache.data(for: "k0") == testBytes(500, seed: 0))
+        #expect(!directory.entryFileNames().contains(stray))
     }
 
     @Test func aRowWhoseFileVanishedIsAMissAndVerifyDropsIt() throws {
@@ -185,5 +188,25 @@ struct DiskCacheRecoveryTests {
         #expect(cache.count == 4)
         #expect(cache.data(for: "k1") == testBytes(500, seed: 1))
         #expect(Set(cache.entries().map(\.digest)) == directory.entryFileNames())
+    }
+
+    @Test func intentsAreReplayedInChunks() throws {
+        // Given 2,500 interrupted entries (more than one chunk of 1,024)
+        try populate(1)
+        do {
+            let index = try EntryIndex(path: directory.path + "/index.sqlite", synchronousFull: false)
+            try index.connection.transaction { () throws(SQLiteError) in
+                for i in 0..<2_500 {
+                    let digest = SHA256.hexDigest("bulk\(i)")
+                    try index.upsert(IndexRow(digest: digest, size: 1, created: 0, accessed: 0, metadata: DataCacheMetadata()))
+                    try index.addIntent(digest)
+                }
+            }
+        }
+        // When opened, then all are dropped and the untouched entry stays
+        let cache = try open()
+        #expect(cache.count == 1)
+        #expect(cache.data(for: "k0") == testBytes(500, seed: 0))
+        #expect(log.messages.contains { $0.1.contains("2500 interrupted entries dropped") })
     }
 }

@@ -68,46 +68,55 @@ enum EntryContainer {
 
     /// Decodes a whole entry file; `nil` when it is truncated, foreign or malformed.
     static func decode(_ file: Data) -> Decoded? {
-        let parsed: (payload: Int, fields: [(UInt8, Range<Int>)])? = file.withUnsafeBytes { raw in
+        guard let tail = decodeTail(file, fileSize: file.count) else { return nil }
+        return Decoded(payload: file.prefix(tail.payloadCount), metadata: tail.metadata, created: tail.created)
+    }
+
+    /// The metadata section and footer size for a file, read from its last 16 bytes; `nil` when
+    /// the footer is not ours or does not fit the file size.
+    static func trailerSize(footer: Data, fileSize: Int) -> Int? {
+        guard footer.count == footerSize, Array(footer.suffix(4)) == magic else { return nil }
+        let metadataCount = footer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 8, as: UInt32.self).littleEndian) }
+        return metadataCount + footerSize <= fileSize ? metadataCount + footerSize : nil
+    }
+
+    /// Parses the metadata from the last bytes of a file of `fileSize` bytes (`tail` must hold
+    /// at least the metadata section and the footer), without the payload.
+    static func decodeTail(_ tail: Data, fileSize: Int) -> (payloadCount: Int, metadata: DataCacheMetadata, created: Double)? {
+        tail.withUnsafeBytes { raw -> (Int, DataCacheMetadata, Double)? in
             let total = raw.count
-            guard total >= footerSize, Array(raw[(total - 4)...]) == magic else { return nil }
+            guard total >= footerSize, total <= fileSize, Array(raw[(total - 4)...]) == magic else { return nil }
             let payloadCount = raw.loadUnaligned(fromByteOffset: total - 16, as: UInt64.self).littleEndian
             let metadataCount = Int(raw.loadUnaligned(fromByteOffset: total - 8, as: UInt32.self).littleEndian)
-            guard payloadCount <= UInt64(total), Int(payloadCount) + metadataCount + footerSize == total else { return nil }
-            var fields: [(UInt8, Range<Int>)] = []
-            var offset = Int(payloadCount)
-            let end = offset + metadataCount
+            guard payloadCount <= UInt64(fileSize), Int(payloadCount) + metadataCount + footerSize == fileSize,
+                  metadataCount + footerSize <= total else { return nil }
+            var metadata = DataCacheMetadata()
+            var created = 0.0
+            var offset = total - footerSize - metadataCount
+            let end = total - footerSize
             while offset < end {
                 guard end - offset >= 5 else { return nil }
                 let tag = raw[offset]
                 let length = Int(raw.loadUnaligned(fromByteOffset: offset + 1, as: UInt32.self).littleEndian)
                 offset += 5
                 guard length <= end - offset else { return nil }
-                fields.append((tag, offset..<offset + length))
+                let bytes = UnsafeRawBufferPointer(rebasing: raw[offset..<offset + length])
+                let text = { String(decoding: bytes, as: UTF8.self) }
+                let number = { bytes.count == 8 ? Double(bitPattern: bytes.loadUnaligned(as: UInt64.self).littleEndian) : nil }
+                switch Tag(rawValue: tag) {
+                case .created?: created = number() ?? 0
+                case .expiresAt?: metadata.expiresAt = number().map(Date.init(timeIntervalSince1970:))
+                case .etag?: metadata.etag = text()
+                case .lastModified?: metadata.lastModified = text()
+                case .cacheControl?: metadata.cacheControl = text()
+                case .format?: metadata.format = ImageFormat(rawValue: text())
+                case .userInfo?: metadata.userInfo = Data(bytes)
+                case nil: break
+                }
                 offset += length
             }
-            return (Int(payloadCount), fields)
+            return (Int(payloadCount), metadata, created)
         }
-        guard let parsed else { return nil }
-        var decoded = Decoded(payload: file.prefix(parsed.payload), metadata: DataCacheMetadata(), created: 0)
-        for (rawTag, range) in parsed.fields {
-            let bytes = file[range]
-            let text = { String(decoding: bytes, as: UTF8.self) }
-            let number = { () -> Double? in
-                bytes.count == 8 ? Double(bitPattern: bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).littleEndian }) : nil
-            }
-            switch Tag(rawValue: rawTag) {
-            case .created?: decoded.created = number() ?? 0
-            case .expiresAt?: decoded.metadata.expiresAt = number().map(Date.init(timeIntervalSince1970:))
-            case .etag?: decoded.metadata.etag = text()
-            case .lastModified?: decoded.metadata.lastModified = text()
-            case .cacheControl?: decoded.metadata.cacheControl = text()
-            case .format?: decoded.metadata.format = ImageFormat(rawValue: text())
-            case .userInfo?: decoded.metadata.userInfo = Data(bytes)
-            case nil: continue
-            }
-        }
-        return decoded
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {

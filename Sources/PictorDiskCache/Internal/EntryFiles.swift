@@ -66,6 +66,27 @@ struct EntryFiles: Sendable {
         return .data(Data(bytesNoCopy: buffer, count: count, deallocator: .free))
     }
 
+    /// The last bytes of a plain entry file that hold its metadata and footer (two `pread`s,
+    /// never the payload), with the file size; `nil` when missing or not an entry file.
+    func readTrailer(_ digest: String) -> (trailer: Data, fileSize: Int)? {
+        let fd = open(path(for: digest), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { return nil }
+        let size = Int(info.st_size)
+        func readAt(_ offset: Int, _ count: Int) -> Data? {
+            guard offset >= 0, count >= 0 else { return nil }
+            var bytes = [UInt8](repeating: 0, count: count)
+            let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, off_t(offset)) }
+            return n == count ? Data(bytes) : nil
+        }
+        guard size >= EntryContainer.footerSize, let footer = readAt(size - EntryContainer.footerSize, EntryContainer.footerSize),
+              let trailerSize = EntryContainer.trailerSize(footer: footer, fileSize: size),
+              let trailer = readAt(size - trailerSize, trailerSize) else { return nil }
+        return (trailer, size)
+    }
+
     /// Writes `parts` (concatenated) to a new temporary file, optionally fsyncs it, and renames
     /// it onto the entry's name, so readers see the old file or the new one, never a part.
     func write(_ parts: [Data], to digest: String, fsync durable: Bool) -> Result<Void, WriteFailure> {

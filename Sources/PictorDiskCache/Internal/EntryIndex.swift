@@ -12,8 +12,16 @@ struct IndexRow: Sendable, Hashable {
     var created: Double
     /// When the entry was last read or written, seconds since 1970.
     var accessed: Double
-    /// Everything stored beside the bytes.
+    /// What the index keeps of the entry's metadata (see ``indexed(_:encrypted:)``).
     var metadata: DataCacheMetadata
+
+    /// The metadata kept in the index. Reads take the metadata from the entry file; the index
+    /// copy serves listing and tools. For an encrypted cache it keeps only the expiry and the
+    /// format: ETags are often content hashes and `userInfo` is the caller's, so they stay
+    /// inside the sealed file, where nobody without the key can test a guess against them.
+    static func indexed(_ m: DataCacheMetadata, encrypted: Bool) -> DataCacheMetadata {
+        encrypted ? DataCacheMetadata(expiresAt: m.expiresAt, format: m.format) : m
+    }
 }
 
 /// The SQLite index of a disk cache: schema, migrations and every query the cache runs.
@@ -128,15 +136,6 @@ final class EntryIndex {
         while try statement.step() { body(Self.row(statement)) }
     }
 
-    /// Every digest in the index.
-    func allDigests() throws(SQLiteError) -> [String] {
-        let statement = try connection.statement("SELECT digest FROM entries")
-        defer { statement.finish() }
-        var result: [String] = []
-        while try statement.step() { if let d = statement.text(0) { result.append(d) } }
-        return result
-    }
-
     /// Turns every entry into an intent and deletes every row (the first half of a clear).
     func clearAllIntoIntents() throws(SQLiteError) {
         try connection.execute("INSERT OR IGNORE INTO intents(digest) SELECT digest FROM entries; DELETE FROM entries")
@@ -156,12 +155,33 @@ final class EntryIndex {
         try statement.run()
     }
 
-    func intents() throws(SQLiteError) -> [String] {
-        let statement = try connection.statement("SELECT digest FROM intents")
+    /// Up to `limit` recorded intents (all when `nil`).
+    func intents(limit: Int? = nil) throws(SQLiteError) -> [String] {
+        let statement = try connection.statement("SELECT digest FROM intents LIMIT ?")
         defer { statement.finish() }
+        try statement.bind(.integer(Int64(limit ?? -1)))
         var result: [String] = []
         while try statement.step() { if let d = statement.text(0) { result.append(d) } }
         return result
+    }
+
+    /// Removes the file and row of every recorded intent, in chunks of 1,024 so that a clear
+    /// of a million entries never holds them all in memory. Returns how many were replayed.
+    @discardableResult
+    func replayIntents(files: EntryFiles) throws(SQLiteError) -> Int {
+        var total = 0
+        while true {
+            let digests = try intents(limit: 1_024)
+            if digests.isEmpty { return total }
+            for digest in digests { files.remove(digest) }
+            try connection.transaction { () throws(SQLiteError) in
+                for digest in digests {
+                    try delete(digest)
+                    try removeIntent(digest)
+                }
+            }
+            total += digests.count
+        }
     }
 
     private static func row(_ s: Statement) -> IndexRow {
