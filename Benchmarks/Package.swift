@@ -18,6 +18,8 @@ let package = Package(
             dependencies: [
                 "CBenchReference",
                 .product(name: "PictorCore", package: "Pictor"),
+                .product(name: "PictorCrypto", package: "Pictor"),
+                .product(name: "PictorDiskCache", package: "Pictor"),
             ]
         ),
     ]

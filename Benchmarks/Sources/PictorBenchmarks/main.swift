@@ -9,6 +9,7 @@ let started = nowNanoseconds()
 
 try? FileManager.default.createDirectory(atPath: options.workDirectory, withIntermediateDirectories: true)
 MemoryBenchmarks(options: options, report: report).run()
+DiskBenchmarks(options: options, report: report).run()
 DecodingBenchmarks(options: options, report: report).run()
 DownloadBenchmarks(options: options, report: report).run()
 try? FileManager.default.removeItem(atPath: options.workDirectory)

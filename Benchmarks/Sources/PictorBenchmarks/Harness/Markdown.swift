@@ -21,7 +21,7 @@ extension Report {
         out += "| # | figure | Pictor | reference | ratio | target | status |\n"
         out += "| --- | --- | --- | --- | --- | --- | --- |\n"
         for row in rows {
-            let ratio = row.ratio.map { String(format: "%.2f× %@", $0, row.ratioKind) } ?? "—"
+            let ratio = row.ratioText
             let status = row.met.map { $0 ? "met" : "**MISSED**" } ?? "—"
             out += "| \(row.targetID) | \(escape(row.figure)) | \(escape(row.pictor)) | "
             out += "\(escape(row.reference)) | \(ratio) | \(row.goal.text) | \(status) |\n"
@@ -29,8 +29,7 @@ extension Report {
         if !missed.isEmpty {
             out += "\n## Missed targets\n\n"
             for row in missed {
-                let ratio = row.ratio.map { String(format: "%.2f×", $0) } ?? "—"
-                out += "- **MISSED** \(row.targetID) \(escape(row.figure)): \(ratio) \(row.ratioKind), "
+                out += "- **MISSED** \(row.targetID) \(escape(row.figure)): \(row.ratioText), "
                 out += "target \(row.goal.text)\n"
             }
         }
