@@ -10,8 +10,8 @@ struct RunPlan {
     /// Target wall time of one batch, in nanoseconds (operation batches are sized to it).
     var batchNanoseconds: Double
 
-    static let full = RunPlan(warmup: 2, pairs: 9, batchNanoseconds: 20_000_000)
-    static let quick = RunPlan(warmup: 1, pairs: 5, batchNanoseconds: 4_000_000)
+    static let full = RunPlan(warmup: 2, pairs: 11, batchNanoseconds: 20_000_000)
+    static let quick = RunPlan(warmup: 1, pairs: 7, batchNanoseconds: 8_000_000)
 }
 
 /// One side of a comparison: runs `n` operations and returns the time they took in nanoseconds,
