@@ -2,20 +2,20 @@ import Foundation
 import PictorCore
 internal import CTurboJPEG
 
-/// The JPEG thumbnail fast path: libjpeg-turbo decodes at a DCT-scaled size (1/2, 1/4 or 1/8)
-/// that leaves at least a 2× reduction for a triangle-filter resample, then EXIF orientation is
-/// applied to the small result.
+/// The JPEG fast path. Full size: libjpeg-turbo decodes straight to RGB or grey. Thumbnails:
+/// libjpeg-turbo decodes at a DCT-scaled size (1/2, 1/4 or 1/8) that leaves at least a 2×
+/// reduction for a triangle-filter resample. EXIF orientation is then applied to the result.
 ///
 /// It skips libvips' thread-pool hand-offs (≈ 7 ms per image on 2 vCPUs, performance.md §1.5).
 /// It only takes the plain cases and returns `nil` for everything else, which then goes through
 /// libvips: CMYK/YCCK, an embedded ICC profile, malformed markers, or any libjpeg warning or
-/// error (truncation, corrupt data). The decoded result matches libvips' thumbnail within a
-/// few levels.
-enum TurboJPEGThumbnailer {
-    /// The thumbnail of `raw`, or `nil` when libvips must do it.
+/// error (truncation, corrupt data). Full-size pixels are libjpeg's own (the same library libvips
+/// uses); thumbnails match libvips' within a few levels.
+enum TurboJPEGDecoder {
+    /// The image (a thumbnail when `target` is set) of `raw`, or `nil` when libvips must do it.
     ///
     /// - Throws: ``ImageDecodingError/tooManyPixels(width:height:limit:)`` from the header.
-    static func thumbnail(_ raw: UnsafeRawBufferPointer, _ target: ThumbnailOptions, options: ImageDecodingOptions) throws -> Image? {
+    static func decode(_ raw: UnsafeRawBufferPointer, thumbnail target: ThumbnailOptions?, options: ImageDecodingOptions) throws -> Image? {
         guard let base = raw.baseAddress, let markers = JPEGMarkers(raw), !markers.hasICCProfile else { return nil }
         guard let handle = tjInitDecompress() else { return nil }
         defer { tjDestroy(handle) }
@@ -65,8 +65,14 @@ enum TurboJPEGThumbnailer {
         /// when enlarging), which picks the DCT scale as libvips does.
         var shrink: Double
 
-        init(width: Int, height: Int, orientation: Int, target: ThumbnailOptions) {
+        init(width: Int, height: Int, orientation: Int, target: ThumbnailOptions?) {
             let swaps = orientation >= 5
+            guard let target else {
+                resizedSourceWidth = width; resizedSourceHeight = height
+                outputWidth = swaps ? height : width; outputHeight = swaps ? width : height
+                shrink = 1
+                return
+            }
             let dw = Double(swaps ? height : width), dh = Double(swaps ? width : height)
             let tw = Double(target.width)
             let th = target.height.map(Double.init)
@@ -90,6 +96,7 @@ enum TurboJPEGThumbnailer {
             resizedSourceWidth = swaps ? displayHeight : displayWidth
             resizedSourceHeight = swaps ? displayWidth : displayHeight
             if target.contentMode == .aspectFill, let h = target.height {
+                // Fill: the resized image covers the box; the centre is cut out.
                 outputWidth = min(target.width, displayWidth)
                 outputHeight = min(h, displayHeight)
             } else {
