@@ -37,9 +37,21 @@ enum TurboJPEGDecoder {
         }
         let scaledWidth = (Int(width) + denominator - 1) / denominator
         let scaledHeight = (Int(height) + denominator - 1) / denominator
-        var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * bands)
         let flags = options.allowsTruncatedData ? 0 : TJFLAG_STOPONWARNING
         let format = gray ? TJPF_GRAY : TJPF_RGB
+        let layout: Image.PixelLayout = gray ? .gray : .rgb
+        if scaledWidth == plan.outputWidth, scaledHeight == plan.outputHeight, markers.orientation == 1 {
+            // Nothing to resample, orient or crop: decode straight into the image's buffer.
+            var data = Data(count: scaledWidth * scaledHeight * bands)
+            let status = data.withUnsafeMutableBytes { out in
+                tjDecompress2(handle, source, UInt(raw.count), out.bindMemory(to: UInt8.self).baseAddress, Int32(scaledWidth), 0,
+                              Int32(scaledHeight), Int32(format.rawValue), flags)
+            }
+            guard status == 0 else { return nil }
+            return Image(width: scaledWidth, height: scaledHeight, layout: layout, frames: [Image.Frame(pixels: data)],
+                         sourceFrameCount: 1, sourceFormat: .jpeg)
+        }
+        var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * bands)
         let status = pixels.withUnsafeMutableBufferPointer { out in
             tjDecompress2(handle, source, UInt(raw.count), out.baseAddress, Int32(scaledWidth), 0, Int32(scaledHeight),
                           Int32(format.rawValue), flags)
@@ -51,7 +63,7 @@ enum TurboJPEGDecoder {
         let (oriented, ow, oh) = PixelResampler.orient(result, width: plan.resizedSourceWidth, height: plan.resizedSourceHeight,
                                                        bands: bands, orientation: markers.orientation)
         result = PixelResampler.centreCrop(oriented, width: ow, height: oh, bands: bands, to: plan.outputWidth, plan.outputHeight)
-        return Image(width: plan.outputWidth, height: plan.outputHeight, layout: gray ? .gray : .rgb,
+        return Image(width: plan.outputWidth, height: plan.outputHeight, layout: layout,
                      frames: [Image.Frame(pixels: Data(result))], sourceFrameCount: 1, sourceFormat: .jpeg)
     }
 
