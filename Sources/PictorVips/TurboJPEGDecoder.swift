@@ -29,12 +29,7 @@ enum TurboJPEGDecoder {
 
         let plan = Plan(width: Int(width), height: Int(height), orientation: markers.orientation, target: target)
         let bands = gray ? 1 : 3
-        // The largest DCT reduction that still leaves ≥ 2× for the resampler (as libvips and Pillow do).
-        var denominator = 1
-        for candidate in [8, 4, 2] where plan.shrink >= Double(2 * candidate) {
-            denominator = candidate
-            break
-        }
+        let denominator = dctDenominator(shrink: plan.shrink)
         let scaledWidth = (Int(width) + denominator - 1) / denominator
         let scaledHeight = (Int(height) + denominator - 1) / denominator
         let flags = options.allowsTruncatedData ? 0 : TJFLAG_STOPONWARNING
@@ -65,6 +60,12 @@ enum TurboJPEGDecoder {
         result = PixelResampler.centreCrop(oriented, width: ow, height: oh, bands: bands, to: plan.outputWidth, plan.outputHeight)
         return Image(width: plan.outputWidth, height: plan.outputHeight, layout: layout,
                      frames: [Image.Frame(pixels: Data(result))], sourceFrameCount: 1, sourceFormat: .jpeg)
+    }
+
+    /// The DCT scale 1/n (n = 1, 2, 4 or 8) for an overall reduction of `shrink`: the largest that
+    /// still leaves ≥ 2× for the resampler, as libvips' `thumbnail` and Pillow's `draft` do.
+    static func dctDenominator(shrink: Double) -> Int {
+        [8, 4, 2].first { shrink >= Double(2 * $0) } ?? 1
     }
 
     /// Output sizes, following libvips' `thumbnail` rules (fit, fill with centre crop, force).
