@@ -20,6 +20,11 @@ internal import CVipsShim
 /// - animations: first frame by default; every frame with its duration and the loop count when
 ///   ``ImageDecodingOptions/allFrames`` is set.
 ///
+/// Plain JPEGs (YCbCr, RGB or grey, no ICC profile, no libjpeg warning) go through libjpeg-turbo
+/// directly unless ``usesTurboJPEG`` is `false` (see ``usesTurboJPEG``); everything else, and any
+/// JPEG the fast path declines, goes through libvips. Only formats ``ImageFormat/sniff(_:)-(Data)``
+/// recognises reach libvips, so its other loaders (PDF, FITS, CSV, …) are never used.
+///
 /// ```swift
 /// let image = try VipsDecoder().decode(data, options: .init(thumbnail: .init(width: 256)))
 /// ```
