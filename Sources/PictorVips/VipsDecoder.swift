@@ -9,7 +9,9 @@ internal import CVipsShim
 /// What it guarantees:
 /// - the pixel count declared in the header is checked against
 ///   ``ImageDecodingOptions/maximumPixelCount`` before any pixel is decoded
-///   (``ImageDecodingError/tooManyPixels(width:height:limit:)``);
+///   (``ImageDecodingError/tooManyPixels(width:height:limit:)``); with
+///   ``ImageDecodingOptions/allFrames`` the limit covers all frames together (the error then
+///   names the width and the height of the strip of frames, height × frames);
 /// - ``ImageDecodingOptions/thumbnail`` decodes at the target size (libvips `thumbnail_buffer`:
 ///   JPEG DCT scaling, WebP scaled decode, …), never full size then shrink;
 /// - EXIF orientation is applied exactly once, then dropped;
@@ -103,6 +105,11 @@ public struct VipsDecoder: ImageDecoding {
         try Self.checkPixelCount(width: header.width, height: header.height, options: options)
         let declaredFrames = max(1, header.int("n-pages", default: 1))
         let pages: Int32 = options.allFrames && declaredFrames > 1 ? -1 : 1
+        if pages == -1 {
+            // Every frame is held at once: the limit covers the whole strip of frames.
+            let (strip, overflow) = header.height.multipliedReportingOverflow(by: declaredFrames)
+            try Self.checkPixelCount(width: header.width, height: overflow ? Int.max : strip, options: options)
+        }
         let makeImage: (Bool) throws -> VipsImageHandle
         if let thumbnail = options.thumbnail {
             makeImage = { exportSRGB in
