@@ -6,8 +6,8 @@ import Foundation
 /// ``ImageFormat/sniff(_:)``. Signatures follow each format's specification (JPEG: ITU T.81
 /// SOI marker; PNG: RFC 2083 §3.1; GIF: GIF89a spec; WebP: RIFF container; AVIF/HEIC: ISO/IEC
 /// 14496-12 `ftyp` box brands; TIFF: TIFF 6.0 byte-order header; BMP: `BM` and a known DIB
-/// header size; JPEG XL: ISO/IEC
-/// 18181 codestream and container signatures; SVG: an XML document whose root is `<svg`).
+/// header size; JPEG XL: ISO/IEC 18181 codestream and container signatures; SVG: an XML
+/// document whose root is `<svg`).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case jpeg
     case png
