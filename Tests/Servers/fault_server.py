@@ -28,6 +28,8 @@ Routes (all GET/HEAD; `key` query parameters isolate per-test state):
   /etag?key=K&cc=CC&tag=T      ETag T (default "v1"); If-None-Match match -> 304; optional Cache-Control
   /lastmod?key=K&cc=CC         Last-Modified fixed date; If-Modified-Since equal -> 304
   /cache?cc=CC&expires=E       image with Cache-Control CC and optional Expires E (raw)
+  /hold?key=K                  waits (at most 30 s) until /_release?key=K, then 200 image
+  /_release?key=K              releases every request held under K (and later ones at once)
   /_requests?prefix=P          JSON list of recorded requests whose target starts with P
   /_reset                      forget recorded requests and counters
 """
@@ -69,6 +71,14 @@ HTML = b"<!DOCTYPE html><html><head><title>Not an image</title></head><body>hell
 lock = threading.Lock()
 recorded = []          # list of dicts
 counters = {}          # key -> int
+holds = {}             # key -> threading.Event
+
+
+def hold_event(key):
+    with lock:
+        if key not in holds:
+            holds[key] = threading.Event()
+        return holds[key]
 
 
 def bump(key):
@@ -288,6 +298,14 @@ class Handler(BaseHTTPRequestHandler):
 
     def route_cache(self):
         self.send(200, self.body_image(), "image/png", self.cc_headers())
+
+    def route_hold(self):
+        hold_event(self.q("key", "")).wait(30)
+        self.send(200, self.body_image())
+
+    def route__release(self):
+        hold_event(self.q("key", "")).set()
+        self.send(204, b"", None)
 
     def route__requests(self):
         prefix = self.q("prefix", "")

@@ -130,6 +130,9 @@ public final class DataLoader: DataLoading, Sendable {
     /// Transfers waiting for a slot.
     public var waitingCount: Int { scheduler.waitingCount }
 
+    /// Callers waiting on a transfer (for tests).
+    package var callerCount: Int { state.withLock { $0.subscriberTransfer.count } }
+
     /// Forgets every remembered failed URL.
     public func removeAllFailedURLs() { failedURLs?.removeAll() }
 

@@ -10,7 +10,8 @@ import Synchronization
 /// free port. The full list of routes and their query parameters is in that script's docstring;
 /// the usual ones are `/image`, `/octet`, `/delay?ms=`, `/truncated`, `/reset`, `/status?code=`,
 /// `/flaky?key=&fail=`, `/retry-after?key=&after=`, `/html`, `/empty`, `/drip?chunks=&ms=&size=`,
-/// `/huge`, `/redirect?n=`, `/loop`, `/etag?key=&cc=`, `/lastmod?key=&cc=`, `/cache?cc=`.
+/// `/huge`, `/redirect?n=`, `/loop`, `/etag?key=&cc=`, `/lastmod?key=&cc=`, `/cache?cc=`, and
+/// `/hold?key=` which answers only after ``release(key:)`` (for deterministic in-flight tests).
 /// Image bodies are a valid 4×4 PNG (98 bytes) unless `imagePath` is given.
 ///
 /// Every request is recorded **before** it is answered, so ``requests(prefix:)`` and
@@ -110,6 +111,14 @@ public final class FaultServer: Sendable {
     ///
     /// - Throws: ``TestServerError/requestFailed(_:)`` when the server does not answer.
     public func requestCount(prefix: String) throws -> Int { try requests(prefix: prefix).count }
+
+    /// Answers every request to `/hold?key=<key>` (held until now) and later ones at once.
+    ///
+    /// - Throws: ``TestServerError/requestFailed(_:)`` when the server does not answer.
+    public func release(key: String) throws {
+        let encoded = key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? key
+        _ = try LoopbackHTTP.get(port: port, path: "/_release?key=\(encoded)")
+    }
 
     /// Forgets recorded requests and per-key counters (of `/flaky`, `/retry-after`).
     public func reset() throws { _ = try LoopbackHTTP.get(port: port, path: "/_reset") }
