@@ -9,7 +9,9 @@ internal import CVipsShim
 /// What it guarantees:
 /// - the pixel count declared in the header is checked against
 ///   ``ImageDecodingOptions/maximumPixelCount`` before any pixel is decoded
-///   (``ImageDecodingError/tooManyPixels(width:height:limit:)``);
+///   (``ImageDecodingError/tooManyPixels(width:height:limit:)``); with
+///   ``ImageDecodingOptions/allFrames`` the limit covers all frames together (the error then
+///   names the width and the height of the strip of frames, height × frames);
 /// - ``ImageDecodingOptions/thumbnail`` decodes at the target size (libvips `thumbnail_buffer`:
 ///   JPEG DCT scaling, WebP scaled decode, …), never full size then shrink;
 /// - EXIF orientation is applied exactly once, then dropped;
@@ -20,15 +22,21 @@ internal import CVipsShim
 /// - animations: first frame by default; every frame with its duration and the loop count when
 ///   ``ImageDecodingOptions/allFrames`` is set.
 ///
+/// Plain JPEGs (YCbCr, RGB or grey, no ICC profile, no libjpeg warning) go through libjpeg-turbo
+/// directly unless ``usesTurboJPEG`` is `false` (see ``usesTurboJPEG``); everything else, and any
+/// JPEG the fast path declines, goes through libvips. Only formats ``ImageFormat/sniff(_:)-(Data)``
+/// recognises reach libvips, so its other loaders (PDF, FITS, CSV, …) are never used.
+///
 /// ```swift
 /// let image = try VipsDecoder().decode(data, options: .init(thumbnail: .init(width: 256)))
 /// ```
 ///
 /// - Important: thread-safe; a value type with no state.
 public struct VipsDecoder: ImageDecoding {
-    /// Whether JPEG thumbnails take the TurboJPEG fast path (DCT-scaled decode plus a triangle
-    /// filter, skipping libvips' per-image thread-pool cost); default `true`. Files the fast path
-    /// does not handle plainly (CMYK, ICC profile, warnings) always go through libvips.
+    /// Whether JPEGs take the TurboJPEG fast path (libjpeg-turbo directly; for thumbnails a
+    /// DCT-scaled decode plus a triangle filter), skipping libvips' per-image thread-pool cost
+    /// (≈ 7 ms here); default `true`. Files the fast path does not handle plainly (CMYK, ICC
+    /// profile, any libjpeg warning) always go through libvips.
     public var usesTurboJPEG: Bool
 
     /// Creates the decoder (libvips starts on first use); see ``usesTurboJPEG``.
@@ -68,9 +76,8 @@ public struct VipsDecoder: ImageDecoding {
         if format == .jpeg, let precision = FileStructure.jpegPrecision(data), precision != 8 {
             throw ImageDecodingError.unsupportedFormat(.jpeg)
         }
-        if usesTurboJPEG, format == .jpeg, let thumbnail = options.thumbnail, !options.allFrames,
-           thumbnail.width > 0, (thumbnail.height ?? 1) > 0,
-           let image = try data.withUnsafeBytes({ try TurboJPEGThumbnailer.thumbnail($0, thumbnail, options: options) }) {
+        if usesTurboJPEG, format == .jpeg, options.thumbnail.map({ $0.width > 0 && ($0.height ?? 1) > 0 }) ?? true,
+           let image = try data.withUnsafeBytes({ try TurboJPEGDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
             return image
         }
         if format == .gif, let size = GIFHeader.largestFrame(in: data) {
@@ -98,6 +105,11 @@ public struct VipsDecoder: ImageDecoding {
         try Self.checkPixelCount(width: header.width, height: header.height, options: options)
         let declaredFrames = max(1, header.int("n-pages", default: 1))
         let pages: Int32 = options.allFrames && declaredFrames > 1 ? -1 : 1
+        if pages == -1 {
+            // Every frame is held at once: the limit covers the whole strip of frames.
+            let (strip, overflow) = header.height.multipliedReportingOverflow(by: declaredFrames)
+            try Self.checkPixelCount(width: header.width, height: overflow ? Int.max : strip, options: options)
+        }
         let makeImage: (Bool) throws -> VipsImageHandle
         if let thumbnail = options.thumbnail {
             makeImage = { exportSRGB in

@@ -36,6 +36,37 @@ struct TurboJPEGFastPathTests {
         #expect(compared > 30)
     }
 
+    /// Full size, both paths run the same libjpeg-turbo: the pixels must agree exactly (±1 for
+    /// rounding in libvips' colour handling).
+    @Test func fullSizeDecodesMatchLibvipsPixelForPixel() throws {
+        guard Corpus.isAvailable else { return }
+        var compared = 0
+        for row in try Corpus.rows() where row.format == "jpeg" && row.expect == .ok {
+            let data = try Corpus.data(row.path)
+            let a = try VipsDecoder(usesTurboJPEG: true).decode(data, options: .init())
+            let b = try VipsDecoder(usesTurboJPEG: false).decode(data, options: .init())
+            #expect(a.width == b.width && a.height == b.height && a.layout == b.layout, "\(row.path)")
+            guard a.width == b.width, a.height == b.height, a.layout == b.layout else { continue }
+            let worst = Self.maxDifference(a.pixels, b.pixels)
+            #expect(worst <= 1, "\(row.path): off by \(worst)")
+            compared += 1
+        }
+        #expect(compared > 30)
+    }
+
+    static func maxDifference(_ a: Data, _ b: Data) -> Int {
+        a.withUnsafeBytes { a in
+            b.withUnsafeBytes { b in
+                var worst: UInt8 = 0
+                for i in 0..<min(a.count, b.count) {
+                    let x = a[i], y = b[i]
+                    worst = max(worst, x > y ? x - y : y - x)
+                }
+                return Int(worst)
+            }
+        }
+    }
+
     @Test func truncatedJPEGStillFailsThroughTheFastPath() throws {
         guard Corpus.isAvailable else { return }
         let full = try Corpus.data("exif-orientation/Landscape_5.jpg")

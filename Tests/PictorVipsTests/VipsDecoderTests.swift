@@ -21,6 +21,7 @@ struct VipsDecoderTests {
 
     @Test func bmpIsUnsupportedWithoutImageMagick() throws {
         var bmp = Data("BM".utf8)
+        bmp.append(Data([0x46, 0, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0, 40, 0, 0, 0]))
         bmp.append(Data(count: 60))
         if !VipsDecoder.supportedFormats.contains(.bmp) {
             #expect(throws: ImageDecodingError.unsupportedFormat(.bmp)) { try decoder.decode(bmp, options: .init()) }

@@ -31,9 +31,7 @@ struct ImageJob: Sendable {
     func makeRequest() -> ImageRequest {
         var processors: [any ImageProcessing] = []
         if let resize { processors.append(.resize(width: resize.width, height: resize.height)) }
-        var request = ImageRequest(url: url, processors: processors)
-        if dataOnly { request.options.insert(.skipDecode) }
-        return request
+        return ImageRequest(url: url, processors: processors)
     }
 
     /// Runs the job; never throws: failures are reported in the result with a reason.
@@ -41,6 +39,14 @@ struct ImageJob: Sendable {
         let start = ContinuousClock.now
         var result = Result(url: url, status: .ok)
         do {
+            if dataOnly {
+                // Bytes only, validated as an image and stored on disk; no decode.
+                let response = try await pipeline.data(for: makeRequest())
+                result.layer = response.cacheLayer.rawValue
+                result.bytes = Int64(response.data.count)
+                result.seconds = (ContinuousClock.now - start).seconds
+                return result
+            }
             let response = try await pipeline.image(for: makeRequest())
             let image = response.image
             result.layer = response.cacheLayer.rawValue

@@ -23,7 +23,8 @@ struct ImageFormatSniffTests {
         (bytes(Array("RIFF\u{0}\u{0}\u{0}\u{0}WEBPVP8 ".utf8)), .webp),
         (bytes([0x49, 0x49, 0x2A, 0x00]), .tiff),
         (bytes([0x4D, 0x4D, 0x00, 0x2A]), .tiff),
-        (bytes(Array("BM".utf8)), .bmp),
+        (bytes(Array("BM".utf8) + [0x46, 0, 0, 0, 0, 0, 0, 0, 0x36, 0, 0, 0, 40, 0, 0, 0]), .bmp),
+        (bytes(Array("BM".utf8) + [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 124, 0, 0, 0]), .bmp),
         (bytes([0xFF, 0x0A]), .jxl),
         (bytes([0, 0, 0, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]), .jxl),
         (ftyp("avif", ["mif1", "miaf"]), .avif),
@@ -46,7 +47,7 @@ struct ImageFormatSniffTests {
     }
 
     @Test(arguments: [
-        "", "<html><body>404</body></html>", "{\"error\": true}", "<?xml version=\"1.0\"?><feed/>", "GIF8", "RIFF____WAVE",
+        "", "<html><body>404</body></html>", "{\"error\": true}", "BMW and Audi are car makers, listed here.", "<?xml version=\"1.0\"?><feed/>", "GIF8", "RIFF____WAVE",
     ])
     func notImages(text: String) {
         #expect(ImageFormat.sniff(Data(text.utf8)) == nil)
