@@ -17,6 +17,7 @@ let package = Package(
             name: "PictorBenchmarks",
             dependencies: [
                 "CBenchReference",
+                .product(name: "Pictor", package: "Pictor"),
                 .product(name: "PictorCore", package: "Pictor"),
                 .product(name: "PictorCrypto", package: "Pictor"),
                 .product(name: "PictorDiskCache", package: "Pictor"),

@@ -12,6 +12,7 @@ MemoryBenchmarks(options: options, report: report).run()
 DiskBenchmarks(options: options, report: report).run()
 DecodingBenchmarks(options: options, report: report).run()
 DownloadBenchmarks(options: options, report: report).run()
+PipelineBenchmarks(options: options, report: report).run()
 try? FileManager.default.removeItem(atPath: options.workDirectory)
 
 let elapsed = Double(nowNanoseconds() - started) / 1e9
