@@ -133,7 +133,7 @@ final class Report {
     }
 
     func document(quick: Bool) -> Document {
-        Document(date: Machine.dateString, machine: Machine.description, quick: quick,
+        Document(date: Machine.startDate, machine: Machine.description, quick: quick,
                  rows: rows, skipped: skipped, notes: notes)
     }
 

@@ -1,3 +1,4 @@
+import CBenchReference
 import Foundation
 import Pictor
 import PictorCore
@@ -64,13 +65,13 @@ struct PipelineBenchmarks {
         let requests = site.urls.map(Self.request)
         let diskDirectory = try fixtures.directory("pipeline-disk")
         let concurrency = 8
-        var phases: [(id: String, label: String, images: Double, cpu: Double, rss: Int, failures: Int)] = []
+        var phases: [(id: String, label: String, images: Double, cpu: Double, rss: Int, base: Int, failures: Int)] = []
         func measure(_ id: String, _ label: String, _ pipeline: ImagePipeline) {
-            resetPeakRSS()
+            let base = resetPeakRSS()
             let cpu0 = processCPUSeconds(), t0 = nowNanoseconds()
             let failures = Self.prefetch(pipeline, requests, concurrency: concurrency)
             let seconds = Double(nowNanoseconds() - t0) / 1e9, cpu = processCPUSeconds() - cpu0
-            phases.append((id, label, Double(requests.count) / seconds, cpu / Double(requests.count), peakRSSBytes(), failures))
+            phases.append((id, label, Double(requests.count) / seconds, cpu / Double(requests.count), peakRSSBytes(), base, failures))
         }
         do {
             let disk = try DiskFixtures.openCache(diskDirectory, encrypted: nil)
@@ -88,7 +89,8 @@ struct PipelineBenchmarks {
             report.add(Row(
                 id: phase.id, targetID: "N3",
                 figure: "Pipeline prefetch of \(requests.count) distinct 1024-px JPEGs as 256-px thumbnails, \(concurrency) at a time, \(phase.label)",
-                pictor: String(format: "%.0f img/s, %.2f ms CPU/img, peak RSS %.0f MB", phase.images, phase.cpu * 1e3, Double(phase.rss) / 1e6),
+                pictor: String(format: "%.0f img/s, %.2f ms CPU/img, peak RSS %.0f MB (%.0f MB before)",
+                               phase.images, phase.cpu * 1e3, Double(phase.rss) / 1e6, Double(phase.base) / 1e6),
                 reference: "—", ratio: phase.images, ratioKind: "img/s", goal: .none,
                 pictorValue: phase.images, referenceValue: nil))
         }
@@ -169,7 +171,11 @@ struct PipelineBenchmarks {
     }
 }
 
-/// Resets this process's peak RSS (`VmHWM`) so that a phase reports its own peak.
-func resetPeakRSS() {
+/// Returns freed heap to the system (earlier benchmarks in this process held ~1 GB) and resets
+/// the peak RSS (`VmHWM`) so that a phase reports its own peak; returns the RSS at that point.
+@discardableResult
+func resetPeakRSS() -> Int {
+    cbench_malloc_trim()
     try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
+    return peakRSSBytes()
 }
