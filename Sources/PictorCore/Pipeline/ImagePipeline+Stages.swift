@@ -69,7 +69,7 @@ extension ImagePipeline {
         start: ContinuousClock.Instant
     ) async throws(Error) -> ImageResponse {
         do {
-            let fetched = try await fetch(p, p.fetchKey, priority: priority, progress: progress)
+            let fetched = try await fetch(p, p.originalFetchKey, priority: priority, progress: progress)
             let source = fetched.output.fetched.source
             let layer: CacheLayer = source == .network ? .network : .disk
             counters.withLock { $0.record(layer) }
@@ -94,7 +94,7 @@ extension ImagePipeline {
         counters.withLock { $0.requests += 1 }
         let prepared = PreparedRequest(request, configuration: configuration)
         do {
-            let output = try await fetch(prepared, prepared.fetchKey, priority: priority, progress: nil).output
+            let output = try await fetch(prepared, prepared.originalFetchKey, priority: priority, progress: nil).output
             let layer: CacheLayer = output.fetched.source == .network ? .network : .disk
             counters.withLock { $0.record(layer) }
             var metrics = ImageTaskMetrics()

@@ -263,3 +263,17 @@ struct ImagePipelineCacheRemovalTests {
         #expect(h.disk.keys.isEmpty)
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePipelineOriginalBytesTests {
+    @Test func dataRequestsStoreTheOriginalEvenUnderTheProcessedPolicy() async throws {
+        let h = Harness(policy: .processed)
+        let url = h.stub()
+
+        _ = try await h.pipeline.data(for: ImageRequest(url: url, processors: [h.tag(1)]))
+        _ = try await h.pipeline.image(for: ImageRequest(url: url, processors: [h.tag(2)], options: .skipDecode))
+
+        #expect(h.disk.keys == [url.absoluteString])
+        #expect(h.fetcher.networkRequestCount == 1)
+    }
+}

@@ -49,6 +49,9 @@ struct PreparedRequest: Sendable {
     /// The processors run after decoding (without a folded leading one).
     let processors: [any ImageProcessing]
     let fetchKey: FetchKey
+    /// The fetch when only the original bytes are wanted (``ImagePipeline/data(for:)``,
+    /// ``ImageRequest/Options/skipDecode``): stored on disk as for an unprocessed request.
+    let originalFetchKey: FetchKey
 
     var decodeKey: DecodeKey { DecodeKey(fetch: fetchKey, thumbnail: thumbnail) }
     var loadKey: LoadKey { LoadKey(image: imageKey, fetch: fetchKey, options: request.options) }
@@ -73,12 +76,15 @@ struct PreparedRequest: Sendable {
             processors = request.processors
         }
         let options = request.options
+        let ignoresCachedData = options.contains(.reloadIgnoringCachedData) || options.contains(.disableDiskCacheReads)
+        let writesDisk = !options.contains(.disableDiskCacheWrites)
+        let policy = configuration.diskCachePolicy
         fetchKey = FetchKey(
-            dataKey: dataKey,
-            ignoresCachedData: options.contains(.reloadIgnoringCachedData) || options.contains(.disableDiskCacheReads),
-            isCacheOnly: options.contains(.returnCacheDataDontLoad),
-            storesToDisk: !options.contains(.disableDiskCacheWrites)
-                && configuration.diskCachePolicy.storesOriginal(forProcessedRequest: request.isProcessed))
+            dataKey: dataKey, ignoresCachedData: ignoresCachedData, isCacheOnly: options.contains(.returnCacheDataDontLoad),
+            storesToDisk: writesDisk && policy.storesOriginal(forProcessedRequest: request.isProcessed))
+        originalFetchKey = FetchKey(
+            dataKey: dataKey, ignoresCachedData: ignoresCachedData, isCacheOnly: options.contains(.returnCacheDataDontLoad),
+            storesToDisk: writesDisk && policy.storesOriginal(forProcessedRequest: false))
     }
 }
 
