@@ -35,6 +35,9 @@ public struct DataFetchRequest: Sendable {
     public var isCacheOnly: Bool
     /// Whether a network result is written to the disk cache.
     public var storesToDisk: Bool
+    /// A per-request hook run on the network request before it is sent (after the loader's
+    /// own); `nil` by default. Added by the loading layer.
+    public var requestModifier: RequestModifier? = nil
 
     /// Creates a fetch request; defaults: normal priority, disk read and write allowed.
     public init(

@@ -19,6 +19,32 @@ public protocol DataLoading: Sendable {
         for request: URLRequest,
         didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void
     ) async throws -> URLResponse
+
+    /// Loads `request` with per-request options (priority, request modifier).
+    ///
+    /// The default implementation applies ``DataLoadOptions/requestModifier``, ignores the
+    /// priority and calls ``loadData(for:didReceiveChunk:)``. ``DataLoader`` schedules by the
+    /// priority and coalesces identical requests.
+    ///
+    /// - Throws: ``DataLoadingError``, `CancellationError`, or what the modifier throws.
+    func loadData(
+        for request: URLRequest,
+        options: DataLoadOptions,
+        didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void
+    ) async throws -> URLResponse
+}
+
+extension DataLoading {
+    /// Applies the options' request modifier, then loads through ``loadData(for:didReceiveChunk:)``.
+    public func loadData(
+        for request: URLRequest,
+        options: DataLoadOptions,
+        didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void
+    ) async throws -> URLResponse {
+        var request = request
+        if let modifier = options.requestModifier { request = try await modifier(request) }
+        return try await loadData(for: request, didReceiveChunk: didReceiveChunk)
+    }
 }
 
 extension DataLoading {

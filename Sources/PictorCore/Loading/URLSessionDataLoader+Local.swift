@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension URLSessionDataLoader {
+    /// Chunk size for `file://` reads, in bytes (256 KiB).
+    static let fileChunkSize = 256 * 1024
+
+    /// Reads a `file://` URL in chunks, checking for cancellation between them.
+    static func loadFile(
+        _ url: URL, didReceiveChunk: @escaping @Sendable (Data, TransferProgress) -> Void
+    ) async throws -> URLResponse {
+        let path = url.path
+        let handle: FileHandle
+        do {
+            handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        } catch {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw DataLoadingError.transport(
+                code: exists ? URLError.noPermissionsToReadFile.rawValue : URLError.fileDoesNotExist.rawValue,
+                message: exists ? "file cannot be read" : "file does not exist")
+        }
+        defer { try? handle.close() }
+        let total = Int64((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? -1)
+        didReceiveChunk(Data(), TransferProgress(completed: 0, total: total))
+        var completed: Int64 = 0
+        while true {
+            try Task.checkCancellation()
+            let chunk: Data
+            do {
+                chunk = try handle.read(upToCount: fileChunkSize) ?? Data()
+            } catch {
+                throw DataLoadingError.transport(code: URLError.cannotOpenFile.rawValue, message: "file read failed")
+            }
+            if chunk.isEmpty { break }
+            completed += Int64(chunk.count)
+            didReceiveChunk(chunk, TransferProgress(completed: completed, total: total))
+        }
+        return URLResponse(url: url, mimeType: nil, expectedContentLength: Int(total), textEncodingName: nil)
+    }
+
+    /// Decodes a `data:` URL (RFC 2397): `data:[<mediatype>][;base64],<data>`.
+    static func loadDataURL(
+        _ url: URL, didReceiveChunk: @escaping @Sendable (Data, TransferProgress) -> Void
+    ) throws -> URLResponse {
+        let string = url.absoluteString
+        guard let comma = string.firstIndex(of: ",") else { throw DataLoadingError.unsupportedURL }
+        let header = string[string.index(string.startIndex, offsetBy: 5)..<comma]
+        let payload = String(string[string.index(after: comma)...])
+        let parameters = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+        let isBase64 = parameters.last?.lowercased() == "base64"
+        let mimeType = parameters.first.flatMap { $0.contains("/") ? $0 : nil } ?? "text/plain"
+        let data: Data?
+        if isBase64 {
+            data = Data(base64Encoded: payload.removingPercentEncoding ?? payload, options: .ignoreUnknownCharacters)
+        } else {
+            data = (payload.removingPercentEncoding ?? payload).data(using: .utf8)
+        }
+        guard let data else { throw DataLoadingError.unsupportedURL }
+        let total = Int64(data.count)
+        didReceiveChunk(Data(), TransferProgress(completed: 0, total: total))
+        if !data.isEmpty { didReceiveChunk(data, TransferProgress(completed: total, total: total)) }
+        return URLResponse(url: url, mimeType: mimeType, expectedContentLength: data.count, textEncodingName: nil)
+    }
+}

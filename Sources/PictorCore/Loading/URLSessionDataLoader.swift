@@ -1,0 +1,111 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The network transport on `URLSession` (FoundationNetworking on Linux): one delegate-based
+/// session, so body chunks and progress stream as they arrive.
+///
+/// What it does beyond a plain `URLSession` (see `linux-notes.md` §2 for why):
+/// - the session is `.ephemeral` with `urlCache = nil` and no cookies (Pictor does its own HTTP
+///   caching; URLSession on Linux neither stores nor revalidates);
+/// - `Task` cancellation stops the transfer and throws `CancellationError` (not `URLError`);
+/// - idle timeouts are rounded **up** to whole seconds (URLSession truncates `0.5` to `0`);
+/// - `file://` URLs are read from disk (URLSession cannot) and `data:` URLs are decoded here;
+/// - redirects are followed up to ``Configuration/maximumRedirects`` with loop detection, or
+///   not at all (the 3xx response is returned) when ``Configuration/followsRedirects`` is false;
+/// - errors are ``DataLoadingError``s: `truncated` for a body cut short of its
+///   `Content-Length`, `timedOut`, `tooManyRedirects`, `unsupportedURL`, else `transport`.
+///
+/// It does **not** check status codes or content: wrap it in ``DataLoader`` for validation,
+/// coalescing, priorities and retries.
+///
+/// When the response headers arrive, `didReceiveChunk` is first called once with an empty chunk
+/// and the expected total, so a caller can reject an oversized `Content-Length` up front.
+public final class URLSessionDataLoader: DataLoading, Sendable {
+    /// How the session is set up.
+    public struct Configuration: Sendable {
+        /// Idle timeout in seconds (no byte received for this long fails the transfer), rounded
+        /// up to a whole second, at least 1. `60` by default (URLSession's default). A request's
+        /// own `timeoutInterval` is used when it is smaller.
+        public var idleTimeout: Double = 60
+        /// Connections per host, `6` by default (URLSession's default).
+        public var maximumConnectionsPerHost: Int = 6
+        /// Whether redirects are followed here; `true` by default. ``DataLoader`` turns it off
+        /// for its own transport and follows redirects itself.
+        public var followsRedirects: Bool = true
+        /// Redirect hops allowed when following, `10` by default (RFC 9110 §15.4 asks clients to
+        /// detect loops; browsers allow about 20, Pictor's images rarely need more than 2).
+        public var maximumRedirects: Int = 10
+        /// Headers added to every request (a request's own headers win). Empty by default.
+        public var additionalHeaders: [String: String] = [:]
+
+        /// Creates a configuration with the defaults above.
+        public init() {}
+    }
+
+    /// The configuration the loader was created with.
+    public let configuration: Configuration
+    let session: URLSession
+    let delegate: SessionDelegate
+
+    /// Creates a loader with its own ephemeral session.
+    public init(configuration: Configuration = Configuration()) {
+        self.configuration = configuration
+        let sessionConfiguration = URLSessionConfiguration.ephemeral
+        sessionConfiguration.urlCache = nil
+        sessionConfiguration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        sessionConfiguration.httpShouldSetCookies = false
+        sessionConfiguration.httpCookieAcceptPolicy = .never
+        sessionConfiguration.httpCookieStorage = nil
+        sessionConfiguration.httpMaximumConnectionsPerHost = max(1, configuration.maximumConnectionsPerHost)
+        sessionConfiguration.timeoutIntervalForRequest = Self.wholeSeconds(configuration.idleTimeout)
+        if !configuration.additionalHeaders.isEmpty {
+            sessionConfiguration.httpAdditionalHeaders = configuration.additionalHeaders
+        }
+        let delegate = SessionDelegate(
+            followsRedirects: configuration.followsRedirects, maximumRedirects: configuration.maximumRedirects)
+        self.delegate = delegate
+        self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
+    }
+
+    deinit { session.invalidateAndCancel() }
+
+    /// Loads `request`; see the type's documentation for what is handled.
+    ///
+    /// - Throws: ``DataLoadingError`` or `CancellationError`.
+    public func loadData(
+        for request: URLRequest,
+        didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void
+    ) async throws -> URLResponse {
+        try Task.checkCancellation()
+        guard let url = request.url, let scheme = url.scheme?.lowercased() else { throw DataLoadingError.unsupportedURL }
+        switch scheme {
+        case "file": return try await Self.loadFile(url, didReceiveChunk: didReceiveChunk)
+        case "data": return try Self.loadDataURL(url, didReceiveChunk: didReceiveChunk)
+        case "http", "https": break
+        default: throw DataLoadingError.unsupportedURL
+        }
+        var request = request
+        let timeout = min(Self.wholeSeconds(request.timeoutInterval), Self.wholeSeconds(configuration.idleTimeout))
+        request.timeoutInterval = timeout
+        request.httpShouldHandleCookies = false
+        let task = session.dataTask(with: request)
+        let handler = TaskHandler(didReceiveChunk: didReceiveChunk, timeout: timeout)
+        delegate.register(handler, for: task.taskIdentifier)
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                if handler.start(continuation) { task.resume() } else { delegate.unregister(task.taskIdentifier) }
+            }
+        } onCancel: {
+            handler.cancel()
+            task.cancel()
+        }
+    }
+
+    /// `seconds` rounded up to a whole number, at least 1 (URLSession on Linux truncates).
+    static func wholeSeconds(_ seconds: Double) -> Double {
+        guard seconds.isFinite, seconds > 0 else { return 1 }
+        return max(1, seconds.rounded(.up))
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import PictorCore
+import PictorTestSupport
+import Testing
+
+/// Status, content and limit checks of ``DataLoader`` against the fault server.
+@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(1)))
+struct DataLoaderValidationTests {
+    let server = LoadingFixtures.faultServer!
+    let loader = LoadingFixtures.loader()
+
+    @Test(arguments: ["/image", "/octet", "/image?type=none", "/image?type=image/jpg", "/image?type=text/plain"])
+    func imageBytesLoadWhateverTheContentType(path: String) async throws {
+        let (data, response) = try await loader.data(for: URLRequest(url: server.url(path)))
+        #expect(ImageFormat.sniff(data) == .png)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+    }
+
+    @Test func htmlWithStatus200IsNotAnImage() async throws {
+        await #expect(throws: DataLoadingError.notAnImage(contentType: "text/html; charset=utf-8")) {
+            _ = try await loader.data(for: URLRequest(url: server.url("/html")))
+        }
+    }
+
+    @Test func notFoundWithAnImageBodyIsAnErrorAndNotRetried() async throws {
+        let path = "/status?code=404&k=\(LoadingFixtures.key())"
+        await #expect(throws: DataLoadingError.statusCode(404)) {
+            _ = try await loader.data(for: URLRequest(url: server.url(path)))
+        }
+        #expect(try server.requestCount(prefix: path) == 1)
+    }
+
+    @Test func emptyBodyIsAnError() async throws {
+        await #expect(throws: DataLoadingError.emptyBody) {
+            _ = try await loader.data(for: URLRequest(url: server.url("/empty")))
+        }
+    }
+
+    @Test func bodyCutShortOfContentLengthIsTruncatedAndRetried() async throws {
+        let path = "/truncated?send=40&pad=1000&k=\(LoadingFixtures.key())"
+        await #expect {
+            _ = try await loader.data(for: URLRequest(url: server.url(path)))
+        } throws: { error in
+            guard case DataLoadingError.truncated(let received, let expected)? = error as? DataLoadingError else { return false }
+            return received == 40 && expected == 1098
+        }
+        #expect(try server.requestCount(prefix: path) == 3)
+    }
+
+    @Test func connectionResetIsATransportErrorAndRetried() async throws {
+        let path = "/reset?k=\(LoadingFixtures.key())"
+        await #expect {
+            _ = try await loader.data(for: URLRequest(url: server.url(path)))
+        } throws: { error in
+            if case DataLoadingError.transport? = error as? DataLoadingError { return true }
+            return false
+        }
+        #expect(try server.requestCount(prefix: path) == 3)
+    }
+
+    @Test func hugeContentLengthFailsUpFrontWithoutRetry() async throws {
+        let path = "/huge?k=\(LoadingFixtures.key())"
+        let loader = LoadingFixtures.loader { $0.maximumResponseSize = 1024 * 1024 }
+        await #expect(throws: DataLoadingError.responseTooLarge(limit: 1024 * 1024)) {
+            _ = try await loader.data(for: URLRequest(url: server.url(path)))
+        }
+        #expect(try server.requestCount(prefix: path) == 1)
+    }
+
+    @Test func bodyLargerThanTheLimitWhileStreamingFails() async throws {
+        let loader = LoadingFixtures.loader { $0.maximumResponseSize = 10_000 }
+        await #expect(throws: DataLoadingError.responseTooLarge(limit: 10_000)) {
+            _ = try await loader.data(for: URLRequest(url: server.url("/image?pad=50000")))
+        }
+    }
+
+    @Test func overallTimeoutIsEnforcedByPictor() async throws {
+        let loader = LoadingFixtures.loader {
+            $0.timeout = 0.3
+            $0.retryPolicy.maximumRetries = 0
+        }
+        await #expect(throws: DataLoadingError.timedOut(seconds: 0.3)) {
+            _ = try await loader.data(for: URLRequest(url: server.url("/delay?ms=5000&k=\(LoadingFixtures.key())")))
+        }
+    }
+
+    @Test func slowDripStreamsProgress() async throws {
+        let progress = ProgressRecorder()
+        let (data, _) = try await loader.data(for: URLRequest(url: server.url("/drip?chunks=4&ms=50&size=200000"))) { p in
+            progress.record(Data(), p)
+        }
+        #expect(data.count == 200_000)
+        let values = progress.recorded
+        #expect(values.count >= 3)
+        #expect(values.last == TransferProgress(completed: 200_000, total: 200_000))
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.completed <= $1.completed })
+    }
+
+    @Test func unsupportedSchemeFails() async throws {
+        await #expect(throws: DataLoadingError.unsupportedURL) {
+            _ = try await loader.data(for: URLRequest(url: URL(string: "ftp://127.0.0.1/a.png")!))
+        }
+    }
+}

@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Pictor's HTTP fault server for tests (loopback only).
+
+Starts a ThreadingHTTPServer on 127.0.0.1, on the port given by --port (0 = any free port),
+and prints exactly one line "PORT <n>" on stdout once it is listening. Every request is recorded
+before it is answered, so a client that got a response can count it at once (see /_requests).
+
+Image bodies are a small valid PNG (or the file given with --image); `pad=N` appends N bytes
+after the image (image decoders ignore trailing bytes; format sniffing only reads the start).
+
+Routes (all GET/HEAD; `key` query parameters isolate per-test state):
+  /image?type=T&pad=N          200 image; Content-Type T ("none" = no header; default image/png)
+  /octet                       200 image as application/octet-stream
+  /delay?ms=N                  wait N ms, then 200 image
+  /truncated?send=N            Content-Length = full image + pad, only N bytes sent, then close
+  /reset                       connection reset (RST) without any response
+  /reset-after-headers         headers with Content-Length, some body, then RST
+  /status?code=C               C with an image body (e.g. 404 with an image)
+  /flaky?key=K&fail=N&code=C   the first N requests for K answer C (default 500), then 200 image
+  /retry-after?key=K&fail=N&after=S  429 with Retry-After: S for the first N, then 200 image
+  /html                        200 text/html page
+  /empty                       200 with an empty body
+  /drip?chunks=N&ms=M&size=B   200 image padded to at least B bytes, sent in N chunks M ms apart
+  /huge                        Content-Length 10 GiB, sends 64 KiB then stalls until closed
+  /redirect?n=N&code=C&final=P N hops (code C, default 302) then P (default /image)
+  /loop?hop=I                  redirect loop /loop?hop=0 -> 1 -> 0 ...
+  /absolute-redirect?to=URL    one redirect to an absolute URL
+  /etag?key=K&cc=CC&tag=T      ETag T (default "v1"); If-None-Match match -> 304; optional Cache-Control
+  /lastmod?key=K&cc=CC         Last-Modified fixed date; If-Modified-Since equal -> 304
+  /cache?cc=CC&expires=E       image with Cache-Control CC and optional Expires E (raw)
+  /hold?key=K                  waits (at most 30 s) until /_release?key=K, then 200 image
+  /_release?key=K              releases every request held under K (and later ones at once)
+  /_requests?prefix=P          JSON list of recorded requests whose target starts with P
+  /_reset                      forget recorded requests and counters
+"""
+
+import argparse
+import json
+import socket
+import struct
+import sys
+import threading
+import time
+import urllib.parse
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def make_png(width=4, height=4):
+    def chunk(kind, data):
+        c = struct.pack(">I", len(data)) + kind + data
+        return c + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    # Rows: filter byte 0, then RGB pixels.
+    rows = []
+    for y in range(height):
+        row = bytearray([0])
+        for x in range(width):
+            row += bytes([(x * 50) % 256, (y * 50) % 256, 200])
+        rows.append(bytes(row))
+    raw = b"".join(rows)
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(raw))
+            + chunk(b"IEND", b""))
+
+
+IMAGE = make_png()
+LAST_MODIFIED = "Wed, 21 Oct 2015 07:28:00 GMT"
+HTML = b"<!DOCTYPE html><html><head><title>Not an image</title></head><body>hello</body></html>"
+
+lock = threading.Lock()
+recorded = []          # list of dicts
+counters = {}          # key -> int
+holds = {}             # key -> threading.Event
+
+
+def hold_event(key):
+    with lock:
+        if key not in holds:
+            holds[key] = threading.Event()
+        return holds[key]
+
+
+def bump(key):
+    with lock:
+        counters[key] = counters.get(key, 0) + 1
+        return counters[key]
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "PictorFaultServer/1"
+
+    def log_message(self, fmt, *args):  # quiet
+        pass
+
+    # -- helpers -----------------------------------------------------------------------------
+    def q(self, name, default=None):
+        v = self.query.get(name)
+        return v[0] if v else default
+
+    def qi(self, name, default):
+        try:
+            return int(self.q(name, default))
+        except (TypeError, ValueError):
+            return default
+
+    def body_image(self):
+        return IMAGE + b"\x00" * max(0, self.qi("pad", 0))
+
+    def send(self, code, body=b"", ctype="image/png", headers=None):
+        self.send_response(code)
+        if ctype is not None:
+            self.send_header("Content-Type", ctype)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD" and body:
+            self.wfile.write(body)
+
+    def reset_connection(self):
+        try:
+            self.wfile.flush()
+        except OSError:
+            pass
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.connection.close()
+        self.close_connection = True
+
+    # -- dispatch ----------------------------------------------------------------------------
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        parsed = urllib.parse.urlsplit(self.path)
+        self.query = urllib.parse.parse_qs(parsed.query)
+        route = parsed.path
+        if not route.startswith("/_"):
+            with lock:
+                recorded.append({
+                    "method": self.command,
+                    "target": self.path,
+                    "headers": {k.lower(): v for k, v in self.headers.items()},
+                    "time": time.time(),
+                })
+        handler = getattr(self, "route_" + route.strip("/").replace("-", "_"), None)
+        if handler is None:
+            self.send(404, b"no such route", "text/plain")
+            return
+        try:
+            handler()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    # -- routes ------------------------------------------------------------------------------
+    def route_image(self):
+        t = self.q("type", "image/png")
+        self.send(200, self.body_image(), None if t == "none" else t)
+
+    def route_octet(self):
+        self.send(200, self.body_image(), "application/octet-stream")
+
+    def route_delay(self):
+        time.sleep(self.qi("ms", 1000) / 1000.0)
+        self.send(200, self.body_image())
+
+    def route_truncated(self):
+        body = self.body_image()
+        send = min(self.qi("send", len(body) // 2), len(body))
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body[:send])
+        self.wfile.flush()
+        self.close_connection = True
+
+    def route_reset(self):
+        self.reset_connection()
+
+    def route_reset_after_headers(self):
+        body = self.body_image()
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.send_header("Content-Length", str(len(body) + 100000))
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+        time.sleep(0.05)
+        self.reset_connection()
+
+    def route_status(self):
+        self.send(self.qi("code", 404), self.body_image())
+
+    def route_flaky(self):
+        n = bump("flaky:" + self.q("key", ""))
+        if n <= self.qi("fail", 1):
+            self.send(self.qi("code", 500), b"temporary failure", "text/plain")
+        else:
+            self.send(200, self.body_image())
+
+    def route_retry_after(self):
+        n = bump("retry-after:" + self.q("key", ""))
+        if n <= self.qi("fail", 1):
+            self.send(429, b"slow down", "text/plain", {"Retry-After": self.q("after", "1")})
+        else:
+            self.send(200, self.body_image())
+
+    def route_html(self):
+        self.send(200, HTML, "text/html; charset=utf-8")
+
+    def route_empty(self):
+        self.send(200, b"", "image/png")
+
+    def route_drip(self):
+        body = IMAGE + b"\x00" * max(0, self.qi("size", 0) - len(IMAGE))
+        chunks = max(1, self.qi("chunks", 10))
+        pause = self.qi("ms", 100) / 1000.0
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        step = (len(body) + chunks - 1) // chunks
+        for i in range(0, len(body), step):
+            self.wfile.write(body[i:i + step])
+            self.wfile.flush()
+            if i + step < len(body):
+                time.sleep(pause)
+
+    def route_huge(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "image/png")
+        self.send_header("Content-Length", str(10 * 1024 ** 3))
+        self.end_headers()
+        self.wfile.write(IMAGE + b"\x00" * (65536 - len(IMAGE)))
+        self.wfile.flush()
+        # Stall (bounded) until the client gives up.
+        deadline = time.time() + 30
+        self.connection.settimeout(0.2)
+        while time.time() < deadline:
+            try:
+                if self.connection.recv(1) == b"":
+                    break
+            except socket.timeout:
+                continue
+            except OSError:
+                break
+        self.close_connection = True
+
+    def route_redirect(self):
+        n = self.qi("n", 1)
+        code = self.qi("code", 302)
+        final = self.q("final", "/image")
+        if n <= 0:
+            self.send(code, b"", None, {"Location": final})
+            return
+        rest = dict((k, v[0]) for k, v in self.query.items())
+        rest["n"] = str(n - 1)
+        if n - 1 == 0:
+            location = final
+        else:
+            location = "/redirect?" + urllib.parse.urlencode(rest)
+        self.send(code, b"", None, {"Location": location})
+
+    def route_loop(self):
+        hop = self.qi("hop", 0)
+        self.send(302, b"", None, {"Location": "/loop?hop=%d" % ((hop + 1) % 2)})
+
+    def route_absolute_redirect(self):
+        self.send(302, b"", None, {"Location": self.q("to", "/image")})
+
+    def cc_headers(self):
+        h = {}
+        if self.q("cc") is not None:
+            h["Cache-Control"] = self.q("cc")
+        if self.q("expires") is not None:
+            h["Expires"] = self.q("expires")
+        return h
+
+    def route_etag(self):
+        tag = '"%s"' % self.q("tag", "v1")
+        h = self.cc_headers()
+        h["ETag"] = tag
+        inm = self.headers.get("If-None-Match")
+        if inm is not None and tag in [t.strip() for t in inm.split(",")]:
+            self.send(304, b"", None, h)
+        else:
+            self.send(200, self.body_image(), "image/png", h)
+
+    def route_lastmod(self):
+        h = self.cc_headers()
+        h["Last-Modified"] = LAST_MODIFIED
+        if self.headers.get("If-Modified-Since") == LAST_MODIFIED:
+            self.send(304, b"", None, h)
+        else:
+            self.send(200, self.body_image(), "image/png", h)
+
+    def route_cache(self):
+        self.send(200, self.body_image(), "image/png", self.cc_headers())
+
+    def route_hold(self):
+        hold_event(self.q("key", "")).wait(30)
+        self.send(200, self.body_image())
+
+    def route__release(self):
+        hold_event(self.q("key", "")).set()
+        self.send(204, b"", None)
+
+    def route__requests(self):
+        prefix = self.q("prefix", "")
+        with lock:
+            items = [r for r in recorded if r["target"].startswith(prefix)]
+        self.send(200, json.dumps(items).encode(), "application/json")
+
+    def route__reset(self):
+        with lock:
+            recorded.clear()
+            counters.clear()
+        self.send(204, b"", None)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 256
+
+
+def main():
+    global IMAGE
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--image", default=None)
+    args = parser.parse_args()
+    if args.image:
+        with open(args.image, "rb") as f:
+            IMAGE = f.read()
+    server = Server(("127.0.0.1", args.port), Handler)
+    sys.stdout.write("PORT %d\n" % server.server_address[1])
+    sys.stdout.flush()
+    # Exit when the parent closes our stdin (the test process died).
+    def watch_stdin():
+        try:
+            while sys.stdin.buffer.read(1):
+                pass
+        finally:
+            import os
+            os._exit(0)
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    server.serve_forever(poll_interval=0.1)
+
+
+if __name__ == "__main__":
+    main()
