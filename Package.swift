@@ -22,13 +22,14 @@ let package = Package(
         .target(name: "CVipsShim", dependencies: ["CVips"]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
 
         // Core: no C dependency.
         .target(name: "PictorCore"),
         // Backends.
         .target(name: "PictorCrypto", dependencies: ["PictorCore", "COpenSSL"]),
         .target(name: "PictorDiskCache", dependencies: ["PictorCore", "PictorCrypto", "CSQLite"]),
-        .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim"]),
+        .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim", "CTurboJPEG"]),
         // Umbrella: the default Linux pipeline.
         .target(name: "Pictor", dependencies: ["PictorCore", "PictorCrypto", "PictorDiskCache", "PictorVips"]),
         // Fakes for tests (ours and users').
@@ -36,6 +37,8 @@ let package = Package(
         // CLI: logic in a library, main.swift only in the executable.
         .target(name: "PictorCLI", dependencies: ["Pictor"]),
         .executableTarget(name: "pictor", dependencies: ["PictorCLI"]),
+        // A child process for the disk cache's crash and two-process tests.
+        .executableTarget(name: "DiskCacheCrashWriter", dependencies: ["PictorDiskCache", "PictorCore"], path: "Tests/Helpers/DiskCacheCrashWriter"),
 
         .testTarget(name: "PictorCoreTests", dependencies: ["PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCryptoTests", dependencies: ["PictorCrypto", "PictorCore"]),

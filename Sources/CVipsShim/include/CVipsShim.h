@@ -1,5 +1,64 @@
 #ifndef CVIPSSHIM_H
 #define CVIPSSHIM_H
+// Fixed-arity wrappers around libvips' variadic (NULL-terminated option list) calls, which
+// Swift cannot call, plus a GLib log handler that routes the VIPS domain to a callback.
+// Every function returns 0 on success and -1 on failure (vips' convention), except where noted;
+// on failure the text is in vips' error buffer.
 #include <stddef.h>
 #include <vips/vips.h>
+
+/// Starts libvips once for the process; returns vips_init's result.
+int cvs_init(const char *program_name);
+
+/// Receives a warning or message logged by libvips (GLib domain "VIPS"):
+/// level is 0 for debug/info, 1 for message/warning, 2 for critical/error.
+typedef void (*cvs_log_callback)(int level, const char *message);
+/// Installs `callback` as the GLib log handler for the VIPS domain (NULL drops messages).
+void cvs_set_log_callback(cvs_log_callback callback);
+
+/// Header-only open of an encoded buffer (lazy; pixels are decoded on evaluation).
+/// fail_on_truncated: VIPS_FAIL_ON_TRUNCATED when non-zero, else VIPS_FAIL_ON_NONE.
+/// n: number of pages to load (-1 for all, 1 for the first).
+/// random_access: non-zero for VIPS_ACCESS_RANDOM (needed before a rotation), else sequential.
+int cvs_load_buffer(const void *buf, size_t len, int fail_on_truncated, int n, int random_access,
+                    VipsImage **out);
+
+/// Shrink-on-load thumbnail of an encoded buffer.
+/// height <= 0 means "derived from the width"; size is a VipsSize; crop non-zero crops the centre.
+/// export_srgb non-zero converts embedded ICC profiles to sRGB.
+int cvs_thumbnail_buffer(const void *buf, size_t len, int width, int height, int size, int crop,
+                         int fail_on_truncated, int n, int export_srgb, VipsImage **out);
+/// Thumbnail of an image already in memory (no rotation, no colour management).
+int cvs_thumbnail_image(VipsImage *in, int width, int height, int size, int crop, VipsImage **out);
+
+int cvs_autorot(VipsImage *in, VipsImage **out);
+/// ICC transform to sRGB using the embedded profile, else `fallback_profile` ("srgb", "cmyk").
+int cvs_icc_to_srgb(VipsImage *in, const char *fallback_profile, VipsImage **out);
+int cvs_colourspace(VipsImage *in, VipsInterpretation space, VipsImage **out);
+int cvs_cast_uchar(VipsImage *in, VipsImage **out);
+int cvs_extract_area(VipsImage *in, int left, int top, int width, int height, VipsImage **out);
+int cvs_extract_bands(VipsImage *in, int band, int n, VipsImage **out);
+int cvs_gaussblur(VipsImage *in, double sigma, VipsImage **out);
+int cvs_premultiply(VipsImage *in, VipsImage **out);
+int cvs_unpremultiply(VipsImage *in, VipsImage **out);
+/// Removes alpha by blending over an opaque background grey/RGB value (0...255, same for all bands).
+int cvs_flatten(VipsImage *in, double background, VipsImage **out);
+
+int cvs_jpegsave_buffer(VipsImage *in, int quality, void **buf, size_t *len);
+int cvs_pngsave_buffer(VipsImage *in, int compression, void **buf, size_t *len);
+int cvs_webpsave_buffer(VipsImage *in, int quality, int lossless, void **buf, size_t *len);
+/// GIF (palette quantised by libvips/cgif; animated when the image has "page-height").
+int cvs_gifsave_buffer(VipsImage *in, void **buf, size_t *len);
+/// AVIF (HEIF container, AV1 compression).
+int cvs_avifsave_buffer(VipsImage *in, int quality, void **buf, size_t *len);
+
+/// Header fields (non-variadic helpers kept here so Swift needs no GValue).
+int cvs_get_int(VipsImage *in, const char *name, int fallback);
+/// Copies up to `capacity` ints of an int-array field into `out`; returns the count copied (0 when absent).
+int cvs_get_int_array(VipsImage *in, const char *name, int *out, int capacity);
+/// Non-zero when the image carries an embedded ICC profile.
+int cvs_has_icc(VipsImage *in);
+/// Name of the loader that produced the image ("jpegload_buffer", ...), or NULL.
+const char *cvs_loader(VipsImage *in);
+
 #endif

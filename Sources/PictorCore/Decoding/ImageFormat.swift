@@ -5,8 +5,9 @@ import Foundation
 /// Pictor never trusts a file extension or an HTTP `Content-Type`: the format always comes from
 /// ``ImageFormat/sniff(_:)``. Signatures follow each format's specification (JPEG: ITU T.81
 /// SOI marker; PNG: RFC 2083 §3.1; GIF: GIF89a spec; WebP: RIFF container; AVIF/HEIC: ISO/IEC
-/// 14496-12 `ftyp` box brands; TIFF: TIFF 6.0 byte-order header; BMP: `BM`; JPEG XL: ISO/IEC
-/// 18181 codestream and container signatures; SVG: an XML document whose root is `<svg`).
+/// 14496-12 `ftyp` box brands; TIFF: TIFF 6.0 byte-order header; BMP: `BM` and a known DIB
+/// header size; JPEG XL: ISO/IEC 18181 codestream and container signatures; SVG: an XML
+/// document whose root is `<svg`).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case jpeg
     case png
@@ -44,7 +45,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    /// The smallest number of leading bytes that ``sniff(_:)`` needs for the binary formats (32).
+    /// The number of leading bytes that ``sniff(_:)`` needs for the binary formats (32).
     /// SVG detection reads up to the first 1,024 bytes.
     public static let sniffLength = 32
 
@@ -91,7 +92,12 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
             return nil
         }
         if matches([0x49, 0x49, 0x2A, 0x00]) || matches([0x4D, 0x4D, 0x00, 0x2A]) { return .tiff }
-        if matches([0x42, 0x4D]) && n >= 14 { return .bmp }
+        if matches([0x42, 0x4D]) && n >= 18 {
+            // `BM`, then a DIB header whose size (little-endian at offset 14) is one of the known
+            // ones (BITMAPCOREHEADER 12 … BITMAPV5HEADER 124), so text starting with "BM" is not BMP.
+            let dib = Int(at(14)) | Int(at(15)) << 8 | Int(at(16)) << 16 | Int(at(17)) << 24
+            if [12, 16, 40, 52, 56, 64, 108, 124].contains(dib) { return .bmp }
+        }
         if matches([0xFF, 0x0A]) { return .jxl }
         if matches([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
         if isSVG(b) { return .svg }

@@ -1,0 +1,24 @@
+// swift-tools-version:6.0
+// Pictor's benchmark suite: every speed target measured side by side with its reference in the
+// same run. A sibling package so that the library itself keeps an empty dependency list.
+// Run it with `scripts/bench.sh` (release build, rewrites docs/benchmarks.md) or
+// `swift run -c release PictorBenchmarks --quick`.
+import PackageDescription
+
+let package = Package(
+    name: "PictorBenchmarks",
+    dependencies: [
+        .package(name: "Pictor", path: "../"),
+    ],
+    targets: [
+        // References written in C: POSIX read, write + rename, libcrypto AES-256-GCM.
+        .target(name: "CBenchReference", linkerSettings: [.linkedLibrary("crypto")]),
+        .executableTarget(
+            name: "PictorBenchmarks",
+            dependencies: [
+                "CBenchReference",
+                .product(name: "PictorCore", package: "Pictor"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,27 @@
+import Foundation
+
+// PictorBenchmarks: runs each benchmark interleaved with its reference and reports ratios.
+// `--quick` always exits 0; a full run exits 0 too (missed targets are reported, not failed).
+let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
+let report = Report()
+_ = Machine.description   // capture the load average before the run
+let started = nowNanoseconds()
+
+MemoryBenchmarks(options: options, report: report).run()
+
+let elapsed = Double(nowNanoseconds() - started) / 1e9
+report.note(String(format: "Whole run took %.0f s%@.", elapsed, options.quick ? " (quick mode)" : ""))
+do {
+    if let path = options.jsonPath { try report.writeJSON(to: path, quick: options.quick) }
+    if let path = options.markdownPath {
+        let command = "PictorBenchmarks " + CommandLine.arguments.dropFirst().joined(separator: " ")
+        try report.markdown(quick: options.quick, command: command)
+            .write(toFile: path, atomically: false, encoding: .utf8)
+    }
+} catch {
+    FileHandle.standardError.write(Data("PictorBenchmarks: cannot write results: \(error)\n".utf8))
+    exit(options.quick ? 0 : 1)
+}
+let missed = report.rows.filter { $0.met == false }.count
+print(String(format: "done in %.0f s: %d figures, %d targets missed, %d skipped",
+             elapsed, report.rows.count, missed, report.skipped.count))

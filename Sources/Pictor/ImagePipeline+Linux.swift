@@ -1,0 +1,81 @@
+import Foundation
+import PictorCore
+import PictorCrypto
+import PictorDiskCache
+import PictorVips
+
+extension ImagePipeline.Configuration {
+    /// The Linux stack: ``ImageCache/shared`` in memory, a ``DiskCache`` at
+    /// ``DiskCache/defaultDirectory`` (plain), the ``DataLoader`` over URLSession behind an
+    /// ``ImageDataFetcher`` (HTTP caching), the libvips decoder registry, encoder and renderer.
+    ///
+    /// When the default disk-cache directory cannot be opened (read-only home, …) the pipeline
+    /// works without a disk cache and logs one warning.
+    public static var `default`: ImagePipeline.Configuration {
+        let log = PictorLog.standardError
+        let disk: DiskCache?
+        do {
+            disk = try DiskCache.standard(directory: DiskCache.defaultDirectory(), logger: log)
+        } catch {
+            log.log(.warning, "disk cache disabled: \(error)")
+            disk = nil
+        }
+        return .standard(diskCache: disk, logger: log)
+    }
+
+    /// The Linux stack around a given disk cache (or none).
+    ///
+    /// - Parameters:
+    ///   - diskCache: the disk layer; `nil` for memory and network only.
+    ///   - imageCache: the memory layer; default ``ImageCache/shared``.
+    ///   - dataLoader: the network layer; default a new ``DataLoader``.
+    ///   - logger: where warnings go; default ``PictorLog/standardError``.
+    public static func standard(
+        diskCache: DiskCache?,
+        imageCache: (any ImageCaching)? = ImageCache.shared,
+        dataLoader: any DataLoading = DataLoader(),
+        logger: PictorLog = .standardError
+    ) -> ImagePipeline.Configuration {
+        ImagePipeline.Configuration(
+            dataFetcher: ImageDataFetcher(loader: dataLoader, cache: diskCache),
+            decoder: ImageDecoderRegistry.vips,
+            imageCache: imageCache,
+            dataCache: diskCache,
+            encoder: VipsEncoder(),
+            renderer: VipsRenderer(),
+            logger: logger)
+    }
+}
+
+extension ImagePipeline {
+    /// A pipeline on ``ImagePipeline/Configuration/default``, created on first use.
+    public static let shared = ImagePipeline(configuration: .default)
+}
+
+extension DiskCache {
+    /// `$XDG_CACHE_HOME/pictor`, else `~/.cache/pictor` (XDG Base Directory specification).
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("pictor", isDirectory: true)
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true)
+            .appendingPathComponent(".cache/pictor", isDirectory: true)
+    }
+
+    /// Opens the disk cache at `directory` with the default limits, encrypted when a key is given.
+    ///
+    /// - Parameters:
+    ///   - directory: the cache directory, created if missing.
+    ///   - encryptionKey: the master key; when set, entries are AES-256-GCM sealed and named by
+    ///     HMAC-SHA256 (``DiskCacheEncryption``).
+    ///   - logger: where warnings go.
+    /// - Throws: ``DiskCacheError`` when the directory or index cannot be opened,
+    ///   ``CryptoError`` when the key derivation fails.
+    public static func standard(directory: URL, encryptionKey: SymmetricKey? = nil, logger: PictorLog = .standardError) throws -> DiskCache {
+        var configuration = DiskCache.Configuration(directory: directory)
+        configuration.logger = logger
+        if let encryptionKey { configuration.encrypt(with: try DiskCacheEncryption(masterKey: encryptionKey)) }
+        return try DiskCache(configuration: configuration)
+    }
+}

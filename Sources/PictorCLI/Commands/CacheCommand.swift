@@ -1,0 +1,69 @@
+import Foundation
+import Pictor
+
+/// `pictor cache stats|list|trim|clear|verify|rekey|key generate`.
+enum CacheCommand {
+    static let help = """
+    USAGE: pictor cache <subcommand> [options]
+
+    Operates the on-disk cache (plain or encrypted). Entries are listed by digest: the cache
+    stores no URL, and an encrypted cache's names are keyed hashes that reveal nothing.
+
+    SUBCOMMANDS:
+      stats                 entry count, total size, limits, hit/miss counters
+      list [--limit N]      entries, least recently used first: digest, bytes, format, last access, expiry
+      trim [--size-limit BYTES] [--max-age SECONDS]
+                            remove expired entries, then least recently used ones down to the limit
+      clear                 remove every entry
+      verify                re-read every entry; bad ones (unreadable, wrong key, tampered) are removed
+                            and listed; exit 1 when any was found
+      rekey --new-key-file FILE
+                            re-encrypt every entry under a new key (with --key-file naming the current
+                            key; without it, encrypts a plain cache's entries)
+      key generate --out FILE
+                            write a new random 256-bit key (hex) to FILE with mode 0600
+
+    OPTIONS:
+    \(CacheOptions.help)
+      -h, --help            show this help
+    """
+
+    static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
+        var args = arguments
+        guard let sub = args.first else { throw CLIError.usage("missing cache subcommand (stats, list, trim, clear, verify, rekey, key)") }
+        args.removeFirst()
+        if sub == "-h" || sub == "--help" { context.console.print(help); return ExitCode.success }
+        var parser = ArgumentParser(args)
+        if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
+        switch sub {
+        case "key":
+            return try KeyCommand.run(&parser, context: context)
+        case "stats", "list", "trim", "clear", "verify", "rekey":
+            return try await CacheMaintenance.run(sub, &parser, context: context)
+        default:
+            throw CLIError.usage("unknown cache subcommand '\(sub)'")
+        }
+    }
+}
+
+/// `pictor cache key generate --out FILE`.
+enum KeyCommand {
+    static func run(_ parser: inout ArgumentParser, context: CommandContext) throws -> Int32 {
+        let out = try parser.option("--out", "-o")
+        let rest = try parser.positionals()
+        guard rest == ["generate"] else {
+            throw CLIError.usage(rest.isEmpty ? "missing 'generate'" : "unknown key subcommand '\(rest[0])'")
+        }
+        guard let out else { throw CLIError.usage("missing '--out FILE'") }
+        if FileManager.default.fileExists(atPath: out) {
+            throw CLIError.failure("'\(out)' exists; refusing to overwrite a key")
+        }
+        do {
+            try SymmetricKey.generate().write(toFile: out)
+        } catch {
+            throw CLIError.failure("cannot write key to '\(out)': \(error)")
+        }
+        context.console.print("wrote a new 256-bit key to \(out) (mode 0600); keep it safe: without it the cache cannot be read")
+        return ExitCode.success
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+import Pictor
+
+/// `pictor cache stats|list|trim|clear|verify|rekey`: work on an opened ``DiskCache``.
+enum CacheMaintenance {
+    static func run(_ sub: String, _ parser: inout ArgumentParser, context: CommandContext) async throws -> Int32 {
+        let options = try CacheOptions.parse(&parser, context: context, allowsNoCache: false)
+        let limit = sub == "list" ? try parser.intOption("--limit", in: 1...Int.max) : nil
+        let sizeLimit = sub == "trim" ? try parser.option("--size-limit").map { try Formatting.parseBytes($0, option: "--size-limit") } : nil
+        let maxAge = sub == "trim" ? try parser.intOption("--max-age", in: 0...Int.max) : nil
+        let newKeyFile = sub == "rekey" ? try parser.option("--new-key-file") : nil
+        let extra = try parser.positionals()
+        if let first = extra.first { throw CLIError.usage("unexpected argument '\(first)'") }
+        if sub == "rekey" && newKeyFile == nil { throw CLIError.usage("missing '--new-key-file FILE'") }
+
+        let console = context.console
+        let cache = try open(options, context: context, sizeLimit: sizeLimit, maxAge: maxAge)
+        defer { cache.flush() }
+        switch sub {
+        case "stats":
+            printStats(cache, options: options, console: console)
+        case "list":
+            let entries = cache.entries(limit: limit)
+            let total = cache.count
+            console.print("digest\tbytes\tformat\tlast access\texpires")
+            for e in entries {
+                console.print("\(e.digest)\t\(e.size)\t\(e.format?.rawValue ?? "-")\t\(iso(e.lastAccess))\t\(e.expiresAt.map(iso) ?? "-")")
+            }
+            if total > entries.count { console.print("… \(total - entries.count) more") }
+        case "trim":
+            let before = (cache.count, cache.totalSize)
+            let expired = cache.removeExpired()
+            let trimmed = cache.trim()
+            console.print("removed \(expired) expired and \(trimmed) least recently used entries: "
+                + "\(before.0) → \(cache.count) entries, \(Formatting.bytes(Int64(before.1))) → \(Formatting.bytes(Int64(cache.totalSize)))")
+        case "clear":
+            let count = cache.count
+            cache.removeAll()
+            cache.flush()
+            console.print("removed \(count) entries from \(options.directory.path)")
+        case "verify":
+            let report = cache.verify()
+            console.print("checked \(report.checked) entries: \(report.valid) valid, \(report.corrupt) unreadable or tampered (removed), "
+                + "\(report.missingFiles) missing files, \(report.orphanFiles) stray files")
+            for digest in report.corruptDigests { console.print("  bad: \(digest)") }
+            return report.corrupt + report.missingFiles + report.orphanFiles == 0 ? ExitCode.success : ExitCode.failure
+        case "rekey":
+            let newKey: SymmetricKey
+            do {
+                newKey = try SymmetricKey(contentsOfFile: newKeyFile!)
+            } catch {
+                throw CLIError.failure("cannot use key file '\(newKeyFile!)': \(error)")
+            }
+            let count = cache.count
+            cache.rotateKey(to: try DiskCacheEncryption(masterKey: newKey))
+            cache.flush()
+            console.print("now encrypted under the key in \(newKeyFile!); \(count) entries under the old key were dropped "
+                + "(names are keyed hashes of URLs the cache never stores, so they cannot be renamed)")
+        default:
+            throw CLIError.usage("unknown cache subcommand '\(sub)'")
+        }
+        return ExitCode.success
+    }
+
+    static func open(_ options: CacheOptions, context: CommandContext, sizeLimit: Int64?, maxAge: Int?) throws -> DiskCache {
+        let key = try options.loadKey()
+        var configuration = DiskCache.Configuration(directory: options.directory)
+        configuration.logger = PictorLog(level: .warning) { level, message in context.console.error("pictor[\(level)]: \(message)") }
+        if let sizeLimit {
+            configuration.sizeLimit = Int(clamping: sizeLimit)
+            configuration.trimRatio = 1   // an explicit limit trims exactly down to it
+        }
+        if let maxAge { configuration.maxAge = TimeInterval(maxAge) }
+        configuration.sweepInterval = nil
+        do {
+            if let key { configuration.encrypt(with: try DiskCacheEncryption(masterKey: key)) }
+            return try DiskCache(configuration: configuration)
+        } catch {
+            throw CLIError.failure("cannot open the disk cache at \(options.directory.path): \(error)")
+        }
+    }
+
+    static func printStats(_ cache: DiskCache, options: CacheOptions, console: Console) {
+        let c = cache.configuration
+        let entries = cache.entries()
+        let s = cache.statistics
+        console.print("directory:   \(c.directory.path)")
+        console.print("encrypted:   \(c.cipher != nil ? "yes (AES-256-GCM, HMAC-SHA256 names)" : "no")")
+        console.print("entries:     \(cache.count)")
+        console.print("size:        \(Formatting.bytes(Int64(cache.totalSize))) of \(Formatting.bytes(Int64(c.sizeLimit))) limit")
+        console.print("max age:     \(c.maxAge.map { "\(Int($0)) s since last access" } ?? "none")")
+        if let oldest = entries.map(\.lastAccess).min(), let newest = entries.map(\.lastAccess).max() {
+            console.print("last access: \(iso(oldest)) … \(iso(newest))")
+        }
+        var formats: [String: Int] = [:]
+        for e in entries { formats[e.format?.rawValue ?? "unknown", default: 0] += 1 }
+        if !formats.isEmpty {
+            console.print("formats:     " + formats.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        if s.corruptEntriesRemoved + s.missingFilesRemoved > 0 {
+            console.print("repaired:    \(s.corruptEntriesRemoved) bad entries, \(s.missingFilesRemoved) missing files removed on open")
+        }
+    }
+
+    static func iso(_ date: Date) -> String {
+        date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false).timeSeparator(.colon).dateSeparator(.dash))
+    }
+}

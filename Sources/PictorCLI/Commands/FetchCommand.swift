@@ -1,0 +1,76 @@
+import Foundation
+import Pictor
+
+/// `pictor fetch <url>... [--resize W|WxH] [-o FILE|DIR] [--format F] [--quality Q]
+/// [--cache-dir DIR] [--key-file FILE] [--no-cache]`
+enum FetchCommand {
+    static let help = """
+    USAGE: pictor fetch <url>... [options]
+
+    Fetches each image through the pipeline (memory → disk cache → network), decodes it (EXIF
+    orientation applied), optionally resizes it at decode time, and optionally writes it out.
+    Prints, per image: the layer it came from (memory/disk/network), pixel size, bytes, milliseconds.
+
+    OPTIONS:
+      --resize W|WxH        fit inside W (or WxH) pixels; never upscales
+      -o, --output FILE|DIR write the image to FILE, or into DIR (named after the URL)
+      --format F            output format: jpeg, png, webp or avif (default: from FILE's extension,
+                            else the source format, else png)
+      --quality Q           1...100 for lossy formats (default 85)
+    \(CacheOptions.help)
+      --no-cache            use no disk cache (memory only)
+      -h, --help            show this help
+    """
+
+    static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
+        var parser = ArgumentParser(arguments)
+        if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
+        let resize = try ResizeOption.parse(try parser.option("--resize"))
+        let output = try parser.option("-o", "--output")
+        let format = try OutputFormatOption.parse(try parser.option("--format"))
+        let quality = try parser.intOption("--quality", in: 1...100) ?? 85
+        let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
+        let urls = try parser.positionals().map(parseURL)
+        guard !urls.isEmpty else { throw CLIError.usage("missing <url>") }
+
+        let outputIsDirectory = output.map { urls.count > 1 || $0.hasSuffix("/") || isDirectory($0) } ?? false
+        if let output, outputIsDirectory {
+            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        }
+
+        let stack = try PipelineStack(cache: cache, console: context.console)
+        defer { stack.close() }
+        var failures = 0
+        for url in urls {
+            let job = ImageJob(url: url, resize: resize, format: format, quality: quality)
+            let destination = output.map { outputIsDirectory ? $0 : $0 }
+            let result = await job.run(pipeline: stack.pipeline, output: destination, outputIsDirectory: outputIsDirectory)
+            switch result.status {
+            case .ok:
+                var line = "\(url.absoluteString)  \(result.layer)  \(result.width)×\(result.height)  \(Formatting.bytes(result.bytes))  \(Formatting.milliseconds(result.seconds))"
+                if let written = result.outputPath { line += "  → \(written)" }
+                context.console.print(line)
+            case .failed(let reason):
+                failures += 1
+                context.console.error("\(url.absoluteString)  failed: \(reason)")
+            }
+        }
+        return failures == 0 ? ExitCode.success : ExitCode.failure
+    }
+
+    static func parseURL(_ text: String) throws -> URL {
+        if text.hasPrefix("/") || text.hasPrefix("./") || text.hasPrefix("../") {
+            return URL(fileURLWithPath: text, isDirectory: false)
+        }
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+              ["http", "https", "file", "data"].contains(scheme) else {
+            throw CLIError.usage("invalid URL '\(text)': expected http, https, file or data URL, or an absolute path")
+        }
+        return url
+    }
+
+    static func isDirectory(_ path: String) -> Bool {
+        var isDir: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDir) && isDir.boolValue
+    }
+}

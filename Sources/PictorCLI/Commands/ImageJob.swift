@@ -1,0 +1,101 @@
+import Foundation
+import Pictor
+
+/// One image through the pipeline, as `fetch` and `prefetch` do it: load (resized at decode time
+/// when asked), then optionally encode and write.
+struct ImageJob: Sendable {
+    enum Status: Sendable, Equatable {
+        case ok
+        case failed(String)
+    }
+
+    struct Result: Sendable {
+        var url: URL
+        var status: Status
+        var layer: String = "-"
+        var width = 0
+        var height = 0
+        /// Bytes of the original (encoded) image, or of the written file when there is one.
+        var bytes: Int64 = 0
+        var seconds: Double = 0
+        var outputPath: String?
+        var outputFileName: String?
+    }
+
+    var url: URL
+    var resize: ResizeOption?
+    var format: ImageFormat?
+    var quality: Int
+    var dataOnly = false
+
+    func makeRequest() -> ImageRequest {
+        var processors: [any ImageProcessing] = []
+        if let resize { processors.append(.resize(width: resize.width, height: resize.height)) }
+        return ImageRequest(url: url, processors: processors)
+    }
+
+    /// Runs the job; never throws: failures are reported in the result with a reason.
+    func run(pipeline: ImagePipeline, output: String?, outputIsDirectory: Bool) async -> Result {
+        let start = ContinuousClock.now
+        var result = Result(url: url, status: .ok)
+        do {
+            if dataOnly {
+                // Bytes only, validated as an image and stored on disk; no decode.
+                let response = try await pipeline.data(for: makeRequest())
+                result.layer = response.cacheLayer.rawValue
+                result.bytes = Int64(response.data.count)
+                result.seconds = (ContinuousClock.now - start).seconds
+                return result
+            }
+            let response = try await pipeline.image(for: makeRequest())
+            let image = response.image
+            result.layer = response.cacheLayer.rawValue
+            result.width = image.width
+            result.height = image.height
+            result.bytes = Int64(response.metrics.originalByteCount ?? 0)
+            if let output {
+                let target = OutputFormatOption.resolve(
+                    explicit: format, path: outputIsDirectory ? nil : output, source: image.sourceFormat)
+                let encoded = try VipsEncoder().encode(image, as: target, quality: quality)
+                let path: String
+                if outputIsDirectory {
+                    let name = Self.fileName(for: url, format: target)
+                    path = (output as NSString).appendingPathComponent(name)
+                    result.outputFileName = name
+                } else {
+                    path = output
+                    result.outputFileName = (output as NSString).lastPathComponent
+                }
+                try encoded.write(to: URL(fileURLWithPath: path, isDirectory: false))
+                result.outputPath = path
+                result.bytes = Int64(encoded.count)
+            }
+        } catch {
+            result.status = .failed(Self.reason(error))
+        }
+        result.seconds = (ContinuousClock.now - start).seconds
+        return result
+    }
+
+    /// A file name from the URL's last path component, made safe, with the output extension.
+    /// Distinct URLs with the same last component get a short digest suffix.
+    static func fileName(for url: URL, format: ImageFormat) -> String {
+        var base = url.deletingPathExtension().lastPathComponent
+        base = String(base.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(80))
+        if base.isEmpty || base == "_" { base = "image" }
+        let tag = String(SHA256.hexDigest(url.absoluteString).prefix(8))
+        return "\(base)-\(tag).\(format.fileExtension)"
+    }
+
+    static func reason(_ error: any Error) -> String {
+        String(describing: error)
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        let c = components
+        return Double(c.seconds) + Double(c.attoseconds) / 1e18
+    }
+}

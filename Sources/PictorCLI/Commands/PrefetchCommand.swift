@@ -1,0 +1,113 @@
+import Foundation
+import Pictor
+import Synchronization
+
+/// `pictor prefetch <urls-file|url>... [--concurrency N] [--resize W|WxH] [--out DIR] ...`
+enum PrefetchCommand {
+    static let help = """
+    USAGE: pictor prefetch <urls-file|url>... [options]
+
+    Loads many images through the pipeline to warm the disk cache. Each argument is a URL, or a
+    file with one URL per line ('#' starts a comment). Shows a progress bar on a terminal (a plain
+    line every 10% otherwise) and ends with a summary: count, failures with reasons, hits per
+    layer, bytes and images per second.
+
+    OPTIONS:
+      --concurrency N       images in flight at once, 1...256 (default 6, the SDWebImage default)
+      --resize W|WxH        decode at this size (shrink-on-load); never upscales
+      --out DIR             also write each image into DIR
+      --format F            output format for --out: jpeg, png, webp or avif (default: source, else png)
+      --quality Q           1...100 for lossy output (default 85)
+      --data-only           fetch and validate the bytes into the disk cache without decoding
+      --report FILE         write one TSV line per URL: url, status, layer, size, bytes, ms, output, error
+    \(CacheOptions.help)
+      --no-cache            use no disk cache (memory only)
+      -h, --help            show this help
+    """
+
+    static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
+        var parser = ArgumentParser(arguments)
+        if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
+        let concurrency = try parser.intOption("--concurrency", in: 1...256) ?? 6
+        let resize = try ResizeOption.parse(try parser.option("--resize"))
+        let out = try parser.option("--out")
+        let format = try OutputFormatOption.parse(try parser.option("--format"))
+        let quality = try parser.intOption("--quality", in: 1...100) ?? 85
+        let dataOnly = parser.flag("--data-only")
+        let reportPath = try parser.option("--report")
+        let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
+        let inputs = try parser.positionals()
+        guard !inputs.isEmpty else { throw CLIError.usage("missing <urls-file|url>") }
+        if dataOnly && (out != nil || resize != nil) {
+            throw CLIError.usage("'--data-only' cannot be combined with '--out' or '--resize'")
+        }
+        let urls = try readURLs(inputs)
+        guard !urls.isEmpty else { throw CLIError.usage("no URLs found in \(inputs.joined(separator: " "))") }
+        if let out { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) }
+
+        let stack = try PipelineStack(cache: cache, console: context.console)
+        defer { stack.close() }
+        let progress = ProgressReporter(total: urls.count, console: context.console)
+        let start = ContinuousClock.now
+        let results = await runAll(urls: urls, concurrency: concurrency, progress: progress) { url in
+            let job = ImageJob(url: url, resize: resize, format: format, quality: quality, dataOnly: dataOnly)
+            return await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true)
+        }
+        progress.finish()
+        stack.flush()
+        let elapsed = (ContinuousClock.now - start).seconds
+        let summary = PrefetchSummary(results: results, elapsed: elapsed)
+        context.console.print(summary.text)
+        if let reportPath { try summary.writeReport(to: reportPath) }
+        return summary.failures.isEmpty ? ExitCode.success : ExitCode.failure
+    }
+
+    /// URLs from arguments: an argument that parses as a URL is one; anything else is read as a
+    /// file of URLs. Results keep input order.
+    static func readURLs(_ inputs: [String]) throws -> [URL] {
+        var urls: [URL] = []
+        for input in inputs {
+            if input.contains("://") || input.hasPrefix("data:") {
+                urls.append(try FetchCommand.parseURL(input))
+                continue
+            }
+            guard let text = try? String(contentsOfFile: input, encoding: .utf8) else {
+                throw CLIError.usage("cannot read URL list '\(input)' (not a URL, and not a readable file)")
+            }
+            for (number, raw) in text.split(whereSeparator: \.isNewline).enumerated() {
+                let line = raw.trimmingCharacters(in: .whitespaces)
+                if line.isEmpty || line.hasPrefix("#") { continue }
+                do {
+                    urls.append(try FetchCommand.parseURL(line))
+                } catch {
+                    throw CLIError.usage("\(input):\(number + 1): invalid URL '\(line)'")
+                }
+            }
+        }
+        return urls
+    }
+
+    /// Runs `work` over `urls` with at most `concurrency` in flight; results in input order.
+    static func runAll(
+        urls: [URL], concurrency: Int, progress: ProgressReporter,
+        work: @escaping @Sendable (URL) async -> ImageJob.Result
+    ) async -> [ImageJob.Result] {
+        var results = [ImageJob.Result?](repeating: nil, count: urls.count)
+        await withTaskGroup(of: (Int, ImageJob.Result).self) { group in
+            var next = 0
+            func submit() {
+                let index = next
+                let url = urls[index]
+                next += 1
+                group.addTask { (index, await work(url)) }
+            }
+            while next < min(concurrency, urls.count) { submit() }
+            while let (index, result) = await group.next() {
+                results[index] = result
+                progress.advance(failed: result.status != .ok)
+                if next < urls.count { submit() }
+            }
+        }
+        return results.map { $0! }
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The end-of-run summary of `pictor prefetch`, and its per-URL TSV report.
+struct PrefetchSummary {
+    let results: [ImageJob.Result]
+    let elapsed: Double
+
+    var failures: [ImageJob.Result] { results.filter { $0.status != .ok } }
+
+    var text: String {
+        let ok = results.count - failures.count
+        var layers: [String: Int] = [:]
+        for r in results where r.status == .ok { layers[r.layer, default: 0] += 1 }
+        let bytes = results.reduce(Int64(0)) { $0 + $1.bytes }
+        var lines = [
+            "Summary",
+            "  images:      \(results.count) (\(ok) ok, \(failures.count) failed)",
+            "  layers:      memory \(layers["memory", default: 0]), disk \(layers["disk", default: 0]), network \(layers["network", default: 0])"
+                + (ok > 0 ? String(format: "  (%.0f%% from the caches)", 100 * Double(ok - layers["network", default: 0]) / Double(ok)) : ""),
+            "  bytes:       \(Formatting.bytes(bytes))",
+            String(format: "  time:        %.2f s, %.1f images/s", elapsed, Double(results.count) / max(elapsed, 1e-6)),
+        ]
+        if !failures.isEmpty {
+            var reasons: [String: Int] = [:]
+            for r in failures { if case .failed(let why) = r.status { reasons[why, default: 0] += 1 } }
+            lines.append("  failures:")
+            for (why, count) in reasons.sorted(by: { $0.value > $1.value }) { lines.append("    \(count) × \(why)") }
+            for r in failures.prefix(20) {
+                if case .failed(let why) = r.status { lines.append("    \(r.url.absoluteString): \(why)") }
+            }
+            if failures.count > 20 { lines.append("    … and \(failures.count - 20) more") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    func writeReport(to path: String) throws {
+        func clean(_ s: String) -> String { s.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") }
+        var out = "url\tstatus\tlayer\twidth\theight\tbytes\tmilliseconds\toutput\terror\n"
+        for r in results {
+            let (status, error): (String, String) = switch r.status {
+            case .ok: ("ok", "")
+            case .failed(let why): ("failed", why)
+            }
+            out += [r.url.absoluteString, status, r.layer, "\(r.width)", "\(r.height)", "\(r.bytes)",
+                    String(format: "%.1f", r.seconds * 1000), r.outputFileName ?? "", error].map(clean).joined(separator: "\t") + "\n"
+        }
+        try out.write(toFile: path, atomically: false, encoding: .utf8)
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+
+/// A small command-line parser: flags, options with values, and positionals, in any order.
+///
+/// `--name value` and `--name=value` are both accepted; `--` ends option parsing. Anything that
+/// starts with `-` and was not consumed is reported as an unknown option, naming the token.
+struct ArgumentParser {
+    private var tokens: [String]
+    private var consumed: Set<Int> = []
+    private let optionEnd: Int
+
+    init(_ arguments: [String]) {
+        tokens = arguments
+        optionEnd = arguments.firstIndex(of: "--") ?? arguments.count
+        if optionEnd < arguments.count { consumed.insert(optionEnd) }
+    }
+
+    /// Whether any of `names` is present (consumes every occurrence).
+    mutating func flag(_ names: String...) -> Bool {
+        var found = false
+        for i in 0..<optionEnd where !consumed.contains(i) && names.contains(tokens[i]) {
+            consumed.insert(i)
+            found = true
+        }
+        return found
+    }
+
+    /// The value of the last occurrence of an option, or `nil` when absent.
+    /// - Throws: ``CLIError/usage(_:)`` when the option has no value.
+    mutating func option(_ names: String...) throws -> String? {
+        var value: String?
+        var i = 0
+        while i < optionEnd {
+            defer { i += 1 }
+            guard !consumed.contains(i) else { continue }
+            let token = tokens[i]
+            if let name = names.first(where: { token.hasPrefix($0 + "=") && $0.hasPrefix("--") }) {
+                consumed.insert(i)
+                value = String(token.dropFirst(name.count + 1))
+            } else if names.contains(token) {
+                consumed.insert(i)
+                guard i + 1 < optionEnd, !consumed.contains(i + 1) else {
+                    throw CLIError.usage("missing value for '\(token)'")
+                }
+                value = tokens[i + 1]
+                consumed.insert(i + 1)
+                i += 1
+            }
+        }
+        return value
+    }
+
+    /// An integer option within `range`.
+    /// - Throws: ``CLIError/usage(_:)`` naming the bad value.
+    mutating func intOption(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let text = try option(name) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw CLIError.usage("invalid value '\(text)' for '\(name)': expected an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+
+    /// The remaining tokens, in order.
+    /// - Throws: ``CLIError/usage(_:)`` naming the first unknown option.
+    mutating func positionals() throws -> [String] {
+        var out: [String] = []
+        for (i, token) in tokens.enumerated() where !consumed.contains(i) {
+            if i < optionEnd, token.hasPrefix("-"), token != "-" {
+                throw CLIError.usage("unknown option '\(token)'")
+            }
+            out.append(token)
+        }
+        return out
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Pictor
+
+/// Options shared by the commands that open a cache.
+struct CacheOptions {
+    /// `--cache-dir DIR`; default ``CommandContext/defaultCacheDirectory``.
+    var directory: URL
+    /// `--key-file FILE`: a 32-byte key (raw, hex or base64) that turns encryption on.
+    var keyFile: String?
+    /// `--no-cache`: no disk cache at all (memory only, for this process).
+    var disabled: Bool
+
+    static let help = """
+      --cache-dir DIR       the disk cache directory (default $XDG_CACHE_HOME/pictor, else ~/.cache/pictor)
+      --key-file FILE       encrypt the disk cache with the 256-bit key in FILE (mode 0600; see 'pictor cache key generate')
+    """
+
+    static func parse(_ parser: inout ArgumentParser, context: CommandContext, allowsNoCache: Bool) throws -> CacheOptions {
+        let dir = try parser.option("--cache-dir")
+        let keyFile = try parser.option("--key-file")
+        let disabled = allowsNoCache ? parser.flag("--no-cache") : false
+        if let dir, dir.isEmpty { throw CLIError.usage("empty value for '--cache-dir'") }
+        return CacheOptions(
+            directory: dir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? context.defaultCacheDirectory,
+            keyFile: keyFile, disabled: disabled)
+    }
+
+    /// Loads the key named by `--key-file`, if any.
+    /// - Throws: ``CLIError/failure(_:)`` when the file is missing, malformed or readable by others.
+    func loadKey() throws -> SymmetricKey? {
+        guard let keyFile else { return nil }
+        do {
+            return try SymmetricKey(contentsOfFile: keyFile)
+        } catch {
+            throw CLIError.failure("cannot use key file '\(keyFile)': \(error)")
+        }
+    }
+}
+
+/// `--resize W|WxH`: a thumbnail box in pixels.
+struct ResizeOption {
+    var width: Int
+    var height: Int?
+
+    static func parse(_ text: String?) throws -> ResizeOption? {
+        guard let text else { return nil }
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        func value(_ s: Substring) -> Int? { Int(s).flatMap { (1...65_535).contains($0) ? $0 : nil } }
+        if parts.count == 1, let w = value(parts[0]) { return ResizeOption(width: w, height: nil) }
+        if parts.count == 2, let w = value(parts[0]), let h = value(parts[1]) { return ResizeOption(width: w, height: h) }
+        throw CLIError.usage("invalid value '\(text)' for '--resize': expected W or WxH in pixels (1...65535)")
+    }
+}
+
+/// `--format jpeg|png|webp|avif`.
+enum OutputFormatOption {
+    static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif]
+
+    static func parse(_ text: String?) throws -> ImageFormat? {
+        guard let text else { return nil }
+        let normalized = text.lowercased() == "jpg" ? "jpeg" : text.lowercased()
+        guard let format = ImageFormat(rawValue: normalized), encodable.contains(format) else {
+            throw CLIError.usage("invalid value '\(text)' for '--format': expected jpeg, png, webp or avif")
+        }
+        return format
+    }
+
+    /// The format for an output file: explicit, else from the file extension, else the source's
+    /// format when it can be written, else PNG.
+    static func resolve(explicit: ImageFormat?, path: String?, source: ImageFormat?) -> ImageFormat {
+        if let explicit { return explicit }
+        if let path, let ext = path.split(separator: ".").last.map({ $0.lowercased() }),
+           let f = encodable.first(where: { $0.fileExtension == ext || $0.rawValue == ext || (ext == "jpeg" && $0 == .jpeg) }) {
+            return f
+        }
+        if let source, encodable.contains(source) { return source }
+        return .png
+    }
+}
+
+/// Byte counts and durations for people.
+enum Formatting {
+    static func bytes(_ n: Int64) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(n)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+        return unit == 0 ? "\(n) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    static func milliseconds(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
+
+    /// Parses `123`, `10K`, `500M`, `2G` (powers of 1024) into bytes.
+    static func parseBytes(_ text: String, option: String) throws -> Int64 {
+        let t = text.uppercased().replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
+        let multipliers: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        var digits = Substring(t)
+        var multiplier: Int64 = 1
+        if let last = t.last, let m = multipliers[last] { multiplier = m; digits = t.dropLast() }
+        guard let value = Int64(digits), value >= 0 else {
+            throw CLIError.usage("invalid value '\(text)' for '\(option)': expected bytes, e.g. 500M or 2G")
+        }
+        return value * multiplier
+    }
+}

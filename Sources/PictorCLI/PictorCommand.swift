@@ -1,0 +1,89 @@
+import Foundation
+
+/// The `pictor` command: dispatches to its subcommands.
+///
+/// Exit codes: 0 success, 1 a failure (at least one image failed, or the command failed), 64 bad
+/// arguments (the offending token is named on standard error).
+public enum PictorCommand {
+    /// The version printed by `pictor --version`.
+    public static let version = "0.1.0"
+
+    static let usage = """
+    pictor \(version) — fetch, thumbnail and cache images through Pictor's pipeline
+
+    USAGE: pictor <command> [options]
+
+    COMMANDS:
+      fetch <url>...            fetch images (memory → disk cache → network), optionally resize and save
+      prefetch <file|url>...    warm the cache with many URLs, with progress and a summary
+      cache <subcommand>        operate the on-disk cache: stats, list, trim, clear, verify, rekey, key
+
+    OPTIONS:
+      -h, --help                show help (also after any command)
+      --version                 show the version
+
+    Default cache directory: $XDG_CACHE_HOME/pictor, else ~/.cache/pictor.
+    Exit codes: 0 ok, 1 a failure, 64 bad arguments.
+    """
+
+    /// Runs `pictor` with `arguments` (without the program name) and returns the exit code.
+    ///
+    /// - Parameters:
+    ///   - arguments: the command line after the program name.
+    ///   - console: where output goes (standard streams by default).
+    ///   - environment: the process environment (for `XDG_CACHE_HOME`, `HOME`, key variables).
+    public static func run(
+        _ arguments: [String], console: Console = .standard,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) async -> Int32 {
+        var args = arguments
+        guard let command = args.first else {
+            console.error(usage)
+            return ExitCode.usage
+        }
+        args.removeFirst()
+        let context = CommandContext(console: console, environment: environment)
+        do {
+            switch command {
+            case "-h", "--help", "help":
+                console.print(usage)
+                return ExitCode.success
+            case "--version":
+                console.print(version)
+                return ExitCode.success
+            case "fetch":
+                return try await FetchCommand.run(args, context: context)
+            case "prefetch":
+                return try await PrefetchCommand.run(args, context: context)
+            case "cache":
+                return try await CacheCommand.run(args, context: context)
+            default:
+                throw CLIError.usage("unknown command '\(command)'")
+            }
+        } catch let error as CLIError {
+            console.error("pictor: error: \(error)")
+            if case .usage = error { console.error("Run 'pictor --help' for usage.") }
+            return error.exitCode
+        } catch {
+            console.error("pictor: error: \(error)")
+            return ExitCode.failure
+        }
+    }
+}
+
+/// What every command receives: its console and environment.
+struct CommandContext: Sendable {
+    let console: Console
+    let environment: [String: String]
+
+    /// `$XDG_CACHE_HOME/pictor`, else `~/.cache/pictor` (XDG Base Directory specification).
+    var defaultCacheDirectory: URL {
+        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty {
+            return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("pictor", isDirectory: true)
+        }
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        return URL(fileURLWithPath: home, isDirectory: true)
+            .appendingPathComponent(".cache", isDirectory: true)
+            .appendingPathComponent("pictor", isDirectory: true)
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Reading and writing the caches around a load: the memory cache and processed variants on disk.
+extension ImagePipeline {
+    /// Whether processed variants of `p` are kept on disk.
+    private func usesVariants(_ p: PreparedRequest) -> Bool {
+        p.request.isProcessed && configuration.diskCachePolicy.storesProcessed
+            && configuration.dataCache != nil && configuration.encoder != nil
+    }
+
+    /// The processed variant of `p` decoded from the disk cache, if the policy keeps variants
+    /// and one is stored. A variant that fails to decode is removed (`discarded` set).
+    func processedVariant(_ p: PreparedRequest, priority: PriorityHandle, discarded: inout Bool) async throws -> StageOutput? {
+        guard usesVariants(p), !p.fetchKey.ignoresCachedData, let cache = configuration.dataCache,
+              let entry = cache.entry(for: p.imageKey.rawValue) else { return nil }
+        let decoder = configuration.decoder
+        let options = configuration.decodingOptions
+        let data = entry.data
+        do {
+            let result = try await decodeQueue.execute(priority: priority) {
+                let start = ContinuousClock.now
+                let image = try decoder.decode(data, options: options)
+                return (image, (ContinuousClock.now - start).seconds)
+            }
+            var metrics = ImageTaskMetrics()
+            metrics.decodeDuration = result.value.1
+            metrics.queueWaitDuration = result.queueWait
+            metrics.originalByteCount = data.count
+            return StageOutput(image: result.value.0, layer: .disk, metrics: metrics)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            cache.removeData(for: p.imageKey.rawValue)
+            counters.withLock { $0.discardedCacheEntries += 1 }
+            log(.warning, p.request, "processed variant failed to decode and was removed: \(error)")
+            discarded = true
+            return nil
+        }
+    }
+
+    /// Stores a final image in memory and, when `writesVariant` and the policy says so, its
+    /// encoded form on disk (encoded on the processing queue; the load waits for it, so a
+    /// response means the variant is readable). A failed encode is logged and counted in
+    /// ``Statistics/cacheWriteFailures``; it never fails the request.
+    func store(_ image: Image, _ p: PreparedRequest, writesVariant: Bool, priority: PriorityHandle) async {
+        let options = p.request.options
+        if !options.contains(.disableMemoryCacheWrites) {
+            configuration.imageCache?.storeImage(image, for: p.imageKey)
+        }
+        guard writesVariant, usesVariants(p), !options.contains(.disableDiskCacheWrites),
+              let encoder = configuration.encoder, let cache = configuration.dataCache else { return }
+        let format = configuration.processedVariantFormat ?? (image.hasAlpha ? .png : .jpeg)
+        let quality = configuration.processedVariantQuality
+        do {
+            let result = try await processQueue.execute(priority: priority) {
+                try encoder.encode(image, as: format, quality: quality)
+            }
+            cache.store(result.value, for: p.imageKey.rawValue, metadata: DataCacheMetadata(format: format))
+        } catch is CancellationError {
+            return
+        } catch {
+            counters.withLock { $0.cacheWriteFailures += 1 }
+            log(.warning, p.request, "storing the processed variant failed: \(error)")
+        }
+    }
+}

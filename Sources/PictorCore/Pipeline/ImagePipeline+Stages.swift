@@ -1,0 +1,262 @@
+import Foundation
+import Synchronization
+
+/// The stages of one request: load (memory, processed variant) → process → decode → fetch.
+/// Each stage is a shared job in its own pool; a stage's work subscribes to the stage below.
+extension ImagePipeline {
+    /// Runs an image request end to end and counts its outcome.
+    func perform(
+        _ request: ImageRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws(Error) -> ImageResponse {
+        let start = ContinuousClock.now
+        let prepared = PreparedRequest(request, configuration: configuration)
+        if let hit = memoryHit(prepared, start: start) { return hit }
+        return try await load(prepared, priority: priority, progress: progress, start: start)
+    }
+
+    /// The response from the memory cache, counted as a request, or `nil` on a miss (then
+    /// nothing is counted).
+    func memoryHit(_ prepared: PreparedRequest, start: ContinuousClock.Instant) -> ImageResponse? {
+        let request = prepared.request
+        guard readsMemory(request), let image = configuration.imageCache?.image(for: prepared.imageKey) else { return nil }
+        counters.withLock {
+            $0.requests += 1
+            $0.record(.memory)
+        }
+        log(.debug, request, "served from memory")
+        var metrics = ImageTaskMetrics()
+        metrics.totalDuration = (ContinuousClock.now - start).seconds
+        return ImageResponse(image: image, request: request, cacheLayer: .memory, metrics: metrics)
+    }
+
+    /// Runs a request the memory cache did not answer.
+    func load(
+        _ prepared: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
+        start: ContinuousClock.Instant
+    ) async throws(Error) -> ImageResponse {
+        let request = prepared.request
+        counters.withLock { $0.requests += 1 }
+        if request.options.contains(.skipDecode) {
+            return try await performSkippingDecode(prepared, priority: priority, progress: progress, start: start)
+        }
+        do {
+            let joined = JoinFlag()
+            let output = try await loads.value(
+                for: prepared.loadKey, priority: priority, progress: progress, joined: { joined.set($0) }
+            ) { [self] context in
+                try await self.runLoadJob(prepared, context)
+            }
+            if joined.value { counters.withLock { $0.sharedRequests += 1 } }
+            var metrics = output.metrics
+            metrics.wasShared = metrics.wasShared || joined.value
+            metrics.totalDuration = (ContinuousClock.now - start).seconds
+            counters.withLock { $0.record(output.layer) }
+            log(.debug, request, "served from \(output.layer)")
+            return ImageResponse(
+                image: output.image, request: request, cacheLayer: output.layer, isRevalidated: output.isRevalidated,
+                urlResponse: output.urlResponse, discardedCachedEntry: output.discardedCachedEntry, metrics: metrics)
+        } catch {
+            let failure = Error(Task.isCancelled ? CancellationError() : error)
+            counters.withLock { $0.record(failure) }
+            log(failure.kind == .cancelled ? .debug : .info, request, "failed: \(failure)")
+            throw failure
+        }
+    }
+
+    /// Fetches the original bytes of an image request without decoding (``ImageRequest/Options/skipDecode``).
+    private func performSkippingDecode(
+        _ p: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
+        start: ContinuousClock.Instant
+    ) async throws(Error) -> ImageResponse {
+        do {
+            let fetched = try await fetch(p, p.fetchKey, priority: priority, progress: progress)
+            let source = fetched.output.fetched.source
+            let layer: CacheLayer = source == .network ? .network : .disk
+            counters.withLock { $0.record(layer) }
+            var metrics = ImageTaskMetrics()
+            metrics.loadDuration = fetched.output.duration
+            metrics.originalByteCount = fetched.output.fetched.data.count
+            metrics.wasShared = fetched.joined
+            metrics.totalDuration = (ContinuousClock.now - start).seconds
+            let placeholder = Image(width: 1, height: 1, layout: .rgba, pixels: Data(count: 4))
+            return ImageResponse(
+                image: placeholder, request: p.request, cacheLayer: layer, isRevalidated: source == .revalidated,
+                urlResponse: fetched.output.fetched.response, metrics: metrics)
+        } catch {
+            let failure = Error(Task.isCancelled ? CancellationError() : error)
+            counters.withLock { $0.record(failure) }
+            throw failure
+        }
+    }
+
+    /// Runs a data request (fetch only) and counts its outcome.
+    func performData(_ request: ImageRequest, priority: PriorityHandle) async throws(Error) -> ImageDataResponse {
+        counters.withLock { $0.requests += 1 }
+        let prepared = PreparedRequest(request, configuration: configuration)
+        do {
+            let output = try await fetch(prepared, prepared.fetchKey, priority: priority, progress: nil).output
+            let layer: CacheLayer = output.fetched.source == .network ? .network : .disk
+            counters.withLock { $0.record(layer) }
+            var metrics = ImageTaskMetrics()
+            metrics.loadDuration = output.duration
+            metrics.originalByteCount = output.fetched.data.count
+            return ImageDataResponse(
+                data: output.fetched.data, cacheLayer: layer, isRevalidated: output.fetched.source == .revalidated,
+                urlResponse: output.fetched.response, metrics: metrics)
+        } catch {
+            let failure = Error(Task.isCancelled ? CancellationError() : error)
+            counters.withLock { $0.record(failure) }
+            throw failure
+        }
+    }
+
+    /// The load job: a processed variant from disk when the policy keeps them, else the
+    /// processing chain; then stores the result.
+    private func runLoadJob(_ p: PreparedRequest, _ context: SharedWorkPool<LoadKey, StageOutput>.Context) async throws -> StageOutput {
+        var discarded = false
+        if let variant = try await processedVariant(p, priority: context.priority, discarded: &discarded) {
+            await store(variant.image, p, writesVariant: false, priority: context.priority)
+            return variant
+        }
+        var output = try await processed(p, count: p.processors.count, priority: context.priority, progress: context.reportProgress)
+        output.discardedCachedEntry = output.discardedCachedEntry || discarded
+        await store(output.image, p, writesVariant: true, priority: context.priority)
+        return output
+    }
+
+    /// Applies the first `count` processors of the chain; `count == 0` is the decoded image.
+    private func processed(
+        _ p: PreparedRequest, count: Int, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> StageOutput {
+        guard count > 0 else { return try await decoded(p, priority: priority, progress: progress) }
+        let key = ProcessKey(decode: p.decodeKey, processors: p.processors.prefix(count).map(\.identifier))
+        let joined = JoinFlag()
+        var output = try await processings.value(
+            for: key, priority: priority, progress: progress, joined: { joined.set($0) }
+        ) { [self] context in
+            self.counters.withLock { $0.processingsStarted += 1 }
+            var input = try await self.processed(p, count: count - 1, priority: context.priority, progress: context.reportProgress)
+            let processor = p.processors[count - 1]
+            let renderer = self.configuration.renderer
+            let image = input.image
+            let result: (value: (Image, Double), queueWait: Double)
+            do {
+                result = try await self.processQueue.execute(priority: context.priority) {
+                    let start = ContinuousClock.now
+                    let output = try processor.process(image, context: ImageProcessingContext(renderer: renderer))
+                    return (output, (ContinuousClock.now - start).seconds)
+                }
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                throw Error.processingFailed(processor: processor.identifier, underlying: error)
+            }
+            input.image = result.value.0
+            input.metrics.processDuration += result.value.1
+            input.metrics.queueWaitDuration += result.queueWait
+            return input
+        }
+        if joined.value {
+            counters.withLock { $0.sharedRequests += 1 }
+            output.metrics.wasShared = true
+        }
+        return output
+    }
+
+    /// Decodes the original bytes (at the thumbnail size); a cached entry that fails to decode
+    /// is removed and fetched again past the disk cache.
+    private func decoded(
+        _ p: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> StageOutput {
+        let joined = JoinFlag()
+        var output = try await decodes.value(
+            for: p.decodeKey, priority: priority, progress: progress, joined: { joined.set($0) }
+        ) { [self] context in
+            self.counters.withLock { $0.decodesStarted += 1 }
+            let first = try await self.fetch(p, p.fetchKey, priority: context.priority, progress: context.reportProgress)
+            do {
+                var output = try await self.decode(first.output, p, priority: context.priority)
+                output.metrics.wasShared = first.joined
+                return output
+            } catch let error as Error where error.kind == .decoding {
+                self.configuration.dataCache?.removeData(for: p.dataKey)
+                guard first.output.fetched.source != .network else { throw error }
+                self.counters.withLock { $0.discardedCacheEntries += 1 }
+                self.log(.warning, p.request, "cached bytes failed to decode and were removed: \(error)")
+                guard !p.fetchKey.isCacheOnly else { throw error }
+                let second = try await self.fetch(p, p.fetchKey.reloading, priority: context.priority, progress: context.reportProgress)
+                var output = try await self.decode(second.output, p, priority: context.priority)
+                output.discardedCachedEntry = true
+                output.metrics.loadDuration += first.output.duration
+                return output
+            }
+        }
+        if joined.value {
+            counters.withLock { $0.sharedRequests += 1 }
+            output.metrics.wasShared = true
+        }
+        return output
+    }
+
+    /// Decodes fetched bytes on the decode queue.
+    private func decode(_ fetched: FetchOutput, _ p: PreparedRequest, priority: PriorityHandle) async throws -> StageOutput {
+        var decodingOptions = configuration.decodingOptions
+        decodingOptions.thumbnail = p.thumbnail
+        let options = decodingOptions
+        let decoder = configuration.decoder
+        let data = fetched.fetched.data
+        let result: (value: (Image, Double), queueWait: Double)
+        do {
+            result = try await decodeQueue.execute(priority: priority) {
+                let start = ContinuousClock.now
+                let image = try decoder.decode(data, options: options)
+                return (image, (ContinuousClock.now - start).seconds)
+            }
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw Error.decodingFailed(error)
+        }
+        let source = fetched.fetched.source
+        var metrics = ImageTaskMetrics()
+        metrics.loadDuration = fetched.duration
+        metrics.decodeDuration = result.value.1
+        metrics.queueWaitDuration = result.queueWait
+        metrics.originalByteCount = data.count
+        return StageOutput(
+            image: result.value.0, layer: source == .network ? .network : .disk, isRevalidated: source == .revalidated,
+            urlResponse: fetched.fetched.response, metrics: metrics)
+    }
+
+    /// Fetches the original bytes through the configured fetcher, shared per fetch key.
+    func fetch(
+        _ p: PreparedRequest, _ key: FetchKey, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> (output: FetchOutput, joined: Bool) {
+        let joined = JoinFlag()
+        let output = try await fetches.value(
+            for: key, priority: priority, progress: progress, joined: { joined.set($0) }
+        ) { [self] context in
+            self.counters.withLock { $0.fetchesStarted += 1 }
+            let request = DataFetchRequest(
+                urlRequest: p.request.urlRequest, cacheKey: key.dataKey, priority: context.priority,
+                ignoresCachedData: key.ignoresCachedData, isCacheOnly: key.isCacheOnly, storesToDisk: key.storesToDisk)
+            let start = ContinuousClock.now
+            do {
+                let fetched = try await self.configuration.dataFetcher.fetchData(for: request, progress: context.reportProgress)
+                return FetchOutput(fetched: fetched, duration: (ContinuousClock.now - start).seconds)
+            } catch {
+                if error is CancellationError || Task.isCancelled { throw CancellationError() }
+                throw Error.loadingFailed(error)
+            }
+        }
+        if joined.value { counters.withLock { $0.sharedRequests += 1 } }
+        return (output, joined.value)
+    }
+}
+
+/// Records whether a caller joined running work (set synchronously by the pool).
+final class JoinFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    func set(_ joined: Bool) { flag.store(joined, ordering: .relaxed) }
+    var value: Bool { flag.load(ordering: .relaxed) }
+}

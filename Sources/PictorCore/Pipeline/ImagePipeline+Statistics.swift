@@ -1,0 +1,61 @@
+import Foundation
+
+extension ImagePipeline {
+    /// Counters of everything the pipeline did since it was created (a snapshot; take another
+    /// with ``ImagePipeline/statistics``).
+    ///
+    /// Every request counted in ``requests`` ends in exactly one of ``completed``, ``failed``
+    /// or ``cancelled`` once it finishes, and every completed image request is counted in one of
+    /// ``memoryHits``, ``diskHits`` or ``networkLoads``.
+    public struct Statistics: Sendable, Hashable {
+        /// Image and data requests started.
+        public var requests = 0
+        /// Requests that delivered a result.
+        public var completed = 0
+        /// Requests that failed (cancellations excluded).
+        public var failed = 0
+        /// Requests cancelled by their caller.
+        public var cancelled = 0
+        /// Completed requests served from the memory cache.
+        public var memoryHits = 0
+        /// Completed requests served from the disk cache (original or processed variant).
+        public var diskHits = 0
+        /// Completed requests whose bytes came from the network.
+        public var networkLoads = 0
+        /// Fetches of original bytes started (each shared by all its callers).
+        public var fetchesStarted = 0
+        /// Decodes started (each shared by all its callers).
+        public var decodesStarted = 0
+        /// Processing steps started (one per processor applied).
+        public var processingsStarted = 0
+        /// Times a caller joined work already running at some stage instead of starting it.
+        public var sharedRequests = 0
+        /// Cached entries that failed to decode and were removed.
+        public var discardedCacheEntries = 0
+        /// Processed variants that could not be encoded or stored (the requests still succeeded).
+        public var cacheWriteFailures = 0
+        /// Failures by stage (``ImagePipeline/Error/Kind/cancelled`` is never counted here).
+        public var errors: [ImagePipeline.Error.Kind: Int] = [:]
+
+        /// Creates zeroed counters.
+        public init() {}
+
+        mutating func record(_ layer: CacheLayer) {
+            completed += 1
+            switch layer {
+            case .memory: memoryHits += 1
+            case .disk: diskHits += 1
+            case .network: networkLoads += 1
+            }
+        }
+
+        mutating func record(_ error: ImagePipeline.Error) {
+            if case .cancelled = error {
+                cancelled += 1
+            } else {
+                failed += 1
+                errors[error.kind, default: 0] += 1
+            }
+        }
+    }
+}

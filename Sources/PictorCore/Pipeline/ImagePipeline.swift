@@ -1,0 +1,149 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// Loads images through the memory cache, the disk cache and the network, decodes and processes
+/// them, and shares the work between every caller of the same request at every stage.
+///
+/// ```swift
+/// let pipeline = ImagePipeline(configuration: configuration)
+/// let response = try await pipeline.image(for: ImageRequest(url: url, thumbnail: ThumbnailOptions(width: 256)))
+/// print(response.cacheLayer, response.image.width)
+/// ```
+///
+/// - One fetch runs per data key (the cache-key hook's result), one decode per data key and
+///   thumbnail, one processing per processor chain; chains on one URL share the fetch and the
+///   decode. Shared work runs at the highest priority of its callers and is cancelled only when
+///   its last caller cancels.
+/// - Decoding, processing and encoding run on bounded queues
+///   (``Configuration/decodingQueueWidth``, ``Configuration/processingQueueWidth``) off the
+///   Swift cooperative pool.
+///
+/// - Important: `ImagePipeline` is thread-safe; call it from any task or thread.
+public final class ImagePipeline: Sendable {
+    /// What the pipeline was built from.
+    public let configuration: Configuration
+
+    let fetches = SharedWorkPool<FetchKey, FetchOutput>()
+    let decodes = SharedWorkPool<DecodeKey, StageOutput>()
+    let processings = SharedWorkPool<ProcessKey, StageOutput>()
+    let loads = SharedWorkPool<LoadKey, StageOutput>()
+    let decodeQueue: WorkQueue
+    let processQueue: WorkQueue
+    let counters = Mutex(Statistics())
+
+    /// Creates a pipeline.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        decodeQueue = WorkQueue(width: configuration.decodingQueueWidth, label: "pictor.pipeline.decode")
+        processQueue = WorkQueue(width: configuration.processingQueueWidth, label: "pictor.pipeline.process")
+    }
+
+    /// Creates a pipeline from `configuration` changed by `configure`.
+    ///
+    /// ```swift
+    /// let pipeline = ImagePipeline(configuration: base) { $0.diskCachePolicy = .both }
+    /// ```
+    public convenience init(configuration: Configuration, _ configure: (inout Configuration) -> Void) {
+        var configuration = configuration
+        configure(&configuration)
+        self.init(configuration: configuration)
+    }
+
+    /// A snapshot of the pipeline's counters.
+    public var statistics: Statistics { counters.withLock { $0 } }
+
+    /// The final image for `request` if the memory cache has it, answered synchronously.
+    ///
+    /// Respects ``ImageRequest/Options/disableMemoryCacheReads`` and
+    /// ``ImageRequest/Options/reloadIgnoringCachedData`` (both return `nil`).
+    public func cachedImage(for request: ImageRequest) -> Image? {
+        guard let cache = configuration.imageCache, readsMemory(request) else { return nil }
+        return cache.image(for: PreparedRequest(request, configuration: configuration).imageKey)
+    }
+
+    /// The key of `request`'s final image in the memory cache (and of its processed variant on
+    /// disk): the data key followed by the thumbnail's and processors' identifiers.
+    public func imageCacheKey(for request: ImageRequest) -> ImageCacheKey {
+        PreparedRequest(request, configuration: configuration).imageKey
+    }
+
+    /// The key of `request`'s original bytes in the disk cache (the cache-key hook's result).
+    public func dataCacheKey(for request: ImageRequest) -> String {
+        configuration.cacheKey(request)
+    }
+
+    /// Loads the final image for `request`: memory cache, then disk (processed variant by
+    /// policy, then the original), then network; decoded and processed.
+    ///
+    /// Cancelling the calling task cancels this caller; the shared work stops only when no
+    /// other caller waits for it.
+    ///
+    /// - Returns: the image, the layer that served it and the metrics.
+    /// - Throws: ``Error/loadingFailed(_:)``, ``Error/decodingFailed(_:)``,
+    ///   ``Error/processingFailed(processor:underlying:)``, or ``Error/cancelled``.
+    public func image(for request: ImageRequest) async throws(Error) -> ImageResponse {
+        let start = ContinuousClock.now
+        let prepared = PreparedRequest(request, configuration: configuration)
+        if let hit = memoryHit(prepared, start: start) { return hit }
+        return try await load(prepared, priority: PriorityHandle(request.priority), progress: nil, start: start)
+    }
+
+    /// Fetches the original encoded bytes for `request` (disk cache, then network) without
+    /// decoding them. The request's thumbnail and processors are ignored; its cache options
+    /// apply. Shares the fetch with image requests for the same data key.
+    ///
+    /// - Throws: ``Error/loadingFailed(_:)`` or ``Error/cancelled``.
+    public func data(for request: ImageRequest) async throws(Error) -> ImageDataResponse {
+        try await performData(request, priority: PriorityHandle(request.priority))
+    }
+
+    /// Starts loading `request` and returns its task at once: cancel it, change its priority,
+    /// observe its progress and events, or await its response.
+    public func imageTask(for request: ImageRequest) -> ImageTask {
+        let task = ImageTask(request: request)
+        task.start { [self] task in
+            try await self.perform(request, priority: task.priorityHandle, progress: { task.didProgress($0) })
+        }
+        return task
+    }
+
+    /// Starts loading `request` and calls `completion` once on `queue` with the result (and
+    /// `progress` on `queue` as bytes arrive).
+    ///
+    /// - Parameters:
+    ///   - queue: where callbacks run. Default: a global queue (Linux programs rarely service
+    ///     the main queue; pass `.main` from an app that does).
+    /// - Returns: the task, to cancel it or change its priority. A cancelled task completes with
+    ///   ``Error/cancelled``.
+    @discardableResult
+    public func loadImage(
+        with request: ImageRequest,
+        queue: DispatchQueue = .global(),
+        progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        completion: @escaping @Sendable (Result<ImageResponse, Error>) -> Void
+    ) -> ImageTask {
+        let task = ImageTask(request: request)
+        task.setCallbacks(queue: queue, progress: progress, completion: completion)
+        task.start { [self] task in
+            try await self.perform(request, priority: task.priorityHandle, progress: { task.didProgress($0) })
+        }
+        return task
+    }
+
+    /// Callers waiting for whole image loads (for tests: wait until requests have joined).
+    var waitingCallerCount: Int { loads.subscriberCount }
+
+    /// Whether no work runs at any stage (for tests).
+    var isIdle: Bool { loads.count + processings.count + decodes.count + fetches.count == 0 }
+
+    func readsMemory(_ request: ImageRequest) -> Bool {
+        !request.options.contains(.reloadIgnoringCachedData) && !request.options.contains(.disableMemoryCacheReads)
+    }
+
+    /// Logs a request event; the URL appears only when the logger reveals URLs.
+    func log(_ level: PictorLog.Level, _ request: ImageRequest, _ message: @autoclosure () -> String) {
+        let logger = configuration.logger
+        logger.log(level, "\(logger.revealsURLs ? (request.url?.absoluteString ?? "request") : "request"): \(message())")
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What to load and how: the source (a URL or a full `URLRequest`), the thumbnail to decode at,
+/// the processors to apply, the priority and the cache options.
+///
+/// ```swift
+/// let request = ImageRequest(url: url, thumbnail: ThumbnailOptions(width: 256), priority: .high)
+/// let response = try await pipeline.image(for: request)
+/// ```
+public struct ImageRequest: Sendable, CustomStringConvertible {
+    /// The request sent on a cache miss. Its URL (after the pipeline's cache-key hook) identifies
+    /// the image in both caches.
+    public var urlRequest: URLRequest
+    /// Processors applied in order after decoding. Each one's identifier enters the cache key. A
+    /// leading processor with a ``ImageProcessing/decodeTimeThumbnail`` is done by the decoder
+    /// (shrink-on-load) when ``thumbnail`` is `nil`.
+    public var processors: [any ImageProcessing]
+    /// Decode at this size (shrink-on-load) instead of full size; `nil` (the default) decodes
+    /// full size.
+    public var thumbnail: ThumbnailOptions?
+    /// The priority of this request; shared work runs at the highest priority of its callers.
+    /// Default ``RequestPriority/normal``.
+    public var priority: RequestPriority
+    /// Cache and loading options; default none (every cache read and written).
+    public var options: Options
+    /// Caller-defined values carried with the request; the pipeline ignores them (the cache-key
+    /// hook may read them).
+    public var userInfo: [String: any Sendable]
+
+    /// Creates a request for `url`; see each property for its default.
+    public init(
+        url: URL, processors: [any ImageProcessing] = [], thumbnail: ThumbnailOptions? = nil,
+        priority: RequestPriority = .normal, options: Options = [], userInfo: [String: any Sendable] = [:]
+    ) {
+        self.init(urlRequest: URLRequest(url: url), processors: processors, thumbnail: thumbnail,
+                  priority: priority, options: options, userInfo: userInfo)
+    }
+
+    /// Creates a request from a full `URLRequest` (method, headers, timeout); see each property
+    /// for its default.
+    public init(
+        urlRequest: URLRequest, processors: [any ImageProcessing] = [], thumbnail: ThumbnailOptions? = nil,
+        priority: RequestPriority = .normal, options: Options = [], userInfo: [String: any Sendable] = [:]
+    ) {
+        self.urlRequest = urlRequest
+        self.processors = processors
+        self.thumbnail = thumbnail
+        self.priority = priority
+        self.options = options
+        self.userInfo = userInfo
+    }
+
+    /// The URL loaded, if the `URLRequest` has one.
+    public var url: URL? { urlRequest.url }
+
+    /// Whether the request decodes at a thumbnail size or applies processors (so its final
+    /// image differs from the plain decode of the original bytes).
+    public var isProcessed: Bool { thumbnail != nil || !processors.isEmpty }
+
+    /// `ImageRequest(<thumbnail>, <n> processors)`; never includes the URL.
+    public var description: String {
+        "ImageRequest(thumbnail: \(thumbnail?.identifier ?? "none"), processors: \(processors.map(\.identifier)))"
+    }
+}
+
+extension ImageRequest {
+    /// Per-request cache and loading options.
+    public struct Options: OptionSet, Sendable, Hashable {
+        /// The option bits.
+        public let rawValue: UInt16
+        /// Creates options from their raw bits.
+        public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+        /// Skip every cache read (memory and disk) and load from the network; results are still
+        /// stored unless writes are disabled too.
+        public static let reloadIgnoringCachedData = Options(rawValue: 1 << 0)
+        /// Never use the network: serve from a cache or fail with
+        /// ``ImagePipeline/Error/loadingFailed(_:)`` wrapping ``DataLoadingError/notCached``.
+        public static let returnCacheDataDontLoad = Options(rawValue: 1 << 1)
+        /// Do not read the memory cache.
+        public static let disableMemoryCacheReads = Options(rawValue: 1 << 2)
+        /// Do not store the result in the memory cache.
+        public static let disableMemoryCacheWrites = Options(rawValue: 1 << 3)
+        /// Do not read the disk cache (original or processed variant).
+        public static let disableDiskCacheReads = Options(rawValue: 1 << 4)
+        /// Do not write the disk cache (neither the original nor a processed variant).
+        public static let disableDiskCacheWrites = Options(rawValue: 1 << 5)
+
+        /// Fetch the original bytes (into the disk cache, by policy) without decoding them:
+        /// ``ImagePipeline/image(for:)`` then answers with a 1×1 transparent placeholder image,
+        /// the layer, and ``ImageTaskMetrics/originalByteCount``; a memory hit still returns the
+        /// cached image. ``ImagePipeline/data(for:)`` is the direct way to get the bytes.
+        public static let skipDecode = Options(rawValue: 1 << 6)
+
+        /// Alias of ``returnCacheDataDontLoad``: caches only, never the network.
+        public static let cacheOnly: Options = .returnCacheDataDontLoad
+        /// Keep the result in memory only: ``disableDiskCacheWrites``.
+        public static let memoryOnly: Options = .disableDiskCacheWrites
+    }
+}

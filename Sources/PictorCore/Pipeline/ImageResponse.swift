@@ -1,0 +1,78 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The cache layer that served a response.
+public enum CacheLayer: String, Sendable, Hashable, CaseIterable, Codable, CustomStringConvertible {
+    /// The memory cache had the final image.
+    case memory
+    /// The disk cache had the bytes (the original, or a processed variant).
+    case disk
+    /// The bytes were downloaded (or read from a `file:`/`data:` URL).
+    case network
+
+    /// The layer's name: `memory`, `disk` or `network`.
+    public var description: String { rawValue }
+}
+
+/// The result of ``ImagePipeline/image(for:)``: the image, where it came from, and how long
+/// each stage took.
+public struct ImageResponse: Sendable {
+    /// The final image: decoded (at the thumbnail size, if any) and processed.
+    public var image: Image
+    /// The request this answers.
+    public var request: ImageRequest
+    /// The layer that served it.
+    public var cacheLayer: CacheLayer
+    /// Whether the disk entry was confirmed by the server (HTTP 304) before being served; the
+    /// layer is then ``CacheLayer/disk``.
+    public var isRevalidated: Bool
+    /// The HTTP (or file) response, for network and revalidated loads; `nil` for cache hits.
+    public var urlResponse: URLResponse?
+    /// Whether a cached entry failed to decode, was removed and the image loaded again from the
+    /// next layer.
+    public var discardedCachedEntry: Bool
+    /// Timings, sizes and sharing of the work behind this response.
+    public var metrics: ImageTaskMetrics
+
+    /// Creates a response.
+    public init(
+        image: Image, request: ImageRequest, cacheLayer: CacheLayer, isRevalidated: Bool = false,
+        urlResponse: URLResponse? = nil, discardedCachedEntry: Bool = false, metrics: ImageTaskMetrics = ImageTaskMetrics()
+    ) {
+        self.image = image
+        self.request = request
+        self.cacheLayer = cacheLayer
+        self.isRevalidated = isRevalidated
+        self.urlResponse = urlResponse
+        self.discardedCachedEntry = discardedCachedEntry
+        self.metrics = metrics
+    }
+}
+
+/// The result of ``ImagePipeline/data(for:)``: the original encoded bytes and where they came
+/// from.
+public struct ImageDataResponse: Sendable {
+    /// The original bytes, as downloaded or stored.
+    public var data: Data
+    /// The layer that served them (``CacheLayer/disk`` or ``CacheLayer/network``).
+    public var cacheLayer: CacheLayer
+    /// Whether the disk entry was confirmed by the server (HTTP 304).
+    public var isRevalidated: Bool
+    /// The HTTP (or file) response, for network and revalidated loads.
+    public var urlResponse: URLResponse?
+    /// Timings and sizes; only ``ImageTaskMetrics/loadDuration`` and
+    /// ``ImageTaskMetrics/originalByteCount`` are set.
+    public var metrics: ImageTaskMetrics
+
+    /// Creates a data response.
+    public init(data: Data, cacheLayer: CacheLayer, isRevalidated: Bool = false, urlResponse: URLResponse? = nil,
+                metrics: ImageTaskMetrics = ImageTaskMetrics()) {
+        self.data = data
+        self.cacheLayer = cacheLayer
+        self.isRevalidated = isRevalidated
+        self.urlResponse = urlResponse
+        self.metrics = metrics
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// What the work behind one response cost. Durations are in seconds, measured with a monotonic
+/// clock; a stage that did not run (a memory hit decodes nothing) reports `0`. When work was
+/// shared, the durations are those of the shared work, not of this caller's wait.
+public struct ImageTaskMetrics: Sendable, Hashable {
+    /// Seconds from the request's start to its response.
+    public var totalDuration: Double
+    /// Seconds waiting for a decode or processing slot (summed over the stages).
+    public var queueWaitDuration: Double
+    /// Seconds fetching the original bytes (disk read or download).
+    public var loadDuration: Double
+    /// Seconds decoding.
+    public var decodeDuration: Double
+    /// Seconds running processors (summed over the chain).
+    public var processDuration: Double
+    /// Size of the encoded bytes that were fetched and decoded (the original, or a processed
+    /// variant read from disk), in bytes; `nil` for memory hits.
+    public var originalByteCount: Int?
+    /// Whether this request joined work already started by another request at some stage.
+    public var wasShared: Bool
+
+    /// Creates metrics; every value defaults to zero / `nil` / `false`.
+    public init(
+        totalDuration: Double = 0, queueWaitDuration: Double = 0, loadDuration: Double = 0,
+        decodeDuration: Double = 0, processDuration: Double = 0, originalByteCount: Int? = nil, wasShared: Bool = false
+    ) {
+        self.totalDuration = totalDuration
+        self.queueWaitDuration = queueWaitDuration
+        self.loadDuration = loadDuration
+        self.decodeDuration = decodeDuration
+        self.processDuration = processDuration
+        self.originalByteCount = originalByteCount
+        self.wasShared = wasShared
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+internal import COpenSSL
+
+/// A 256-bit secret key, kept in memory that is wiped (`OPENSSL_cleanse`) when the last copy of
+/// the key is released.
+///
+/// Build one from raw bytes, from a key file (``init(contentsOfFile:)``: mode `0600` or
+/// stricter, holding 32 raw bytes, 64 hex digits or base64), from an environment variable
+/// (``init(environmentVariable:environment:)``: hex or base64), or ``generate()`` a fresh
+/// one from OpenSSL's CSPRNG (`RAND_bytes`).
+///
+/// ```swift
+/// let key = try SymmetricKey(contentsOfFile: "/etc/pictor/cache.key")
+/// let encryption = try DiskCacheEncryption(masterKey: key)
+/// ```
+///
+/// - Important: The value is immutable and `Sendable`; copies share one wiped-on-release buffer.
+///   Swift cannot promise that no copy of a secret ever lands elsewhere in memory (temporary
+///   buffers used while decoding text are overwritten, but the allocator and the kernel may still
+///   hold stale pages), so this is "zeroed as far as Swift allows". The key is never printed:
+///   `description` is redacted.
+public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
+    /// The key length in bytes (32, i.e. 256 bits).
+    public static let byteCount = 32
+
+    let storage: KeyStorage
+
+    /// A key holding a copy of `bytes`.
+    ///
+    /// - Parameter bytes: Exactly ``byteCount`` (32) bytes.
+    /// - Throws: ``CryptoError/Code/invalidKeyLength`` for any other length.
+    public init<D: ContiguousBytes>(bytes: D) throws(CryptoError) {
+        let storage = KeyStorage()
+        let copied = bytes.withUnsafeBytes { source -> Bool in
+            guard source.count == Self.byteCount else { return false }
+            storage.bytes.copyMemory(from: source)
+            return true
+        }
+        guard copied else {
+            throw CryptoError(.invalidKeyLength, operation: "SymmetricKey(bytes:)",
+                              message: "a key must be exactly \(Self.byteCount) bytes")
+        }
+        self.storage = storage
+    }
+
+    init(storage: KeyStorage) { self.storage = storage }
+
+    /// A fresh random key from OpenSSL's CSPRNG (`RAND_bytes`).
+    ///
+    /// - Throws: ``CryptoError/Code/library`` if the generator is not seeded or fails.
+    public static func generate() throws(CryptoError) -> SymmetricKey {
+        let storage = KeyStorage()
+        guard RAND_bytes(storage.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                         Int32(byteCount)) == 1 else {
+            throw CryptoError.openSSL("RAND_bytes")
+        }
+        return SymmetricKey(storage: storage)
+    }
+
+    /// A key from its text form: 64 hexadecimal digits (either case) or standard base64 of 32
+    /// bytes; surrounding white space and newlines are ignored.
+    ///
+    /// - Throws: ``CryptoError/Code/invalidKeyEncoding`` when `text` is neither;
+    ///   ``CryptoError/Code/invalidKeyLength`` when it decodes to other than 32 bytes.
+    public init(encoded text: String) throws(CryptoError) {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if trimmed.utf8.count == 2 * Self.byteCount, var decoded = Hex.decode(trimmed) {
+            defer { decoded.withUnsafeMutableBytes { wipe($0) } }
+            try self.init(bytes: decoded)
+        } else if var decoded = Data(base64Encoded: trimmed) {
+            defer { decoded.withUnsafeMutableBytes { wipe($0) } }
+            try self.init(bytes: decoded)
+        } else {
+            throw CryptoError(.invalidKeyEncoding, operation: "SymmetricKey(encoded:)",
+                              message: "expected 64 hex digits or base64 of \(Self.byteCount) bytes")
+        }
+    }
+
+    /// A key from the environment variable `name` (64 hex digits or base64 of 32 bytes).
+    ///
+    /// - Parameters:
+    ///   - name: The variable's name, e.g. `"PICTOR_CACHE_KEY"`.
+    ///   - environment: Where to look; the process environment by default (tests inject one).
+    /// - Throws: ``CryptoError/Code/environmentVariableMissing`` when it is unset or empty;
+    ///   otherwise as ``init(encoded:)``.
+    public init(environmentVariable name: String,
+                environment: [String: String] = ProcessInfo.processInfo.environment) throws(CryptoError) {
+        guard let text = environment[name], !text.isEmpty else {
+            throw CryptoError(.environmentVariableMissing, operation: "SymmetricKey(environmentVariable:)",
+                              message: "environment variable \(name) is not set")
+        }
+        try self.init(encoded: text)
+    }
+
+    /// Calls `body` with the 32 key bytes.
+    ///
+    /// - Important: Do not copy the bytes out of `body`; the buffer is only valid inside it.
+    public func withUnsafeBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+        try body(UnsafeRawBufferPointer(storage.bytes))
+    }
+
+    /// Constant-time comparison (`CRYPTO_memcmp`).
+    public static func == (lhs: SymmetricKey, rhs: SymmetricKey) -> Bool {
+        CRYPTO_memcmp(lhs.storage.bytes.baseAddress, rhs.storage.bytes.baseAddress, byteCount) == 0
+    }
+
+    /// `"SymmetricKey(256 bits, redacted)"`: the key itself is never printed.
+    public var description: String { "SymmetricKey(256 bits, redacted)" }
+}
+
+/// Overwrites `buffer` with zeros in a way the optimiser may not remove.
+func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
+    guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+    OPENSSL_cleanse(base, buffer.count)
+}
+
+/// The owner of a key's bytes: allocated once, never written after initialisation, wiped and
+/// freed in `deinit`.
+///
+/// `@unchecked Sendable` because a raw pointer is not `Sendable`; it is safe here because the
+/// buffer is written only before the storage is shared (in the initialisers of
+/// ``SymmetricKey``) and is read-only afterwards, and it is freed only when no reference is left.
+final class KeyStorage: @unchecked Sendable {
+    let bytes: UnsafeMutableRawBufferPointer
+
+    init(count: Int = SymmetricKey.byteCount) {
+        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
+        bytes.initializeMemory(as: UInt8.self, repeating: 0)
+    }
+
+    deinit {
+        wipe(bytes)
+        bytes.deallocate()
+    }
+}

@@ -1,0 +1,182 @@
+import Foundation
+import PictorCore
+import Synchronization
+
+/// The writer's connection and the directory lock, used on the writer queue only.
+final class WriterResources {
+    var index: EntryIndex
+    var lock: DirectoryLock
+
+    init(index: EntryIndex, lock: DirectoryLock) {
+        self.index = index
+        self.lock = lock
+    }
+}
+
+extension DiskCache {
+    static func validate(_ c: Configuration) throws(DiskCacheError) {
+        guard c.directory.isFileURL else { throw .invalidConfiguration("directory must be a file URL") }
+        guard c.sizeLimit >= 0 else { throw .invalidConfiguration("sizeLimit must be ≥ 0 bytes") }
+        guard (0...1).contains(c.trimRatio) else { throw .invalidConfiguration("trimRatio must be in 0...1") }
+        if let maxAge = c.maxAge, !(maxAge > 0) { throw .invalidConfiguration("maxAge must be > 0 seconds") }
+        if let interval = c.sweepInterval, !(interval > 0) { throw .invalidConfiguration("sweepInterval must be > 0 seconds") }
+        guard c.maxPendingBytes > 0 else { throw .invalidConfiguration("maxPendingBytes must be > 0") }
+    }
+
+    enum OpenFailure: Error {
+        case readOnly(String)
+        case fatal(DiskCacheError)
+    }
+
+    private static func isReadOnly(_ code: Int32) -> Bool { code == EROFS || code == EACCES || code == EPERM }
+
+    /// Creates the directories, takes the lock, opens (or rebuilds) the index and recovers.
+    static func openResources(
+        files: EntryFiles, indexPath: String, configuration: Configuration, forceRebuild: Bool = false
+    ) -> Result<WriterResources, OpenFailure> {
+        let logger = configuration.logger
+        if let code = files.createDirectories() {
+            if isReadOnly(code) { return .failure(.readOnly("cannot create \(files.directory)")) }
+            return .failure(.fatal(.directoryUnavailable(path: files.directory, errno: code)))
+        }
+        var info = stat()
+        if stat(files.directory, &info) != 0 || (info.st_mode & S_IFMT) != S_IFDIR {
+            return .failure(.fatal(.directoryUnavailable(path: files.directory, errno: ENOTDIR)))
+        }
+        if access(files.directory, W_OK) != 0 && isReadOnly(errno) {
+            return .failure(.readOnly("\(files.directory) is not writable"))
+        }
+        let lock: DirectoryLock
+        do {
+            lock = try DirectoryLock(directory: files.directory)
+        } catch {
+            guard case .posix(let code) = error else { fatalError() }
+            if isReadOnly(code) { return .failure(.readOnly("cannot create the lock file")) }
+            return .failure(.fatal(.directoryUnavailable(path: files.directory, errno: code)))
+        }
+        let exclusive = lock.tryExclusive()
+        defer { lock.share() }
+
+        var rebuilt = forceRebuild
+        if forceRebuild { moveAside(indexPath) }
+        var index: EntryIndex
+        do {
+            index = try EntryIndex(path: indexPath, synchronousFull: configuration.durability == .fsync)
+        } catch where error.isCorruption || error.primaryCode == 20 /* SQLITE_MISMATCH */ {
+            logger.log(.warning, "disk cache index unreadable (\(error.message)); moved aside and rebuilt")
+            moveAside(indexPath)
+            rebuilt = true
+            do {
+                index = try EntryIndex(path: indexPath, synchronousFull: configuration.durability == .fsync)
+            } catch {
+                return .failure(.fatal(DiskCacheError(error)))
+            }
+        } catch {
+            if error.isReadOnly { return .failure(.readOnly("cannot open the index: \(error.message)")) }
+            return .failure(.fatal(DiskCacheError(error)))
+        }
+
+        // A rebuild while running adopts the files even when other processes are present:
+        // otherwise they would stay unindexed until the next exclusive open.
+        if exclusive || forceRebuild {
+            do {
+                try recover(index, files: files, temporaries: exclusive, reindex: rebuilt || index.foundVersion == 0,
+                            encrypted: configuration.cipher != nil, logger: logger)
+            } catch {
+                if error.isReadOnly { return .failure(.readOnly("cannot write the index: \(error.message)")) }
+                return .failure(.fatal(DiskCacheError(error)))
+            }
+        }
+        return .success(WriterResources(index: index, lock: lock))
+    }
+
+    /// Crash recovery; only when no other process has the directory open.
+    private static func recover(
+        _ index: EntryIndex, files: EntryFiles, temporaries cleanTemporaries: Bool, reindex: Bool, encrypted: Bool,
+        logger: PictorLog
+    ) throws(SQLiteError) {
+        let temporaries = cleanTemporaries ? files.removeTemporaryFiles() : 0
+        let interrupted = try index.replayIntents(files: files)
+        var reindexed = 0
+        if reindex {
+            // A new or rebuilt index: adopt the entry files in the directory. A plain file's
+            // metadata is read from its trailer (never its payload); a sealed file is adopted
+            // by size and date (its metadata is read from the file on each hit anyway). Plain
+            // files that are not entry files are deleted.
+            var rows: [IndexRow] = []
+            for file in files.scanEntries() {
+                var row = IndexRow(digest: file.digest, size: file.size, created: file.modified,
+                                   accessed: file.modified, metadata: DataCacheMetadata())
+                if !encrypted {
+                    guard let (trailer, size) = files.readTrailer(file.digest),
+                          let decoded = EntryContainer.decodeTail(trailer, fileSize: size) else {
+                        files.remove(file.digest)
+                        continue
+                    }
+                    row.size = size
+                    row.created = decoded.created
+                    row.metadata = decoded.metadata
+                }
+                rows.append(row)
+            }
+            try index.connection.transaction { () throws(SQLiteError) in
+                for row in rows { try index.upsert(row) }
+            }
+            reindexed = rows.count
+        }
+        if temporaries + interrupted + reindexed > 0 {
+            logger.log(.info, "disk cache recovery: \(temporaries) temporary files deleted, \(interrupted) interrupted entries dropped, \(reindexed) files re-indexed")
+        }
+    }
+
+    private static func moveAside(_ indexPath: String) {
+        let aside = indexPath + ".corrupt"
+        unlink(aside)
+        rename(indexPath, aside)
+        unlink(indexPath + "-wal")
+        unlink(indexPath + "-shm")
+    }
+
+    /// The configuration with the keys in use now (they change with `rotateKey`).
+    var currentConfiguration: Configuration {
+        var c = configuration
+        c.cipher = currentCipher
+        c.keyHashing = currentKeyHashing
+        return c
+    }
+
+    /// Runs on the writer queue after SQLite reported the index corrupt while running: moves it
+    /// aside and rebuilds it from the entry files (each carries its metadata).
+    func rebuildIndex() {
+        configuration.logger.log(.warning, "disk cache index corrupt while running; moved aside and rebuilt")
+        writer.withLock { resources in
+            guard let resources else { return }
+            switch Self.openResources(files: files, indexPath: indexPath, configuration: currentConfiguration, forceRebuild: true) {
+            case .success(let fresh):
+                resources.index = fresh.index
+                resources.lock = fresh.lock
+            case .failure(.readOnly(let reason)):
+                disable(reason: reason)
+            case .failure(.fatal(let error)):
+                configuration.logger.log(.warning, "disk cache could not rebuild its index: \(error)")
+            }
+        }
+    }
+
+    /// Runs on the writer queue before a batch: when the directory (or its index) was deleted
+    /// while running, recreates it with a new index.
+    func reopenIfDirectoryVanished(_ resources: WriterResources) {
+        var info = stat()
+        guard stat(indexPath, &info) != 0, errno == ENOENT else { return }
+        configuration.logger.log(.warning, "disk cache directory \(files.directory) vanished; recreating it")
+        switch Self.openResources(files: files, indexPath: indexPath, configuration: currentConfiguration) {
+        case .success(let fresh):
+            resources.index = fresh.index
+            resources.lock = fresh.lock
+        case .failure(.readOnly(let reason)):
+            disable(reason: reason)
+        case .failure(.fatal(let error)):
+            configuration.logger.log(.warning, "disk cache could not recreate its directory: \(error)")
+        }
+    }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import PictorCore
+
+extension DiskCache {
+    /// Why entries are evicted.
+    enum EvictionReason { case size, age }
+
+    /// Removes entries not used for ``Configuration/maxAge`` seconds; waits for staged writes
+    /// first. Returns the number removed.
+    ///
+    /// - Complexity: proportional to the entries removed (an index range scan).
+    @discardableResult
+    public func removeExpired() -> Int {
+        queue.sync {
+            drain()
+            return writer.withLock { resources in
+                guard let resources else { return 0 }
+                return expire(resources.index)
+            }
+        }
+    }
+
+    /// Trims the cache down to ``Configuration/trimRatio`` × ``Configuration/sizeLimit`` when it
+    /// is over the limit, least recently used first; waits for staged writes first. Returns the
+    /// number of entries removed. The cache also does this by itself after writes and on its
+    /// sweep timer.
+    ///
+    /// - Complexity: proportional to the entries removed.
+    @discardableResult
+    public func trim() -> Int {
+        queue.sync {
+            drain()
+            return writer.withLock { resources in
+                guard let resources else { return 0 }
+                return trimToLimit(resources.index)
+            }
+        }
+    }
+
+    /// The total size of the entry files, in bytes (envelopes when encrypted), after staged
+    /// writes are done. O(1): the index keeps a running total.
+    public var totalSize: Int { totals().size }
+
+    /// The number of entries, after staged writes are done. O(1).
+    public var count: Int { totals().count }
+
+    private func totals() -> (size: Int, count: Int) {
+        queue.sync {
+            drain()
+            return writer.withLock { (try? $0?.index.totals()) ?? (0, 0) }
+        }
+    }
+
+    /// Runs on ``queue``: expiry by age (unless `sizeOnly`) and the size trim.
+    func enforceLimits(sizeOnly: Bool) {
+        writer.withLock { resources in
+            guard let resources else { return }
+            if !sizeOnly { expire(resources.index) }
+            trimToLimit(resources.index)
+        }
+    }
+
+    /// The timer's work: record access times, expire, trim.
+    func sweep() {
+        drain()
+        enforceLimits(sizeOnly: false)
+    }
+
+    @discardableResult
+    private func expire(_ index: EntryIndex) -> Int {
+        guard let maxAge = configuration.maxAge else { return 0 }
+        let cutoff = configuration.now() - maxAge
+        var removed = 0
+        while let victims = try? index.leastRecentlyUsed(limit: 512, accessedBefore: cutoff), !victims.isEmpty {
+            guard evict(victims.map(\.digest), from: index) else { break }
+            removed += victims.count
+        }
+        if removed > 0 { state.withLock { $0.statistics.evictedByAge += removed } }
+        return removed
+    }
+
+    @discardableResult
+    private func trimToLimit(_ index: EntryIndex) -> Int {
+        guard var size = try? index.totals().size, size > configuration.sizeLimit else { return 0 }
+        let target = Int((Double(configuration.sizeLimit) * configuration.trimRatio).rounded())
+        var removed = 0
+        while size > target {
+            guard let candidates = try? index.leastRecentlyUsed(limit: 512), !candidates.isEmpty else { break }
+            var victims: [String] = []
+            for candidate in candidates where size > target {
+                victims.append(candidate.digest)
+                size -= candidate.size
+            }
+            guard evict(victims, from: index) else { break }
+            removed += victims.count
+        }
+        if removed > 0 {
+            state.withLock { $0.statistics.evictedBySize += removed }
+            configuration.logger.log(.debug, "disk cache trimmed \(removed) entries")
+        }
+        return removed
+    }
+
+    /// Deletes rows (recording intents), then files, then the intents. `false` on an index error.
+    func evict(_ digests: [String], from index: EntryIndex) -> Bool {
+        do {
+            try index.connection.transaction { () throws(SQLiteError) in
+                for digest in digests {
+                    try index.addIntent(digest)
+                    try index.delete(digest)
+                }
+            }
+        } catch {
+            configuration.logger.log(.warning, "disk cache eviction failed: \(error)")
+            return false
+        }
+        for digest in digests { files.remove(digest) }
+        try? index.connection.transaction { () throws(SQLiteError) in
+            for digest in digests { try index.removeIntent(digest) }
+        }
+        return true
+    }
+
+    /// Deletes every row (as intents), then the files, then the intents.
+    func clearAll(_ index: EntryIndex) {
+        do {
+            try index.connection.transaction { () throws(SQLiteError) in try index.clearAllIntoIntents() }
+            try index.replayIntents(files: files)
+        } catch {
+            configuration.logger.log(.warning, "disk cache clear failed: \(error)")
+        }
+    }
+
+    /// Starts the sweep timer on the writer queue.
+    func startTimer() {
+        guard let interval = configuration.sweepInterval else { return }
+        let queue = self.queue
+        timer.withLock { slot in
+            // Built inside the lock: a timer source is not Sendable.
+            let source = DispatchSource.makeTimerSource(queue: queue)
+            source.schedule(deadline: .now() + interval, repeating: interval, leeway: .seconds(1))
+            source.setEventHandler { [weak self] in self?.sweep() }
+            source.resume()
+            slot = source
+        }
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import PictorCore
+
+extension DiskCache {
+    /// Stores `data` for `key`, replacing any previous entry; returns at once.
+    ///
+    /// The bytes are readable through ``entry(for:)`` immediately; a background queue writes
+    /// them (temporary file + rename, then the index row). When more than
+    /// ``Configuration/maxPendingBytes`` are staged, the call waits for the writer. A failed
+    /// write (disk full) is counted in ``Statistics/writeFailures`` and the entry is absent.
+    public func store(_ data: Data, for key: String, metadata: DataCacheMetadata) {
+        guard let digest = digest(for: key) else { return }
+        let created = configuration.now()
+        let (needsDrain, overLimit) = state.withLock { s -> (Bool, Bool) in
+            guard !s.disabled else { return (false, false) }
+            return (s.stage(.store(data, metadata, created: created), for: digest), s.pendingBytes > configuration.maxPendingBytes)
+        }
+        if needsDrain { scheduleDrain() }
+        if overLimit { flush() }
+    }
+
+    /// Replaces the metadata of the entry for `key` (after an HTTP 304); no-op on a miss.
+    public func updateMetadata(_ metadata: DataCacheMetadata, for key: String) {
+        guard let digest = digest(for: key) else { return }
+        let needsDrain = state.withLock { s -> Bool in
+            guard !s.disabled else { return false }
+            switch s.operations[digest]?.kind {
+            case .store(let data, _, let created): return s.stage(.store(data, metadata, created: created), for: digest)
+            case .remove: return false
+            case .metadata, nil: return s.stage(.metadata(metadata), for: digest)
+            }
+        }
+        if needsDrain { scheduleDrain() }
+    }
+
+    /// Removes the entry for `key`, if any; a read right after misses.
+    public func removeData(for key: String) {
+        guard let digest = digest(for: key) else { return }
+        let needsDrain = state.withLock { s in s.disabled ? false : s.stage(.remove, for: digest) }
+        if needsDrain { scheduleDrain() }
+    }
+
+    /// Removes every entry; reads miss at once, and the clear survives a restart even if the
+    /// process dies before the files are gone (they are listed as intents first).
+    ///
+    /// - Complexity: O(n) in the entries, from the index (no directory scan).
+    public func removeAll() {
+        let needsDrain = state.withLock { s -> Bool in
+            guard !s.disabled else { return false }
+            s.operations.removeAll()
+            s.pendingBytes = 0
+            s.accesses.removeAll()
+            s.pendingClears += 1
+            return s.scheduleDrain()
+        }
+        if needsDrain { scheduleDrain() }
+    }
+
+    /// Waits until every staged write, removal and access time is on disk and in the index.
+    /// Call it before a process exits (the CLI does) and in tests.
+    public func flush() {
+        queue.sync { drain() }
+    }
+
+    func scheduleDrain() {
+        queue.async { self.drain() }
+    }
+
+    /// Runs on ``queue``: performs staged work until none is left.
+    func drain() {
+        while let batch = state.withLock({ $0.takeBatch() }) {
+            let outcome = writer.withLock { resources -> BatchOutcome in
+                guard let resources else { return BatchOutcome() }
+                return perform(batch, with: resources)
+            }
+            state.withLock { s in
+                s.finish(batch)
+                s.statistics.writes += outcome.writes
+                s.statistics.bytesWritten += outcome.bytesWritten
+                s.statistics.writeFailures += outcome.failures
+            }
+            if outcome.readOnly { disable(reason: "the cache directory is read-only") }
+            if outcome.corruptIndex { rebuildIndex() }
+            if outcome.crossedLimit { enforceLimits(sizeOnly: true) }
+        }
+    }
+
+    struct BatchOutcome {
+        var writes = 0
+        var bytesWritten = 0
+        var failures = 0
+        var readOnly = false
+        var crossedLimit = false
+        var corruptIndex = false
+    }
+
+    private func perform(_ batch: WriterBatch, with resources: WriterResources) -> BatchOutcome {
+        var outcome = BatchOutcome()
+        // Only a write recreates a deleted directory; a clear, removal or access time does not.
+        if batch.operations.contains(where: { if case .remove = $0.operation.kind { false } else { true } }) {
+            reopenIfDirectoryVanished(resources)
+        }
+        let index = resources.index
+        if batch.clears > 0 { clearAll(index) }
+
+        // 1. Intents for every file about to change, committed before any file is touched.
+        do {
+            if !batch.operations.isEmpty {
+                try index.connection.transaction { () throws(SQLiteError) in
+                    for item in batch.operations { try index.addIntent(item.digest) }
+                }
+            }
+        } catch {
+            outcome.failures = batch.operations.count
+            outcome.corruptIndex = error.isCorruption
+            noteFailure(error.description, readOnly: error.isReadOnly, outcome: &outcome)
+            return outcome
+        }
+
+        // 2. Files: encode (+ seal), write to tmp/, rename; unlink removals.
+        var rows: [IndexRow] = []
+        var removals: [String] = []
+        let now = configuration.now()
+        for (digest, operation) in batch.operations {
+            guard let (payload, metadata, created) = contents(of: operation.kind, digest: digest) else {
+                if case .remove = operation.kind {
+                    files.remove(digest)
+                    removals.append(digest)
+                }
+                continue
+            }
+            let trailer = EntryContainer.trailer(payloadCount: payload.count, metadata: metadata, created: created)
+            var parts = [payload, trailer]
+            if let cipher = currentCipher {
+                guard let sealed = try? cipher.seal(payload + trailer, associatedData: Data(digest.utf8)) else {
+                    outcome.failures += 1
+                    files.remove(digest)
+                    removals.append(digest)
+                    continue
+                }
+                parts = [sealed]
+            }
+            let size = parts.reduce(0) { $0 + $1.count }
+            switch files.write(parts, to: digest, fsync: configuration.durability == .fsync) {
+            case .success:
+                rows.append(IndexRow(digest: digest, size: size, created: created, accessed: now,
+                                     metadata: IndexRow.indexed(metadata, encrypted: currentCipher != nil)))
+            case .failure(.posix(let code)):
+                outcome.failures += 1
+                // Never leave an older version readable after a store that did not land.
+                files.remove(digest)
+                removals.append(digest)
+                noteFailure("writing entry \(digest) failed: \(String(cString: strerror(code)))",
+                            readOnly: code == EROFS || code == EACCES || code == EPERM, outcome: &outcome)
+            }
+        }
+
+        // 3. Rows and access times; intents dropped in the same transaction.
+        do {
+            try index.connection.transaction { () throws(SQLiteError) in
+                for row in rows { try index.upsert(row) }
+                for digest in removals { try index.delete(digest) }
+                for (digest, time) in batch.accesses { try index.touch(digest, at: time) }
+                for item in batch.operations { try index.removeIntent(item.digest) }
+            }
+            outcome.writes = rows.count
+            outcome.bytesWritten = rows.reduce(0) { $0 + $1.size }
+            if !rows.isEmpty, let totals = try? index.totals(), totals.size > configuration.sizeLimit {
+                outcome.crossedLimit = true
+            }
+        } catch {
+            // The files are in place but unindexed: remove them (their intents stay, so a crash
+            // now is still recovered on the next open).
+            for row in rows { files.remove(row.digest) }
+            outcome.failures += rows.count
+            outcome.corruptIndex = error.isCorruption
+            noteFailure(error.description, readOnly: error.isReadOnly, outcome: &outcome)
+        }
+        return outcome
+    }
+
+    /// What to write for a staged change: the new bytes for a store; the current bytes with new
+    /// metadata for a metadata update (`nil` when the entry is gone); `nil` for a removal.
+    private func contents(of kind: PendingOperation.Kind, digest: String) -> (Data, DataCacheMetadata, Double)? {
+        switch kind {
+        case .store(let data, let metadata, let created):
+            return (data, metadata, created)
+        case .metadata(let metadata):
+            guard case .data(let file) = files.read(digest), let current = decode(file, digest: digest) else { return nil }
+            return (current.payload, metadata, current.created)
+        case .remove:
+            return nil
+        }
+    }
+
+    private func noteFailure(_ message: String, readOnly: Bool, outcome: inout BatchOutcome) {
+        if readOnly {
+            outcome.readOnly = true
+            return
+        }
+        let first = state.withLock { s in
+            defer { s.warnedWriteFailure = true }
+            return !s.warnedWriteFailure
+        }
+        configuration.logger.log(first ? .warning : .debug, "disk cache write failed (further failures are logged at debug level): \(message)")
+    }
+
+    /// Turns the cache off after the directory turned out read-only; logs one warning.
+    func disable(reason: String) {
+        let first = state.withLock { s -> Bool in
+            defer { s.disabled = true; s.operations.removeAll(); s.pendingBytes = 0; s.accesses.removeAll() }
+            return !s.disabled
+        }
+        if first { configuration.logger.log(.warning, "disk cache disabled: \(reason) (\(files.directory))") }
+    }
+}

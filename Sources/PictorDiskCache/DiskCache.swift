@@ -1,0 +1,226 @@
+import Foundation
+import PictorCore
+import Synchronization
+
+/// A persistent cache of encoded bytes: one file per entry, named by a digest of the key, and a
+/// SQLite index (WAL) of sizes, access times, expiry and HTTP validators.
+///
+/// ```swift
+/// let cache = try DiskCache(configuration: .init(directory: URL(fileURLWithPath: "/var/cache/pictor")))
+/// cache.store(jpegBytes, for: "https://example.org/a.jpg", metadata: DataCacheMetadata(etag: "\"v1\""))
+/// let bytes = cache.data(for: "https://example.org/a.jpg")   // readable at once
+/// ```
+///
+/// - Reads are synchronous: a digest of the key and one POSIX read of a self-describing entry
+///   file (bytes, then metadata, then a footer; see `EntryContainer`). No index query on the
+///   read path; last-access times are batched and written with the next writer pass.
+/// - Writes return at once; a serial background queue writes a temporary file, renames it onto
+///   the entry name and then commits the index row. Until then the bytes are served from
+///   memory (read-your-writes). ``flush()`` waits for them.
+/// - Limits (``Configuration/sizeLimit``, ``Configuration/maxAge``) are enforced after writes
+///   that cross the size limit and on a timer, by an ordered index query: least recently used
+///   first, down to ``Configuration/trimRatio`` of the limit. No directory scan.
+/// - Opening recovers from crashes in time proportional to the writes in flight (see
+///   ``init(configuration:)``).
+/// - Several processes may share a directory (a CLI prefetching while a server reads): index
+///   writes are SQLite transactions (WAL, 10 s busy timeout), files are replaced atomically and
+///   carry their own metadata, and crash recovery runs only when no other process has the
+///   directory open (an advisory `flock`). When two processes replace one entry at once, the
+///   last rename wins and reads are whole; the index size of that entry may be the other's
+///   until the next write of it or ``verify()``. Statistics and the access-time batching are
+///   per process.
+/// - Neither the files nor the index contain a key or a URL.
+///
+/// - Important: Thread-safe. Faults while running are never thrown: a full disk counts a write
+///   failure, a deleted directory is recreated on the next write, and a read-only directory
+///   disables the cache (``isEnabled`` turns `false`) with one warning.
+public final class DiskCache: DataCaching, Sendable {
+    /// The configuration the cache was created with.
+    public let configuration: Configuration
+    let files: EntryFiles
+    let indexPath: String
+    let state: Mutex<CacheState>
+    /// The connection and directory lock used on the writer queue (`nil` when disabled).
+    let writer: Mutex<WriterResources?>
+    /// The serial queue of every write, trim and recovery.
+    let queue: DispatchQueue
+    let timer: Mutex<(any DispatchSourceTimer)?>
+    /// The key hashing and cipher in use; replaced by ``rotateKey(to:)`` (DiskCache+KeyRotation).
+    let keys: Mutex<EntryKeys>
+
+    /// Whether the cache stores and serves entries; `false` once the directory turned out
+    /// read-only (every read is then a miss and every write a no-op).
+    public var isEnabled: Bool { !state.withLock { $0.disabled } }
+
+    /// Counters since creation, in this process.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
+
+    /// Opens (creating if needed) the cache in ``Configuration/directory``.
+    ///
+    /// Recovery, when no other process has the directory open: leftover temporary files are
+    /// deleted; entries whose write or removal was in flight at a crash are dropped (both file
+    /// and row); an index that is not a readable SQLite database (or has a newer schema) is
+    /// moved aside to `index.sqlite.corrupt` and rebuilt from the entry files. The cost is
+    /// proportional to the writes in flight, not to the entries: no directory scan unless the
+    /// index is new or rebuilt.
+    ///
+    /// A directory that cannot be written (read-only file system, no permission) does not
+    /// throw: the cache opens disabled (``isEnabled`` is `false`) after one warning.
+    ///
+    /// - Throws: ``DiskCacheError/invalidConfiguration(_:)`` for a limit out of range;
+    ///   ``DiskCacheError/directoryUnavailable(path:errno:)`` when the directory cannot be
+    ///   created or is not a directory; ``DiskCacheError/index(operation:code:message:)`` when
+    ///   SQLite fails in another way.
+    public init(configuration: Configuration) throws(DiskCacheError) {
+        try Self.validate(configuration)
+        self.configuration = configuration
+        var path = configuration.directory.standardizedFileURL.path
+        while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
+        files = EntryFiles(directory: path)
+        indexPath = path + "/index.sqlite"
+        state = Mutex(CacheState())
+        queue = DispatchQueue(label: "pictor.disk-cache.writer", qos: .utility)
+        timer = Mutex(nil)
+        keys = Mutex(EntryKeys(configuration))
+
+        switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration) {
+        case .success(let resources):
+            writer = Mutex(resources)
+            startTimer()
+        case .failure(.readOnly(let reason)):
+            writer = Mutex(nil)
+            disable(reason: reason)
+        case .failure(.fatal(let error)):
+            throw error
+        }
+    }
+
+    // MARK: Reads
+
+    /// The bytes and metadata stored for `key`, or `nil` on a miss.
+    ///
+    /// Expired entries (past ``DataCacheMetadata/expiresAt``) are returned; callers check
+    /// freshness. An entry file that is truncated or malformed, or (with a
+    /// ``Configuration/cipher``) fails to open, is a miss, and the entry is removed and counted
+    /// in ``Statistics/corruptEntriesRemoved``.
+    ///
+    /// - Complexity: one digest and one file read (the metadata is stored in the file, so no
+    ///   index query); the last-access time is recorded later in a batch.
+    public func entry(for key: String) -> DataCacheEntry? {
+        guard let digest = digest(for: key) else { return miss() }
+        return entry(digest: digest)
+    }
+
+    /// The key's digest, checked to be 1–64 lowercase hex characters (the ``CacheKeyHashing``
+    /// contract) so that a faulty custom hasher can never name a path outside the directory;
+    /// `nil` (a miss or no-op, logged) otherwise.
+    func digest(for key: String) -> String? {
+        let digest = currentKeyHashing.digest(for: key)
+        guard EntryFiles.looksLikeDigest(digest) else {
+            configuration.logger.log(.error, "disk cache key hashing returned a name that is not 1-64 lowercase hex characters; ignored")
+            return nil
+        }
+        return digest
+    }
+
+    /// Whether an entry exists for `key`: a staged write, or a file (one `stat`, no read).
+    public func contains(_ key: String) -> Bool {
+        guard let digest = digest(for: key) else { return false }
+        switch staged(digest, countingMisses: false) {
+        case .hit: return true
+        case .miss: return false
+        case .disk: return files.exists(digest)
+        }
+    }
+
+    func entry(digest: String) -> DataCacheEntry? {
+        let override: DataCacheMetadata?
+        switch staged(digest, countingMisses: true) {
+        case .hit(let entry): return entry
+        case .miss: return nil
+        case .disk(let metadata): override = metadata
+        }
+        guard case .data(let bytes) = files.read(digest) else { return miss() }
+        guard let decoded = decode(bytes, digest: digest) else {
+            configuration.logger.log(.warning, "disk cache entry \(digest) is corrupt or failed to open; removed")
+            dropEntry(digest)
+            return miss()
+        }
+        let now = configuration.now()
+        let needsDrain = state.withLock { s in
+            s.statistics.hits += 1
+            s.statistics.bytesRead += decoded.payload.count
+            guard s.recordAccess(digest, at: now, resolution: Self.accessTimeResolution) else { return false }
+            return s.accesses.count >= Self.accessBatchSize && s.scheduleDrain()
+        }
+        if needsDrain { scheduleDrain() }
+        return DataCacheEntry(data: decoded.payload, metadata: override ?? decoded.metadata)
+    }
+
+    /// Opens (when encrypted) and decodes an entry file; `nil` when it is not intact.
+    func decode(_ file: Data, digest: String) -> EntryContainer.Decoded? {
+        EntryContainer.open(file, digest: digest, cipher: currentCipher)
+    }
+
+    /// Access times buffered before the writer is woken to record them.
+    static let accessBatchSize = 256
+    /// Seconds within which repeated reads of one entry record its access time only once
+    /// (`60`): LRU order at minute resolution is plenty for a disk cache, and a hot entry then
+    /// costs no index write per read.
+    static let accessTimeResolution: Double = 60
+
+    private enum Staged {
+        case hit(DataCacheEntry)
+        case miss
+        /// Read the file; replace its metadata with this one when set.
+        case disk(DataCacheMetadata?)
+    }
+
+    private func staged(_ digest: String, countingMisses: Bool) -> Staged {
+        state.withLock { s in
+            if s.disabled {
+                if countingMisses { s.statistics.misses += 1 }
+                return .miss
+            }
+            if let operation = s.operations[digest] {
+                switch operation.kind {
+                case .store(let data, let metadata, _):
+                    if countingMisses {
+                        s.statistics.hits += 1
+                        s.statistics.bytesRead += data.count
+                    }
+                    return .hit(DataCacheEntry(data: data, metadata: metadata))
+                case .remove:
+                    if countingMisses { s.statistics.misses += 1 }
+                    return .miss
+                case .metadata(let metadata):
+                    return s.pendingClears > 0 ? .miss : .disk(metadata)
+                }
+            }
+            if s.pendingClears > 0 {
+                if countingMisses { s.statistics.misses += 1 }
+                return .miss
+            }
+            return .disk(nil)
+        }
+    }
+
+    private func miss() -> DataCacheEntry? {
+        state.withLock { $0.statistics.misses += 1 }
+        return nil
+    }
+
+    /// Removes an entry found corrupt by a read, unless a newer change for it is staged.
+    private func dropEntry(_ digest: String) {
+        let needsDrain = state.withLock { s in
+            guard s.operations[digest] == nil else { return false }
+            s.statistics.corruptEntriesRemoved += 1
+            return s.stage(.remove, for: digest)
+        }
+        if needsDrain { scheduleDrain() }
+    }
+
+    deinit {
+        timer.withLock { $0?.cancel() }
+    }
+}

@@ -1,0 +1,45 @@
+import Foundation
+
+/// Reads frame sizes from a GIF's blocks without decoding pixels, so a decompression bomb (a
+/// frame descriptor claiming gigapixels) is refused before libvips allocates anything.
+enum GIFHeader {
+    /// The largest size a decoder must hold among the first 64 blocks: the logical screen, the
+    /// first frame's extent (offset + size), and every later frame's own size; `nil` when the
+    /// bytes are not a GIF.
+    static func largestFrame(in data: Data) -> (width: Int, height: Int)? {
+        data.withUnsafeBytes { (b: UnsafeRawBufferPointer) -> (width: Int, height: Int)? in
+            guard b.count >= 13, b[0] == 0x47, b[1] == 0x49, b[2] == 0x46 else { return nil }
+            func u16(_ i: Int) -> Int { i + 1 < b.count ? Int(b[i]) | Int(b[i + 1]) << 8 : 0 }
+            var best = (width: u16(6), height: u16(8))
+            var i = 13
+            if b[10] & 0x80 != 0 { i += 3 << (Int(b[10] & 0x07) + 1) }
+            func skipSubBlocks(_ start: Int) -> Int {
+                var j = start
+                while j < b.count, b[j] != 0 { j += Int(b[j]) + 1 }
+                return j + 1
+            }
+            var blocks = 0, frames = 0
+            while i < b.count, blocks < 64 {
+                blocks += 1
+                switch b[i] {
+                case 0x2C:
+                    // The first frame grows the canvas to its extent (offset + size), as browsers do
+                    // when it exceeds the logical screen; later frames are clipped to the canvas, so
+                    // only their own size (the buffer a decoder fills) counts.
+                    let w = u16(i + 5) + (frames == 0 ? u16(i + 1) : 0), h = u16(i + 7) + (frames == 0 ? u16(i + 3) : 0)
+                    frames += 1
+                    if w * h > best.width * best.height { best = (w, h) }
+                    let flags = i + 9 < b.count ? b[i + 9] : 0
+                    i += 10
+                    if flags & 0x80 != 0 { i += 3 << (Int(flags & 0x07) + 1) }
+                    i = skipSubBlocks(i + 1)
+                case 0x21:
+                    i = skipSubBlocks(i + 2)
+                default:
+                    return best
+                }
+            }
+            return best
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import PictorCore
+internal import CVips
+internal import CVipsShim
+
+/// Decodes every format libvips 8.14 reads (JPEG, PNG, GIF, WebP, AVIF/HEIF, TIFF, JPEG XL, SVG,
+/// …) into an 8-bit sRGB ``Image`` in display orientation.
+///
+/// What it guarantees:
+/// - the pixel count declared in the header is checked against
+///   ``ImageDecodingOptions/maximumPixelCount`` before any pixel is decoded
+///   (``ImageDecodingError/tooManyPixels(width:height:limit:)``); with
+///   ``ImageDecodingOptions/allFrames`` the limit covers all frames together (the error then
+///   names the width and the height of the strip of frames, height × frames);
+/// - ``ImageDecodingOptions/thumbnail`` decodes at the target size (libvips `thumbnail_buffer`:
+///   JPEG DCT scaling, WebP scaled decode, …), never full size then shrink;
+/// - EXIF orientation is applied exactly once, then dropped;
+/// - CMYK/YCCK becomes sRGB through the embedded ICC profile (libvips' CMYK profile when none);
+///   other embedded ICC profiles are converted to sRGB; 16-bit samples are scaled to 8 bits;
+/// - a truncated file throws ``ImageDecodingError/truncated(_:)`` unless
+///   ``ImageDecodingOptions/allowsTruncatedData``; bytes after the end marker are ignored;
+/// - animations: first frame by default; every frame with its duration and the loop count when
+///   ``ImageDecodingOptions/allFrames`` is set.
+///
+/// Plain JPEGs (YCbCr, RGB or grey, no ICC profile, no libjpeg warning) go through libjpeg-turbo
+/// directly unless ``usesTurboJPEG`` is `false` (see ``usesTurboJPEG``); everything else, and any
+/// JPEG the fast path declines, goes through libvips. Only formats ``ImageFormat/sniff(_:)-(Data)``
+/// recognises reach libvips, so its other loaders (PDF, FITS, CSV, …) are never used.
+///
+/// ```swift
+/// let image = try VipsDecoder().decode(data, options: .init(thumbnail: .init(width: 256)))
+/// ```
+///
+/// - Important: thread-safe; a value type with no state.
+public struct VipsDecoder: ImageDecoding {
+    /// Whether JPEGs take the TurboJPEG fast path (libjpeg-turbo directly; for thumbnails a
+    /// DCT-scaled decode plus a triangle filter), skipping libvips' per-image thread-pool cost
+    /// (≈ 7 ms here); default `true`. Files the fast path does not handle plainly (CMYK, ICC
+    /// profile, any libjpeg warning) always go through libvips.
+    public var usesTurboJPEG: Bool
+
+    /// Creates the decoder (libvips starts on first use); see ``usesTurboJPEG``.
+    public init(usesTurboJPEG: Bool = true) {
+        self.usesTurboJPEG = usesTurboJPEG
+    }
+
+    /// The formats this libvips build decodes, found by asking libvips for each loader
+    /// (`jpegload_buffer`, `heifload_buffer`, `jxlload_buffer`, `svgload_buffer`, …). On Debian 12:
+    /// every ``ImageFormat`` except BMP (libvips reads BMP only through ImageMagick).
+    public static let supportedFormats: Set<ImageFormat> = {
+        guard (try? VipsRuntime.start()) != nil else { return [] }
+        let loaders: [ImageFormat: String] = [
+            .jpeg: "jpegload_buffer", .png: "pngload_buffer", .gif: "gifload_buffer", .webp: "webpload_buffer",
+            .avif: "heifload_buffer", .heic: "heifload_buffer", .tiff: "tiffload_buffer", .bmp: "magickload_buffer",
+            .jxl: "jxlload_buffer", .svg: "svgload_buffer",
+        ]
+        return Set(loaders.filter { vips_type_find("VipsOperation", $0.value) != 0 }.keys)
+    }()
+
+    /// Decodes `data`; see the type's discussion for the guarantees.
+    ///
+    /// - Throws: ``ImageDecodingError/emptyData``, ``ImageDecodingError/unknownFormat``,
+    ///   ``ImageDecodingError/tooManyPixels(width:height:limit:)``,
+    ///   ``ImageDecodingError/truncated(_:)``, ``ImageDecodingError/unsupportedFormat(_:)`` (for
+    ///   example 12-bit JPEG) or ``ImageDecodingError/corrupt(_:message:)`` with libvips' text.
+    ///   Truncation is recognised from the data's structure (a JPEG without EOI after its last
+    ///   SOS, a PNG without IEND, …), not from libvips' text: libvips 8.14 keeps one process-wide
+    ///   error buffer, so under concurrent failures the `message` may include another thread's
+    ///   text.
+    public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+        guard !data.isEmpty else { throw ImageDecodingError.emptyData }
+        do { try VipsRuntime.start() } catch { throw ImageDecodingError.corrupt(nil, message: error.message) }
+        // Only formats Pictor recognises reach libvips: its other loaders (PDF, FITS, CSV, …) stay shut.
+        guard let format = ImageFormat.sniff(data) else { throw ImageDecodingError.unknownFormat }
+        guard Self.supportedFormats.contains(format) else { throw ImageDecodingError.unsupportedFormat(format) }
+        if format == .jpeg, let precision = FileStructure.jpegPrecision(data), precision != 8 {
+            throw ImageDecodingError.unsupportedFormat(.jpeg)
+        }
+        if usesTurboJPEG, format == .jpeg, options.thumbnail.map({ $0.width > 0 && ($0.height ?? 1) > 0 }) ?? true,
+           let image = try data.withUnsafeBytes({ try TurboJPEGDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
+            return image
+        }
+        if format == .gif, let size = GIFHeader.largestFrame(in: data) {
+            try Self.checkPixelCount(width: size.width, height: size.height, options: options)
+        }
+        do {
+            return try data.withUnsafeBytes { raw in
+                try decode(raw, format: format, options: options)
+            }
+        } catch let error as ImageDecodingError {
+            throw error
+        } catch let error as VipsError {
+            if !options.allowsTruncatedData, FileStructure.isTruncated(data, format: format) {
+                throw ImageDecodingError.truncated(format)
+            }
+            throw ImageDecodingError.corrupt(format, message: error.message)
+        }
+    }
+
+    private func decode(_ raw: UnsafeRawBufferPointer, format: ImageFormat, options: ImageDecodingOptions) throws -> Image {
+        let failOnTruncated: Int32 = options.allowsTruncatedData ? 0 : 1
+        let header = try VipsImageHandle.make("load_buffer") {
+            cvs_load_buffer(raw.baseAddress, raw.count, failOnTruncated, 1, 0, $0)
+        }
+        try Self.checkPixelCount(width: header.width, height: header.height, options: options)
+        let declaredFrames = max(1, header.int("n-pages", default: 1))
+        let pages: Int32 = options.allFrames && declaredFrames > 1 ? -1 : 1
+        if pages == -1 {
+            // Every frame is held at once: the limit covers the whole strip of frames.
+            let (strip, overflow) = header.height.multipliedReportingOverflow(by: declaredFrames)
+            try Self.checkPixelCount(width: header.width, height: overflow ? Int.max : strip, options: options)
+        }
+        let makeImage: (Bool) throws -> VipsImageHandle
+        if let thumbnail = options.thumbnail {
+            makeImage = { exportSRGB in
+                try Self.thumbnail(raw, thumbnail, failOnTruncated: failOnTruncated, pages: pages, exportSRGB: exportSRGB)
+            }
+        } else {
+            // Rotating needs random access; an upright image streams sequentially.
+            let rotates = header.int("orientation", default: 1) > 1
+            makeImage = { _ in
+                let loaded = pages == 1 && !rotates ? header : try VipsImageHandle.make("load_buffer") {
+                    cvs_load_buffer(raw.baseAddress, raw.count, failOnTruncated, pages, rotates ? 1 : 0, $0)
+                }
+                return try loaded.apply("autorot") { cvs_autorot($0, $1) }
+            }
+        }
+        do {
+            return try render(makeImage(header.hasICCProfile), declaredFrames: declaredFrames, format: format)
+        } catch let error as VipsError where header.hasICCProfile && options.thumbnail != nil {
+            // A broken embedded profile fails the thumbnail's sRGB export at evaluation time:
+            // ignore the profile, as the full decode does.
+            guard let image = try? render(makeImage(false), declaredFrames: declaredFrames, format: format) else { throw error }
+            return image
+        }
+    }
+
+    /// Evaluates `decoded` into an ``Image``: colour normalised, frames split. Decode errors surface here.
+    private func render(_ decoded: VipsImageHandle, declaredFrames: Int, format: ImageFormat) throws(VipsError) -> Image {
+        let pageHeight = decoded.int("page-height", default: decoded.height)
+        let delays = decoded.ints("delay", capacity: 4096)
+        let loop = decoded.int("loop", default: -1)
+        let srgb = try VipsColour.normalize(decoded)
+        let pixels = try srgb.pixels()
+        return try VipsColour.image(
+            from: srgb, pixels: pixels, pageHeight: pageHeight, delays: delays,
+            loop: declaredFrames > 1 ? max(loop, 0) : nil, declaredFrames: declaredFrames, format: format)
+    }
+
+    private static func thumbnail(
+        _ raw: UnsafeRawBufferPointer, _ options: ThumbnailOptions, failOnTruncated: Int32, pages: Int32, exportSRGB: Bool
+    ) throws(VipsError) -> VipsImageHandle {
+        guard options.width > 0, (options.height ?? 1) > 0 else {
+            throw VipsError(operation: "thumbnail", message: "thumbnail size must be positive")
+        }
+        let height = options.height ?? 0
+        let size: VipsSize
+        switch options.contentMode {
+        case .stretch: size = options.height == nil ? (options.allowsUpscaling ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN) : VIPS_SIZE_FORCE
+        default: size = options.allowsUpscaling ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
+        }
+        let crop: Int32 = options.contentMode == .aspectFill && options.height != nil ? 1 : 0
+        return try VipsImageHandle.make("thumbnail_buffer") {
+            cvs_thumbnail_buffer(raw.baseAddress, raw.count, Int32(options.width), Int32(height), Int32(size.rawValue),
+                                 crop, failOnTruncated, pages, exportSRGB ? 1 : 0, $0)
+        }
+    }
+
+    static func checkPixelCount(width: Int, height: Int, options: ImageDecodingOptions) throws(ImageDecodingError) {
+        let (count, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || count > options.maximumPixelCount {
+            throw ImageDecodingError.tooManyPixels(width: width, height: height, limit: options.maximumPixelCount)
+        }
+    }
+}

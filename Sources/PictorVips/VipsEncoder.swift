@@ -1,0 +1,72 @@
+import Foundation
+import PictorCore
+internal import CVips
+internal import CVipsShim
+
+/// Encodes an ``Image`` to JPEG, PNG, WebP, AVIF or GIF with libvips.
+///
+/// WebP and GIF keep every decoded frame of an animation with its duration and loop count; the
+/// other formats write the first frame. JPEG has no alpha, so
+/// transparent pixels are flattened over white. Metadata is never written (the pixels are
+/// already oriented and in sRGB).
+///
+/// ```swift
+/// let jpeg = try VipsEncoder().encode(image, as: .jpeg, quality: 80)
+/// ```
+///
+/// - Important: thread-safe; a value type with no state besides its settings.
+public struct VipsEncoder: ImageEncoding {
+    /// zlib compression level for PNG, 0...9; default 6 (libpng's and libvips' default).
+    public var pngCompression: Int
+    /// Whether WebP is written lossless (then `quality` only sets effort); default `false`.
+    public var webpLossless: Bool
+
+    /// Creates an encoder; see each property for its default.
+    public init(pngCompression: Int = 6, webpLossless: Bool = false) {
+        self.pngCompression = pngCompression
+        self.webpLossless = webpLossless
+    }
+
+    /// The formats ``encode(_:as:quality:)`` writes.
+    public static let supportedFormats: Set<ImageFormat> = [.jpeg, .png, .webp, .avif, .gif]
+
+    /// Encodes `image` as `format`: every frame for WebP and GIF, the first frame otherwise.
+    ///
+    /// - Parameters:
+    ///   - quality: 1...100 (clamped) for JPEG, WebP and AVIF; ignored by PNG and GIF.
+    /// - Returns: the encoded bytes.
+    /// - Throws: ``ImageEncodingError/unsupportedFormat(_:)`` for formats other than JPEG, PNG,
+    ///   WebP, AVIF and GIF; ``ImageEncodingError/failed(_:message:)`` with libvips' text.
+    public func encode(_ image: Image, as format: ImageFormat, quality: Int = 80) throws -> Data {
+        guard Self.supportedFormats.contains(format) else { throw ImageEncodingError.unsupportedFormat(format) }
+        let q = Int32(min(max(quality, 1), 100))
+        do {
+            try VipsRuntime.start()
+            let animated = image.frames.count > 1 && (format == .webp || format == .gif)
+            var input = try animated ? VipsImageHandle.animation(image) : VipsImageHandle.from(image)
+            var buffer: UnsafeMutableRawPointer? = nil
+            var length = 0
+            let result: Int32
+            switch format {
+            case .jpeg:
+                if image.hasAlpha { input = try input.apply("flatten") { cvs_flatten($0, 255, $1) } }
+                result = cvs_jpegsave_buffer(input.pointer, q, &buffer, &length)
+            case .png:
+                result = cvs_pngsave_buffer(input.pointer, Int32(min(max(pngCompression, 0), 9)), &buffer, &length)
+            case .webp:
+                result = cvs_webpsave_buffer(input.pointer, q, webpLossless ? 1 : 0, &buffer, &length)
+            case .gif:
+                result = cvs_gifsave_buffer(input.pointer, &buffer, &length)
+            default:
+                if image.bands < 3 {
+                    input = try input.apply("colourspace") { cvs_colourspace($0, VIPS_INTERPRETATION_sRGB, $1) }
+                }
+                result = cvs_avifsave_buffer(input.pointer, q, &buffer, &length)
+            }
+            guard result == 0, let buffer else { throw VipsError.last("\(format.rawValue)save_buffer") }
+            return Data(bytesNoCopy: buffer, count: length, deallocator: .custom { pointer, _ in g_free(pointer) })
+        } catch let error as VipsError {
+            throw ImageEncodingError.failed(format, message: error.message)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Testing
+@testable import PictorCLI
+
+@Suite struct ArgumentParserTests {
+    @Test func optionsFlagsAndPositionalsInAnyOrder() throws {
+        var p = ArgumentParser(["a", "--resize", "256", "-o", "out", "--no-cache", "b", "--format=webp"])
+        #expect(p.flag("--no-cache"))
+        #expect(try p.option("--resize") == "256")
+        #expect(try p.option("-o", "--output") == "out")
+        #expect(try p.option("--format") == "webp")
+        #expect(try p.positionals() == ["a", "b"])
+    }
+
+    @Test func unknownOptionIsNamed() {
+        var p = ArgumentParser(["--bogus", "x"])
+        #expect(throws: CLIError.usage("unknown option '--bogus'")) { try p.positionals() }
+    }
+
+    @Test func missingValueIsNamed() {
+        var p = ArgumentParser(["x", "--resize"])
+        #expect(throws: CLIError.usage("missing value for '--resize'")) { try p.option("--resize") }
+    }
+
+    @Test func doubleDashEndsOptions() throws {
+        var p = ArgumentParser(["--", "-not-an-option"])
+        #expect(try p.positionals() == ["-not-an-option"])
+    }
+
+    @Test func integerRangeIsChecked() {
+        var p = ArgumentParser(["--concurrency", "0"])
+        #expect(throws: CLIError.self) { try p.intOption("--concurrency", in: 1...256) }
+    }
+
+    @Test func resizeParsesWidthOrBox() throws {
+        #expect(try ResizeOption.parse("256")?.width == 256)
+        #expect(try ResizeOption.parse("256x128")?.height == 128)
+        #expect(throws: CLIError.self) { try ResizeOption.parse("0") }
+        #expect(throws: CLIError.self) { try ResizeOption.parse("abc") }
+        #expect(throws: CLIError.self) { try ResizeOption.parse("10x") }
+    }
+
+    @Test func byteSizesUsePowersOf1024() throws {
+        #expect(try Formatting.parseBytes("500M", option: "--size-limit") == 500 << 20)
+        #expect(try Formatting.parseBytes("2GiB", option: "--size-limit") == 2 << 30)
+        #expect(try Formatting.parseBytes("123", option: "--size-limit") == 123)
+        #expect(throws: CLIError.self) { try Formatting.parseBytes("-1", option: "--size-limit") }
+    }
+
+    @Test func outputFormatResolution() throws {
+        #expect(try OutputFormatOption.parse("jpg") == .jpeg)
+        #expect(throws: CLIError.self) { try OutputFormatOption.parse("gif") }
+        #expect(OutputFormatOption.resolve(explicit: nil, path: "a.webp", source: .jpeg) == .webp)
+        #expect(OutputFormatOption.resolve(explicit: nil, path: nil, source: .gif) == .png)
+        #expect(OutputFormatOption.resolve(explicit: nil, path: nil, source: .jpeg) == .jpeg)
+    }
+}

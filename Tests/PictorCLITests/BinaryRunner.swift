@@ -1,0 +1,55 @@
+import Foundation
+import Synchronization
+
+/// Runs the built `pictor` executable (built by `swift build` next to the test bundle).
+struct BinaryRunner {
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    static var executable: URL? {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            packageRoot.appendingPathComponent(".build/debug"),
+        ]
+        return candidates.map { $0.appendingPathComponent("pictor") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    static var isAvailable: Bool { executable != nil }
+
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+        let process = Process()
+        process.executableURL = executable!
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        // Read both pipes concurrently so a full pipe never blocks the child.
+        let errData = LockedData()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus,
+                       stdout: String(decoding: outData, as: UTF8.self),
+                       stderr: String(decoding: errData.get(), as: UTF8.self))
+    }
+}
+
+final class LockedData: Sendable {
+    private let data = Mutex(Data())
+    func set(_ d: Data) { data.withLock { $0 = d } }
+    func get() -> Data { data.withLock { $0 } }
+}

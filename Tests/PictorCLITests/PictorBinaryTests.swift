@@ -1,0 +1,150 @@
+import Foundation
+import Testing
+import Pictor
+import PictorTestSupport
+
+private var corpus: URL {
+    BinaryRunner.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus", isDirectory: true)
+}
+private var corpusAvailable: Bool { FileManager.default.fileExists(atPath: corpus.appendingPathComponent("exif-orientation").path) }
+
+/// The built `pictor` binary against nginx on loopback serving the corpus.
+@Suite(.serialized, .enabled(if: BinaryRunner.isAvailable && NginxServer.isAvailable && corpusAvailable,
+                             "needs the built pictor binary, nginx and ../shared/corpus"))
+struct PictorBinaryTests {
+    let temp: URL
+
+    init() throws {
+        temp = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-cli-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+    }
+
+    var cacheDir: String { temp.appendingPathComponent("cache").path }
+
+    func orientationURLs(_ server: NginxServer) throws -> [URL] {
+        try FileManager.default.contentsOfDirectory(atPath: corpus.appendingPathComponent("exif-orientation").path)
+            .filter { $0.hasSuffix(".jpg") }.sorted().map { server.url("/exif-orientation/\($0)") }
+    }
+
+    @Test func fetchWritesCorrectlyOrientedThumbnails() throws {
+        let server = try NginxServer.start(root: corpus)
+        defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
+        let urls = try orientationURLs(server)
+        let out = temp.appendingPathComponent("thumbs").path
+        let run = try BinaryRunner.run(["fetch"] + urls.map(\.absoluteString) + ["--resize", "256", "-o", out, "--format", "png", "--cache-dir", cacheDir])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.count == urls.count)
+        #expect(lines.allSatisfy { $0.contains("  network  ") })
+
+        let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(files.count == urls.count)
+        let decoder = ImageDecoderRegistry.vips
+        for file in files {
+            let data = try Data(contentsOf: URL(fileURLWithPath: out).appendingPathComponent(file))
+            let image = try decoder.decode(data, options: ImageDecodingOptions())
+            #expect(max(image.width, image.height) == 256, "\(file)")
+            if file.hasPrefix("Landscape") { #expect(image.width > image.height, "\(file) is \(image.width)×\(image.height)") }
+            if file.hasPrefix("Portrait") { #expect(image.height > image.width, "\(file) is \(image.width)×\(image.height)") }
+        }
+
+        // The same fetch again in a new process: every image from the disk cache.
+        let again = try BinaryRunner.run(["fetch"] + urls.map(\.absoluteString) + ["--resize", "256", "--cache-dir", cacheDir])
+        #expect(again.status == 0)
+        #expect(again.stdout.split(separator: "\n").allSatisfy { $0.contains("  disk  ") }, "\(again.stdout)")
+    }
+
+    @Test func secondPrefetchIsAllCacheHits() throws {
+        let server = try NginxServer.start(root: corpus)
+        defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
+        let list = temp.appendingPathComponent("urls.txt")
+        try (["# the EXIF orientation photos"] + orientationURLs(server).map(\.absoluteString)).joined(separator: "\n")
+            .write(to: list, atomically: false, encoding: .utf8)
+        let cold = try BinaryRunner.run(["prefetch", list.path, "--resize", "128", "--cache-dir", cacheDir,
+                                         "--report", temp.appendingPathComponent("cold.tsv").path])
+        #expect(cold.status == 0, "\(cold.stderr)")
+        #expect(cold.stdout.contains("18 (18 ok, 0 failed)"), "\(cold.stdout)")
+        #expect(cold.stdout.contains("network 18"), "\(cold.stdout)")
+        let requestsAfterCold = try server.loggedRequests().count
+
+        let warm = try BinaryRunner.run(["prefetch", list.path, "--resize", "128", "--cache-dir", cacheDir,
+                                         "--report", temp.appendingPathComponent("warm.tsv").path])
+        #expect(warm.status == 0, "\(warm.stderr)")
+        #expect(warm.stdout.contains("network 0"), "\(warm.stdout)")
+        #expect(warm.stdout.contains("disk 18"), "\(warm.stdout)")
+        #expect(try server.loggedRequests().count == requestsAfterCold, "the warm run reached the server")
+        let report = try String(contentsOf: temp.appendingPathComponent("warm.tsv"), encoding: .utf8)
+        #expect(report.split(separator: "\n").dropFirst().allSatisfy { $0.split(separator: "\t")[2] == "disk" })
+    }
+
+    @Test func exitCodes() throws {
+        let server = try NginxServer.start(root: corpus)
+        defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
+        let usage = try BinaryRunner.run(["fetch", "--bogus", server.url("/x.jpg").absoluteString])
+        #expect(usage.status == 64)
+        #expect(usage.stderr.contains("'--bogus'"))
+        #expect(try BinaryRunner.run(["frobnicate"]).status == 64)
+        #expect(try BinaryRunner.run(["fetch", "--resize", "0", "http://127.0.0.1/"]).status == 64)
+
+        let missing = try BinaryRunner.run(["fetch", server.url("/no-such-image.jpg").absoluteString, "--cache-dir", cacheDir])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("404"), "\(missing.stderr)")
+
+        let text = try BinaryRunner.run(["fetch", server.url("/README.md").absoluteString, "--cache-dir", cacheDir])
+        #expect(text.status == 1, "a text file is not an image")
+
+        for command in [["--help"], ["fetch", "--help"], ["prefetch", "--help"], ["cache", "--help"], ["--version"]] {
+            let help = try BinaryRunner.run(command)
+            #expect(help.status == 0, "\(command)")
+            #expect(!help.stdout.isEmpty)
+        }
+    }
+
+    @Test func encryptedCacheRoundTripAndMaintenance() throws {
+        let server = try NginxServer.start(root: corpus)
+        defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
+        let key = temp.appendingPathComponent("pictor.key").path
+        #expect(try BinaryRunner.run(["cache", "key", "generate", "--out", key]).status == 0)
+        #expect(try BinaryRunner.run(["cache", "key", "generate", "--out", key]).status == 1, "never overwrites a key")
+        let url = server.url("/exif-orientation/Landscape_3.jpg").absoluteString
+        let cold = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", key])
+        #expect(cold.status == 0, "\(cold.stderr)")
+        let warm = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", key])
+        #expect(warm.stdout.contains("  disk  "), "\(warm.stdout)")
+
+        // Nothing on disk names the host or the file.
+        for file in try FileManager.default.subpathsOfDirectory(atPath: cacheDir) {
+            #expect(!file.contains("Landscape"))
+            let path = (cacheDir as NSString).appendingPathComponent(file)
+            if let bytes = FileManager.default.contents(atPath: path) {
+                #expect(bytes.range(of: Data("Landscape_3".utf8)) == nil, "\(file) reveals the URL")
+                #expect(bytes.range(of: Data("127.0.0.1".utf8)) == nil, "\(file) reveals the host")
+            }
+        }
+
+        let stats = try BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir, "--key-file", key])
+        #expect(stats.status == 0)
+        #expect(stats.stdout.contains("entries:     1"), "\(stats.stdout)")
+        #expect(stats.stdout.contains("encrypted:   yes"))
+        #expect(try BinaryRunner.run(["cache", "verify", "--cache-dir", cacheDir, "--key-file", key]).status == 0)
+        let list = try BinaryRunner.run(["cache", "list", "--cache-dir", cacheDir, "--key-file", key])
+        #expect(list.status == 0 && !list.stdout.contains("Landscape"))
+
+        // The wrong key: the entry is a miss (fetched again), never wrong bytes.
+        let other = temp.appendingPathComponent("other.key").path
+        #expect(try BinaryRunner.run(["cache", "key", "generate", "--out", other]).status == 0)
+        let wrong = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other])
+        #expect(wrong.status == 0)
+        #expect(wrong.stdout.contains("  network  "), "\(wrong.stdout)")
+
+        // A key file readable by others is refused.
+        chmod(other, 0o644)
+        let loose = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other])
+        #expect(loose.status == 1)
+
+        let clear = try BinaryRunner.run(["cache", "clear", "--cache-dir", cacheDir, "--key-file", key])
+        #expect(clear.status == 0)
+        let after = try BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir, "--key-file", key])
+        #expect(after.stdout.contains("entries:     0"), "\(after.stdout)")
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+@testable import PictorCore
+import PictorTestSupport
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePipelineCacheTests {
+    @Test func reloadIgnoringCachedDataSkipsBothCachesButStoresTheResult() async throws {
+        let h = Harness()
+        let url = h.stub()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+
+        let response = try await h.pipeline.image(for: ImageRequest(url: url, options: .reloadIgnoringCachedData))
+
+        #expect(response.cacheLayer == .network)
+        #expect(h.fetcher.networkRequestCount == 2)
+        #expect(h.memory.storedKeys.count == 2)
+    }
+
+    @Test func cacheOnlyServesFromDiskAndNeverTheNetwork() async throws {
+        let h = Harness()
+        let url = h.stub()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+        h.memory.removeAll()
+
+        let response = try await h.pipeline.image(for: ImageRequest(url: url, options: .cacheOnly))
+
+        #expect(response.cacheLayer == .disk)
+        #expect(h.fetcher.networkRequestCount == 1)
+    }
+
+    @Test func cacheOnlyFailsWithNotCachedOnAMiss() async throws {
+        let h = Harness()
+        let url = h.stub()
+
+        do {
+            _ = try await h.pipeline.image(for: ImageRequest(url: url, options: .returnCacheDataDontLoad))
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.kind == .loading)
+            #expect(error.dataLoadingError == .notCached)
+        }
+        #expect(h.fetcher.networkRequestCount == 0)
+        #expect(h.pipeline.statistics.errors[.loading] == 1)
+    }
+
+    @Test func memoryOnlyWritesNothingToDisk() async throws {
+        let h = Harness()
+        let url = h.stub()
+
+        _ = try await h.pipeline.image(for: ImageRequest(url: url, options: .memoryOnly))
+
+        #expect(h.disk.keys.isEmpty)
+        #expect(h.memory.count == 1)
+    }
+
+    @Test func disablingMemoryReadsAndWritesBypassesTheMemoryCache() async throws {
+        let h = Harness()
+        let url = h.stub()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+
+        let read = try await h.pipeline.image(for: ImageRequest(url: url, options: .disableMemoryCacheReads))
+        h.memory.removeAll()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url, options: .disableMemoryCacheWrites))
+
+        #expect(read.cacheLayer == .disk)
+        #expect(h.memory.count == 0)
+        #expect(h.pipeline.cachedImage(for: ImageRequest(url: url, options: .disableMemoryCacheReads)) == nil)
+    }
+
+    @Test func disablingDiskReadsGoesToTheNetwork() async throws {
+        let h = Harness(memoryCache: false)
+        let url = h.stub()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+
+        let response = try await h.pipeline.image(for: ImageRequest(url: url, options: .disableDiskCacheReads))
+
+        #expect(response.cacheLayer == .network)
+    }
+
+    @Test(arguments: [ImagePipeline.DiskCachePolicy.original, .processed, .both, .none])
+    func theDiskPolicyDecidesWhatIsStored(policy: ImagePipeline.DiskCachePolicy) async throws {
+        let h = Harness(policy: policy)
+        let url = h.stub()
+        let request = ImageRequest(url: url, processors: [h.tag(5)])
+
+        _ = try await h.pipeline.image(for: request)
+
+        let variantKey = h.pipeline.imageCacheKey(for: request).rawValue
+        #expect(h.disk.contains(url.absoluteString) == (policy == .original || policy == .both))
+        #expect(h.disk.contains(variantKey) == (policy == .processed || policy == .both))
+    }
+
+    @Test func theProcessedPolicyStillStoresOriginalsOfPlainRequests() async throws {
+        let h = Harness(policy: .processed)
+        let url = h.stub()
+
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+
+        #expect(h.disk.keys == [url.absoluteString])
+    }
+
+    @Test func aStoredProcessedVariantIsServedWithoutFetchingOrProcessing() async throws {
+        let h = Harness(policy: .processed)
+        let url = h.stub()
+        let request = ImageRequest(url: url, processors: [h.tag(5)])
+        _ = try await h.pipeline.image(for: request)
+        h.memory.removeAll()
+
+        let response = try await h.pipeline.image(for: request)
+
+        #expect(response.cacheLayer == .disk)
+        #expect(response.image.pixels.first == 5)
+        #expect(h.fetcher.fetchCount == 1)
+        #expect(h.processors.count("tag(5)") == 1)
+    }
+
+    @Test func aFailedVariantEncodeIsCountedButTheRequestSucceeds() async throws {
+        let h = Harness(policy: .processed)
+        h.encoder.setFailing(true)
+        let url = h.stub()
+
+        let response = try await h.pipeline.image(for: ImageRequest(url: url, processors: [h.tag(1)]))
+
+        #expect(response.image.pixels.first == 1)
+        #expect(h.pipeline.statistics.cacheWriteFailures == 1)
+        #expect(h.disk.keys.isEmpty)
+    }
+
+    @Test func aCachedOriginalThatFailsToDecodeIsRemovedAndLoadedAgain() async throws {
+        // Given a corrupt original on disk
+        let h = Harness()
+        let url = h.stub()
+        h.disk.store(Data("PTST garbage".utf8), for: url.absoluteString)
+
+        // When
+        let response = try await h.pipeline.image(for: ImageRequest(url: url))
+
+        // Then the entry was removed, the image loaded from the network and stored again
+        #expect(response.cacheLayer == .network)
+        #expect(response.discardedCachedEntry)
+        #expect(h.disk.removedKeys == [url.absoluteString])
+        #expect(h.disk.entry(for: url.absoluteString)?.data == TestImageCodec.encode(width: 64, height: 48))
+        #expect(h.pipeline.statistics.discardedCacheEntries == 1)
+        #expect(h.fetcher.requests.map(\.ignoresCachedData) == [false, true])
+    }
+
+    @Test func aCorruptCachedOriginalWithCacheOnlyFailsAndIsRemoved() async throws {
+        let h = Harness()
+        let url = h.stub()
+        h.disk.store(Data("PTST".utf8), for: url.absoluteString)
+
+        await #expect(throws: ImagePipeline.Error.self) {
+            try await h.pipeline.image(for: ImageRequest(url: url, options: .cacheOnly))
+        }
+        #expect(!h.disk.contains(url.absoluteString))
+        #expect(h.fetcher.networkRequestCount == 0)
+    }
+
+    @Test func aDownloadThatFailsToDecodeIsAnErrorAndIsNotLeftInTheCache() async throws {
+        let h = Harness()
+        let url = URL(string: "https://example.test/bad.img")!
+        h.fetcher.stub(url, data: Data("PTST".utf8))
+
+        do {
+            _ = try await h.pipeline.image(for: ImageRequest(url: url))
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.kind == .decoding)
+            #expect(error.decodingError != nil)
+        }
+        #expect(!h.disk.contains(url.absoluteString))
+        #expect(h.memory.count == 0)
+        #expect(h.fetcher.networkRequestCount == 1, "a network result is not retried")
+    }
+
+    @Test func aCorruptProcessedVariantIsRemovedAndRebuilt() async throws {
+        let h = Harness(policy: .both)
+        let url = h.stub()
+        let request = ImageRequest(url: url, processors: [h.tag(9)])
+        h.disk.store(Data("PTST".utf8), for: h.pipeline.imageCacheKey(for: request).rawValue)
+
+        let response = try await h.pipeline.image(for: request)
+
+        #expect(response.discardedCachedEntry)
+        #expect(response.image.pixels.first == 9)
+        #expect(h.disk.entry(for: h.pipeline.imageCacheKey(for: request).rawValue)?.data == TestImageCodec.encode(response.image))
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePipelineSkipDecodeTests {
+    @Test func skipDecodeFetchesAndCachesTheBytesWithoutDecoding() async throws {
+        let h = Harness()
+        let url = h.stub(width: 30, height: 20)
+
+        let first = try await h.pipeline.image(for: ImageRequest(url: url, options: .skipDecode))
+        let second = try await h.pipeline.image(for: ImageRequest(url: url, options: .skipDecode))
+
+        #expect(first.cacheLayer == .network && second.cacheLayer == .disk)
+        #expect(first.metrics.originalByteCount == TestImageCodec.encode(width: 30, height: 20).count)
+        #expect(h.decoder.decodeCount == 0)
+        #expect(h.disk.contains(url.absoluteString))
+        #expect(h.memory.count == 0)
+    }
+
+    @Test func skipDecodeStillAnswersFromMemory() async throws {
+        let h = Harness()
+        let url = h.stub(width: 30, height: 20)
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+
+        let response = try await h.pipeline.image(for: ImageRequest(url: url, options: .skipDecode))
+
+        #expect(response.cacheLayer == .memory && response.image.width == 30)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePipelineRevalidationTests {
+    @Test func aRevalidatedDiskEntryIsServedFromDiskAndSaysSo() async throws {
+        let h = Harness(memoryCache: false)
+        let url = h.stub()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+        h.fetcher.setRevalidating(url)
+
+        let response = try await h.pipeline.image(for: ImageRequest(url: url))
+
+        #expect(response.cacheLayer == .disk)
+        #expect(response.isRevalidated)
+        #expect((response.urlResponse as? HTTPURLResponse)?.statusCode == 304)
+        #expect(h.fetcher.networkRequestCount == 2)
+    }
+}

@@ -1,0 +1,94 @@
+import Dispatch
+import Foundation
+@testable import PictorCore
+import PictorTestSupport
+import Synchronization
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePipelinePriorityTests {
+    @Test func sharedWorkRunsAtTheHighestPriorityOfItsCallers() async throws {
+        let h = Harness()
+        let url = h.stub()
+        h.fetcher.gate.close()
+        let low = h.pipeline.imageTask(for: ImageRequest(url: url, priority: .low))
+        await h.fetcher.gate.waitUntil(waiting: 1)
+        #expect(h.fetcher.currentPriority(for: url) == .low)
+
+        // A high-priority caller joins: the download is raised.
+        let high = h.pipeline.imageTask(for: ImageRequest(url: url, processors: [h.tag(1)], priority: .high))
+        await until { h.fetcher.currentPriority(for: url) == .high }
+
+        // It leaves: the download falls back.
+        high.cancel()
+        await until { h.fetcher.currentPriority(for: url) == .low }
+
+        h.fetcher.gate.open()
+        _ = try await low.response
+    }
+
+    @Test func changingATasksPriorityReachesTheDownload() async throws {
+        let h = Harness()
+        let url = h.stub()
+        h.fetcher.gate.close()
+        let task = h.pipeline.imageTask(for: ImageRequest(url: url, priority: .normal))
+        let events = task.events
+        await h.fetcher.gate.waitUntil(waiting: 1)
+
+        task.setPriority(.veryHigh)
+
+        await until { h.fetcher.currentPriority(for: url) == .veryHigh }
+        #expect(task.priority == .veryHigh)
+        h.fetcher.gate.open()
+        var sawChange = false, sawFinish = false
+        for await event in events {
+            switch event {
+            case .priorityChanged(let p): sawChange = p == .veryHigh
+            case .finished(let result): sawFinish = (try? result.get()) != nil
+            case .progress: break
+            }
+        }
+        #expect(sawChange && sawFinish)
+    }
+
+    @Test func theWorkQueueStartsTheHighestPriorityWaiterFirst() async throws {
+        // Given a one-slot queue whose slot is taken
+        let queue = WorkQueue(width: 1, label: "test.queue")
+        let order = OrderLog()
+        try await queue.acquire(priority: PriorityHandle(.normal))
+
+        // When a low and then a high item wait, and the low one is raised to very high
+        let lowHandle = PriorityHandle(.low)
+        let low = Task { try await queue.execute(priority: lowHandle) { order.append("low") } }
+        await until { queue.waitingCount == 1 }
+        let high = Task { try await queue.execute(priority: PriorityHandle(.high)) { order.append("high") } }
+        await until { queue.waitingCount == 2 }
+        lowHandle.update(.veryHigh)
+        queue.release()
+        _ = try await (low.value, high.value)
+
+        // Then the raised one ran first
+        #expect(order.items == ["low", "high"])
+    }
+
+    @Test func aCancelledWaiterLeavesTheWorkQueue() async throws {
+        let queue = WorkQueue(width: 1, label: "test.queue")
+        try await queue.acquire(priority: PriorityHandle(.normal))
+        let waiting = Task { try await queue.execute(priority: PriorityHandle(.normal)) { 1 } }
+        await until { queue.waitingCount == 1 }
+
+        waiting.cancel()
+
+        await #expect(throws: CancellationError.self) { try await waiting.value }
+        #expect(queue.waitingCount == 0)
+        queue.release()
+        #expect(!queue.isBusy)
+    }
+}
+
+/// A thread-safe list of strings, in append order.
+final class OrderLog: Sendable {
+    private let storage = Mutex<[String]>([])
+    func append(_ item: String) { storage.withLock { $0.append(item) } }
+    var items: [String] { storage.withLock { $0 } }
+}

@@ -1,0 +1,74 @@
+import Foundation
+@testable import PictorCore
+import PictorTestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(2)))
+struct ImagePipelineStressTests {
+    /// A deterministic pseudo-random sequence (SplitMix64), so a failure can be replayed.
+    struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func thousandsOfTasksWithRandomCancellationsAllEndAndTheCountersAddUp(seed: UInt64) async throws {
+        // Given 20 URLs (one failing), several chains and thumbnails, and a held network
+        let h = Harness()
+        var urls = (0..<20).map { h.stub("s\($0).img", width: 64, height: 64) }
+        let failing = URL(string: "https://example.test/fail.img")!
+        h.fetcher.stub(failing, error: .statusCode(503))
+        urls.append(failing)
+        let chains: [[any ImageProcessing]] = [[], [h.tag(1)], [h.tag(1), h.tag(2)], [h.tag(3, fails: true)]]
+        var random = SplitMix(state: seed)
+        h.fetcher.gate.close()
+
+        // When 3,000 tasks start, a third are cancelled at random moments and some change priority
+        let count = 3_000
+        var tasks: [ImageTask] = []
+        for i in 0..<count {
+            let url = urls[Int(random.next() % UInt64(urls.count))]
+            var request = ImageRequest(url: url, processors: chains[Int(random.next() % UInt64(chains.count))])
+            if random.next() % 4 == 0 { request.thumbnail = ThumbnailOptions(width: 16) }
+            request.priority = RequestPriority(rawValue: Int(random.next() % 5))!
+            if random.next() % 5 == 0 { request.options = .reloadIgnoringCachedData }
+            let task = h.pipeline.imageTask(for: request)
+            tasks.append(task)
+            if i == count / 2 { h.fetcher.gate.open() }
+            switch random.next() % 6 {
+            case 0, 1: tasks[Int(random.next() % UInt64(tasks.count))].cancel()
+            case 2: tasks[Int(random.next() % UInt64(tasks.count))].setPriority(.veryHigh)
+            default: break
+            }
+            if i % 250 == 0 { await Task.yield() }
+        }
+
+        // Then every task ends (none hangs)…
+        var outcomes: [ImageTask.State: Int] = [:]
+        for task in tasks {
+            _ = try? await task.response
+            outcomes[task.state, default: 0] += 1
+        }
+        #expect(outcomes[.running] == nil)
+        #expect(outcomes.values.reduce(0, +) == count)
+
+        // …the pipeline goes idle, and its counters add up.
+        await until { h.pipeline.isIdle && h.pipeline.statistics.requests == count }
+        await until {
+            let s = h.pipeline.statistics
+            return s.completed + s.failed + s.cancelled == count
+        }
+        let s = h.pipeline.statistics
+        #expect(s.memoryHits + s.diskHits + s.networkLoads == s.completed)
+        #expect(s.errors.values.reduce(0, +) == s.failed)
+        #expect(s.completed >= outcomes[.completed] ?? 0)
+        #expect(h.fetcher.gate.waitingCount == 0)
+        #expect(h.fetcher.networkRequestCount <= h.pipeline.statistics.fetchesStarted)
+    }
+}

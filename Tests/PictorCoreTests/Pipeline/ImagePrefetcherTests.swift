@@ -1,0 +1,144 @@
+import Foundation
+@testable import PictorCore
+import PictorTestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePrefetcherTests {
+    @Test func prefetchingToMemoryFillsTheMemoryCacheAndCountsLayers() async throws {
+        let h = Harness()
+        let urls = (0..<10).map { h.stub("i\($0).img") }
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, maxConcurrentRequestCount: 3)
+
+        prefetcher.startPrefetching(with: urls)
+        await prefetcher.waitUntilIdle()
+        prefetcher.startPrefetching(with: urls)
+        await prefetcher.waitUntilIdle()
+
+        let stats = prefetcher.statistics
+        #expect(stats.requested == 20)
+        #expect(stats.networkLoads == 10)
+        #expect(stats.memoryHits == 10)
+        #expect(stats.completed == 20 && stats.failed == 0 && stats.pending == 0 && stats.running == 0)
+        #expect(h.memory.count == 10)
+    }
+
+    @Test func prefetchingToDiskDecodesNothing() async throws {
+        let h = Harness()
+        let urls = (0..<5).map { h.stub("d\($0).img") }
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, destination: .diskCache)
+
+        prefetcher.startPrefetching(with: urls)
+        await prefetcher.waitUntilIdle()
+        prefetcher.startPrefetching(with: urls)
+        await prefetcher.waitUntilIdle()
+
+        #expect(h.decoder.decodeCount == 0)
+        #expect(h.disk.keys.count == 5)
+        #expect(prefetcher.statistics.networkLoads == 5)
+        #expect(prefetcher.statistics.diskHits == 5)
+        #expect(h.fetcher.fetchCount == 5, "a disk hit is answered by contains(), not a read")
+    }
+
+    @Test func concurrencyIsBoundedAndPrefetchesRunAtLowPriority() async throws {
+        let h = Harness()
+        let urls = (0..<6).map { h.stub("c\($0).img") }
+        h.fetcher.gate.close()
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, maxConcurrentRequestCount: 2)
+
+        prefetcher.startPrefetching(with: urls)
+        await h.fetcher.gate.waitUntil(waiting: 2)
+
+        #expect(prefetcher.statistics.running == 2)
+        #expect(prefetcher.statistics.pending == 4)
+        #expect(h.fetcher.requests.allSatisfy { $0.priority.value == .low })
+        h.fetcher.gate.open()
+        await prefetcher.waitUntilIdle()
+        #expect(prefetcher.statistics.completed == 6)
+    }
+
+    @Test func aLiveRequestSharesThePrefetchAndRaisesItsPriority() async throws {
+        let h = Harness()
+        let url = h.stub()
+        h.fetcher.gate.close()
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline)
+        prefetcher.startPrefetching(with: [url])
+        await h.fetcher.gate.waitUntil(waiting: 1)
+
+        let live = h.pipeline.imageTask(for: ImageRequest(url: url, priority: .high))
+        await until { h.fetcher.currentPriority(for: url) == .high }
+        h.fetcher.gate.open()
+        _ = try await live.response
+        await prefetcher.waitUntilIdle()
+
+        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.decoder.decodeCount == 1)
+    }
+
+    @Test func stoppingCancelsRunningAndDropsQueuedPrefetches() async throws {
+        let h = Harness()
+        let urls = (0..<5).map { h.stub("s\($0).img") }
+        h.fetcher.gate.close()
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, maxConcurrentRequestCount: 2)
+        prefetcher.startPrefetching(with: urls)
+        await h.fetcher.gate.waitUntil(waiting: 2)
+
+        prefetcher.stopPrefetching()
+        await prefetcher.waitUntilIdle()
+
+        #expect(prefetcher.statistics.cancelled == 5)
+        #expect(prefetcher.statistics.completed == 0)
+        await until { h.fetcher.gate.waitingCount == 0 }
+        await until { h.pipeline.isIdle }
+    }
+
+    @Test func stoppingOneRequestLeavesTheOthers() async throws {
+        let h = Harness()
+        let urls = (0..<3).map { h.stub("o\($0).img") }
+        h.fetcher.gate.close()
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, maxConcurrentRequestCount: 1)
+        prefetcher.startPrefetching(with: urls)
+        await h.fetcher.gate.waitUntil(waiting: 1)
+
+        prefetcher.stopPrefetching(with: [ImageRequest(url: urls[2])])
+        h.fetcher.gate.open()
+        await prefetcher.waitUntilIdle()
+
+        #expect(prefetcher.statistics.completed == 2)
+        #expect(prefetcher.statistics.cancelled == 1)
+        #expect(h.fetcher.networkRequestCount(for: urls[2]) == 0)
+    }
+
+    @Test func pausingHoldsQueuedPrefetchesUntilResumed() async throws {
+        let h = Harness()
+        let urls = (0..<3).map { h.stub("p\($0).img") }
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline)
+        prefetcher.pause()
+
+        prefetcher.startPrefetching(with: urls)
+        await prefetcher.waitUntilIdle()
+        #expect(prefetcher.statistics.pending == 3)
+        #expect(h.fetcher.fetchCount == 0)
+
+        prefetcher.resume()
+        await prefetcher.waitUntilIdle()
+        #expect(prefetcher.statistics.completed == 3)
+    }
+
+    @Test func duplicatesAreQueuedOnceAndFailuresAreReported() async throws {
+        let h = Harness()
+        let good = h.stub("g.img")
+        let bad = URL(string: "https://example.test/404.img")!
+        let outcomes = OrderLog()
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline) { request, outcome in
+            if case .failure(let error) = outcome { outcomes.append("\(request.url!.lastPathComponent): \(error)") }
+        }
+
+        prefetcher.startPrefetching(with: [good, good, bad, bad])
+        await prefetcher.waitUntilIdle()
+
+        #expect(prefetcher.statistics.requested == 2)
+        #expect(prefetcher.statistics.failed == 1)
+        #expect(outcomes.items == ["404.img: loading failed: HTTP status 404"])
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import PictorCrypto
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct SymmetricKeyTests {
+    let raw = (0..<32).map { UInt8($0) }
+
+    func code(_ body: () throws -> Void) -> CryptoError.Code? {
+        do { try body(); return nil } catch let e as CryptoError { return e.code } catch { return nil }
+    }
+
+    func file(_ contents: Data, mode: mode_t) throws -> String {
+        let path = try makeTemporaryDirectory().appendingPathComponent("key").path
+        #expect(FileManager.default.createFile(atPath: path, contents: contents))
+        #expect(chmod(path, mode) == 0)
+        return path
+    }
+
+    @Test func rawBytesMustBe32() throws {
+        #expect(code { _ = try SymmetricKey(bytes: [UInt8](repeating: 0, count: 31)) } == .invalidKeyLength)
+        #expect(code { _ = try SymmetricKey(bytes: [UInt8](repeating: 0, count: 33)) } == .invalidKeyLength)
+        #expect(code { _ = try SymmetricKey(bytes: [UInt8]()) } == .invalidKeyLength)
+        let key = try SymmetricKey(bytes: raw)
+        key.withUnsafeBytes { #expect(Array($0) == raw) }
+    }
+
+    @Test func generateIsRandom() throws {
+        #expect(try SymmetricKey.generate() != SymmetricKey.generate())
+    }
+
+    @Test func descriptionIsRedacted() throws {
+        let key = try SymmetricKey(bytes: raw)
+        #expect(!"\(key)".contains("0001"))
+        #expect("\(key)" == "SymmetricKey(256 bits, redacted)")
+    }
+
+    @Test func encodedForms() throws {
+        let key = try SymmetricKey(bytes: raw)
+        #expect(try SymmetricKey(encoded: Hex.encode(raw)) == key)
+        #expect(try SymmetricKey(encoded: Hex.encode(raw).uppercased() + "\n") == key)
+        #expect(try SymmetricKey(encoded: "  " + Data(raw).base64EncodedString() + "\n") == key)
+        #expect(code { _ = try SymmetricKey(encoded: "not a key") } == .invalidKeyEncoding)
+        #expect(code { _ = try SymmetricKey(encoded: Hex.encode(raw.prefix(16))) } == .invalidKeyLength)
+        #expect(code { _ = try SymmetricKey(encoded: Data(raw.prefix(16)).base64EncodedString()) } == .invalidKeyLength)
+    }
+
+    @Test func environmentVariable() throws {
+        let key = try SymmetricKey(bytes: raw)
+        #expect(try SymmetricKey(environmentVariable: "K", environment: ["K": Hex.encode(raw)]) == key)
+        #expect(try SymmetricKey(environmentVariable: "K", environment: ["K": Data(raw).base64EncodedString()]) == key)
+        #expect(code { _ = try SymmetricKey(environmentVariable: "K", environment: [:]) } == .environmentVariableMissing)
+        #expect(code { _ = try SymmetricKey(environmentVariable: "K", environment: ["K": ""]) } == .environmentVariableMissing)
+        #expect(code { _ = try SymmetricKey(environmentVariable: "K", environment: ["K": "zz"]) } == .invalidKeyEncoding)
+    }
+
+    @Test func keyFileFormats() throws {
+        let key = try SymmetricKey(bytes: raw)
+        #expect(try SymmetricKey(contentsOfFile: file(Data(raw), mode: 0o600)) == key)
+        #expect(try SymmetricKey(contentsOfFile: file(Data((Hex.encode(raw) + "\n").utf8), mode: 0o400)) == key)
+        #expect(try SymmetricKey(contentsOfFile: file(Data(Data(raw).base64EncodedString().utf8), mode: 0o600)) == key)
+        #expect(code { _ = try SymmetricKey(contentsOfFile: file(Data("garbage".utf8), mode: 0o600)) } == .invalidKeyEncoding)
+        #expect(code { _ = try SymmetricKey(contentsOfFile: file(Data(count: 5000), mode: 0o600)) } == .keyFileAccess)
+    }
+
+    @Test(arguments: [0o644, 0o640, 0o604, 0o660, 0o606, 0o610, 0o601] as [mode_t])
+    func looseKeyFileIsRefused(_ mode: mode_t) throws {
+        let path = try file(Data(raw), mode: mode)
+        #expect(code { _ = try SymmetricKey(contentsOfFile: path) } == .keyFilePermissions)
+    }
+
+    @Test func missingOrDirectoryKeyFile() throws {
+        let dir = try makeTemporaryDirectory()
+        #expect(code { _ = try SymmetricKey(contentsOfFile: dir.appendingPathComponent("none").path) } == .keyFileAccess)
+        #expect(chmod(dir.path, 0o700) == 0)
+        #expect(code { _ = try SymmetricKey(contentsOfFile: dir.path) } == .keyFileAccess)
+    }
+
+    @Test func writeCreatesPrivateFileAndRefusesOverwrite() throws {
+        let path = try makeTemporaryDirectory().appendingPathComponent("new.key").path
+        let key = try SymmetricKey.generate()
+        try key.write(toFile: path)
+        var info = stat()
+        #expect(stat(path, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(try SymmetricKey(contentsOfFile: path) == key)
+        #expect(try String(contentsOfFile: path, encoding: .utf8).count == 65)
+        #expect(code { try key.write(toFile: path) } == .keyFileAccess)
+        #expect(try SymmetricKey(contentsOfFile: path) == key, "the existing file is untouched")
+    }
+}

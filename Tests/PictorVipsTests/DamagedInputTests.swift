@@ -1,0 +1,67 @@
+import Foundation
+import PictorCore
+import PictorVips
+import Testing
+
+/// Cut and corrupted copies of corpus files: each decode either succeeds or throws an
+/// ``ImageDecodingError``; nothing crashes. Deterministic (a fixed-seed generator).
+@Suite("Damaged input")
+struct DamagedInputTests {
+    static let files = [
+        "pillow/hopper.jpg", "exif-orientation/Portrait_6.jpg", "pillow/pil_sample_cmyk.jpg", "libjpeg-turbo/testimgari.jpg",
+        "pillow/hopper.png", "pngsuite/basi6a16.png", "pngsuite/tbbn0g04.png", "pillow/chi.gif", "pillow/hopper.gif",
+        "pillow/hopper.webp", "webp/lossless_vec_1_0.webp", "pillow/iss634.webp", "pillow/avif_hopper.avif", "pillow/avif_hopper.heif",
+    ]
+
+    /// SplitMix64, so the damage is the same on every run.
+    struct Generator: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    static func variants(of data: Data, seed: UInt64) -> [Data] {
+        let n = data.count
+        var out = [1, 3, 8, 16, 33, 100, n / 3, n / 2, n - 2].filter { $0 > 0 && $0 < n }.map { Data(data.prefix($0)) }
+        var generator = Generator(state: seed)
+        for flips in [1, 1, 2, 4, 4, 8, 32, 32] {
+            var bytes = [UInt8](data)
+            for _ in 0..<flips {
+                // Keep the first 4 bytes so the format is still recognised and the decoder runs.
+                let index = Int.random(in: min(4, n - 1)..<n, using: &generator)
+                bytes[index] = UInt8.random(in: 0...255, using: &generator)
+            }
+            out.append(Data(bytes))
+        }
+        return out
+    }
+
+    @Test(arguments: files)
+    func damagedCopiesNeverCrash(path: String) throws {
+        guard Corpus.isAvailable else { return }
+        let data = try Corpus.data(path)
+        let optionSets: [ImageDecodingOptions] = [
+            .init(), .init(thumbnail: .init(width: 48)), .init(allFrames: true, allowsTruncatedData: true),
+        ]
+        var decoded = 0, refused = 0
+        for (index, variant) in Self.variants(of: data, seed: UInt64(path.utf8.count * 7919)).enumerated() {
+            for options in optionSets {
+                do {
+                    let image = try VipsDecoder().decode(variant, options: options)
+                    #expect(image.frames.allSatisfy { $0.pixels.count == image.bytesPerRow * image.height })
+                    decoded += 1
+                } catch is ImageDecodingError {
+                    refused += 1
+                } catch {
+                    Issue.record("\(path) variant \(index): untyped error \(error)")
+                }
+            }
+        }
+        #expect(decoded + refused > 0)
+    }
+}

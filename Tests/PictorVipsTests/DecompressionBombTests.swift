@@ -1,0 +1,57 @@
+import Foundation
+import PictorCore
+import PictorVips
+import Testing
+
+/// Headers that declare far more pixels than they carry: refused from the header, naming the size.
+@Suite("Decompression bombs")
+struct DecompressionBombTests {
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    static func bigEndian(_ value: UInt32) -> [UInt8] { [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
+
+    /// A PNG whose IHDR says `width × height` RGB, followed by a tiny IDAT and IEND.
+    static func png(width: UInt32, height: UInt32) -> Data {
+        func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+            let typed = Array(type.utf8) + body
+            return bigEndian(UInt32(body.count)) + typed + bigEndian(crc32(typed))
+        }
+        var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        bytes += chunk("IHDR", bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0])
+        bytes += chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])
+        bytes += chunk("IEND", [])
+        return Data(bytes)
+    }
+
+    @Test func pngHeaderClaimingTenGigapixels() {
+        let data = Self.png(width: 100_000, height: 100_000)
+        #expect(throws: ImageDecodingError.tooManyPixels(width: 100_000, height: 100_000, limit: ImageDecodingOptions.defaultMaximumPixelCount)) {
+            try VipsDecoder().decode(data, options: .init())
+        }
+        #expect(throws: ImageDecodingError.tooManyPixels(width: 100_000, height: 100_000, limit: ImageDecodingOptions.defaultMaximumPixelCount)) {
+            try VipsDecoder().decode(data, options: .init(thumbnail: .init(width: 64)))
+        }
+    }
+
+    @Test func jpegHeaderClaimingFourGigapixels() throws {
+        guard Corpus.isAvailable else { return }
+        var bytes = [UInt8](try Corpus.data("pillow/hopper.jpg"))
+        // Patch the SOF0 frame size (height, width at offsets 5...8 after the marker) to 65500.
+        let sof = try #require((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        bytes[sof + 5] = 0xFF; bytes[sof + 6] = 0xDC; bytes[sof + 7] = 0xFF; bytes[sof + 8] = 0xDC
+        for decoder in [VipsDecoder(usesTurboJPEG: true), VipsDecoder(usesTurboJPEG: false)] {
+            for thumbnail in [nil, ThumbnailOptions(width: 64)] {
+                #expect(throws: ImageDecodingError.tooManyPixels(width: 65500, height: 65500, limit: ImageDecodingOptions.defaultMaximumPixelCount)) {
+                    try decoder.decode(Data(bytes), options: .init(thumbnail: thumbnail))
+                }
+            }
+        }
+    }
+}

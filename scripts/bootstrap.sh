@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs, with apt-get, the system packages Pictor builds, tests and demos with. Idempotent:
+# packages already present are not touched, and apt-get update runs at most once.
+# Debian 12 (bookworm) package names; run as root (or with sudo available).
+set -euo pipefail
+
+PACKAGES=(
+  pkg-config        # SwiftPM reads the C libraries' flags through it
+  libvips-dev       # PictorVips: decode, thumbnail, process, encode
+  libvips-tools     # `vips` CLI: the demo generates images with it when the corpus is absent
+  libssl-dev        # PictorCrypto: SHA-256, HMAC, HKDF, AES-256-GCM (libcrypto)
+  libsqlite3-dev    # PictorDiskCache: the cache index
+  libturbojpeg0-dev # PictorVips: TurboJPEG header probes / JPEG fast path
+  nginx-light       # tests, demo and benchmarks serve images from 127.0.0.1
+  python3           # the fault-injection HTTP server used by the loader tests
+  curl              # the download reference in the benchmark suite
+  ca-certificates
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "bootstrap: all system packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "bootstrap: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# nginx-light's package starts a system nginx on port 80; Pictor starts its own on free ports.
+if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl stop nginx >/dev/null 2>&1 || true; fi
+$SUDO pkill -x nginx >/dev/null 2>&1 || true
+echo "bootstrap: done"
