@@ -30,7 +30,7 @@ struct ImageJob: Sendable {
 
     func makeRequest() -> ImageRequest {
         var processors: [any ImageProcessing] = []
-        if let resize { processors.append(.resize(width: resize.width, height: resize.height)) }
+        if let resize { processors.append(.resize(width: resize.width, height: resize.height ?? resize.width)) }
         return ImageRequest(url: url, processors: processors)
     }
 
