@@ -184,4 +184,15 @@ struct ImageDataFetcherTests {
             _ = try await fetcher.fetchData(for: DataFetchRequest(urlRequest: URLRequest(url: url), cacheKey: "x", isCacheOnly: true)) { _ in }
         }
     }
+
+    @Test func redirectedResponsesAreCachedUnderTheURLAskedFor() async throws {
+        let fetcher = fetcher()
+        let path = "/redirect?n=2&final=%2Fcache%3Fcc%3Dmax-age%253D600&k=\(LoadingFixtures.key())"
+        let url = server.url(path)
+        let first = try await fetch(fetcher, path)
+        #expect(first.response?.url?.path == "/cache")
+        #expect(cache.contains(url.absoluteString))
+        #expect(cache.count == 1)
+        #expect(try await fetch(fetcher, path).source == .disk)
+    }
 }
