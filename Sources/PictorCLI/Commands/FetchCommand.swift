@@ -48,7 +48,7 @@ enum FetchCommand {
             switch result.status {
             case .ok:
                 var line = "\(url.absoluteString)  \(result.layer)  \(result.width)×\(result.height)  \(Formatting.bytes(result.bytes))  \(Formatting.milliseconds(result.seconds))"
-                if let written = result.outputPath { line += "  → \(written)" }
+                if let written = result.outputPath { line += "  → \(written) (\(Formatting.bytes(result.writtenBytes)))" }
                 context.console.print(line)
             case .failed(let reason):
                 failures += 1
