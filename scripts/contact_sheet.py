@@ -3,7 +3,7 @@
 
 Usage: contact_sheet.py OUT_DIR > OUT_DIR/index.html
 Each report is a TSV written by `pictor prefetch --report`: url, status, layer, width, height,
-bytes, milliseconds, output file (relative to the --out folder), error.
+bytes, milliseconds, output file (relative to the --out folder), output bytes, error.
 """
 import csv
 import html

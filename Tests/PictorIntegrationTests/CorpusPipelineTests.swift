@@ -59,7 +59,7 @@ struct CorpusPipelineTests {
         do {
             let (pipeline, disk) = try makeStack(directory)
             for path in paths {
-                let response = try await pipeline.image(for: ImageRequest(url: server.url("/" + path), processors: [.resize(width: 256)]))
+                let response = try await pipeline.image(for: ImageRequest(url: server.url("/" + path), processors: [.resize(width: 256, height: 256)]))
                 #expect(response.cacheLayer == .network)
                 #expect(max(response.image.width, response.image.height) <= 256)
                 // Landscape photos stay wider than tall, portraits taller than wide, whatever the EXIF orientation.
@@ -72,13 +72,13 @@ struct CorpusPipelineTests {
 
         let (pipeline, _) = try makeStack(directory)
         for path in paths {
-            let response = try await pipeline.image(for: ImageRequest(url: server.url("/" + path), processors: [.resize(width: 256)]))
+            let response = try await pipeline.image(for: ImageRequest(url: server.url("/" + path), processors: [.resize(width: 256, height: 256)]))
             #expect(response.cacheLayer == .disk, "\(path)")
         }
         #expect(try server.loggedRequests().count == requestsAfterCold, "the warm run made network requests")
 
         // The memory layer answers the third time.
-        let again = try await pipeline.image(for: ImageRequest(url: server.url("/" + paths[0]), processors: [.resize(width: 256)]))
+        let again = try await pipeline.image(for: ImageRequest(url: server.url("/" + paths[0]), processors: [.resize(width: 256, height: 256)]))
         #expect(again.cacheLayer == .memory)
     }
 }

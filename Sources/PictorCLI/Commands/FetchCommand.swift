@@ -12,7 +12,7 @@ enum FetchCommand {
     Prints, per image: the layer it came from (memory/disk/network), pixel size, bytes, milliseconds.
 
     OPTIONS:
-      --resize W|WxH        fit inside W (or WxH) pixels; never upscales
+      --resize W|WxH        fit inside a W×W (or W×H) pixel box, decoded at that size; never upscales
       -o, --output FILE|DIR write the image to FILE, or into DIR (named after the URL)
       --format F            output format: jpeg, png, webp or avif (default: from FILE's extension,
                             else the source format, else png)
@@ -48,7 +48,7 @@ enum FetchCommand {
             switch result.status {
             case .ok:
                 var line = "\(url.absoluteString)  \(result.layer)  \(result.width)×\(result.height)  \(Formatting.bytes(result.bytes))  \(Formatting.milliseconds(result.seconds))"
-                if let written = result.outputPath { line += "  → \(written)" }
+                if let written = result.outputPath { line += "  → \(written) (\(Formatting.bytes(result.writtenBytes)))" }
                 context.console.print(line)
             case .failed(let reason):
                 failures += 1

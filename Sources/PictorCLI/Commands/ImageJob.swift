@@ -15,8 +15,10 @@ struct ImageJob: Sendable {
         var layer: String = "-"
         var width = 0
         var height = 0
-        /// Bytes of the original (encoded) image, or of the written file when there is one.
+        /// Bytes of the original (encoded) image as fetched (0 for memory hits).
         var bytes: Int64 = 0
+        /// Bytes of the written file, when there is one.
+        var writtenBytes: Int64 = 0
         var seconds: Double = 0
         var outputPath: String?
         var outputFileName: String?
@@ -30,7 +32,7 @@ struct ImageJob: Sendable {
 
     func makeRequest() -> ImageRequest {
         var processors: [any ImageProcessing] = []
-        if let resize { processors.append(.resize(width: resize.width, height: resize.height)) }
+        if let resize { processors.append(.resize(width: resize.width, height: resize.height ?? resize.width)) }
         return ImageRequest(url: url, processors: processors)
     }
 
@@ -68,7 +70,7 @@ struct ImageJob: Sendable {
                 }
                 try encoded.write(to: URL(fileURLWithPath: path, isDirectory: false))
                 result.outputPath = path
-                result.bytes = Int64(encoded.count)
+                result.writtenBytes = Int64(encoded.count)
             }
         } catch {
             result.status = .failed(Self.reason(error))

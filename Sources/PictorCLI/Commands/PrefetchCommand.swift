@@ -14,12 +14,12 @@ enum PrefetchCommand {
 
     OPTIONS:
       --concurrency N       images in flight at once, 1...256 (default 6, the SDWebImage default)
-      --resize W|WxH        decode at this size (shrink-on-load); never upscales
+      --resize W|WxH        fit inside a W×W (or W×H) pixel box, decoded at that size; never upscales
       --out DIR             also write each image into DIR
       --format F            output format for --out: jpeg, png, webp or avif (default: source, else png)
       --quality Q           1...100 for lossy output (default 85)
       --data-only           fetch and validate the bytes into the disk cache without decoding
-      --report FILE         write one TSV line per URL: url, status, layer, size, bytes, ms, output, error
+      --report FILE         write one TSV line per URL: url, status, layer, width, height, bytes, ms, output, output bytes, error
     \(CacheOptions.help)
       --no-cache            use no disk cache (memory only)
       -h, --help            show this help

@@ -12,12 +12,13 @@ struct PrefetchSummary {
         var layers: [String: Int] = [:]
         for r in results where r.status == .ok { layers[r.layer, default: 0] += 1 }
         let bytes = results.reduce(Int64(0)) { $0 + $1.bytes }
+        let written = results.reduce(Int64(0)) { $0 + $1.writtenBytes }
         var lines = [
             "Summary",
             "  images:      \(results.count) (\(ok) ok, \(failures.count) failed)",
             "  layers:      memory \(layers["memory", default: 0]), disk \(layers["disk", default: 0]), network \(layers["network", default: 0])"
                 + (ok > 0 ? String(format: "  (%.0f%% from the caches)", 100 * Double(ok - layers["network", default: 0]) / Double(ok)) : ""),
-            "  bytes:       \(Formatting.bytes(bytes))",
+            "  bytes:       \(Formatting.bytes(bytes)) fetched (originals)" + (written > 0 ? ", \(Formatting.bytes(written)) written" : ""),
             String(format: "  time:        %.2f s, %.1f images/s", elapsed, Double(results.count) / max(elapsed, 1e-6)),
         ]
         if !failures.isEmpty {
@@ -35,14 +36,14 @@ struct PrefetchSummary {
 
     func writeReport(to path: String) throws {
         func clean(_ s: String) -> String { s.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") }
-        var out = "url\tstatus\tlayer\twidth\theight\tbytes\tmilliseconds\toutput\terror\n"
+        var out = "url\tstatus\tlayer\twidth\theight\tbytes\tmilliseconds\toutput\toutput_bytes\terror\n"
         for r in results {
             let (status, error): (String, String) = switch r.status {
             case .ok: ("ok", "")
             case .failed(let why): ("failed", why)
             }
             out += [r.url.absoluteString, status, r.layer, "\(r.width)", "\(r.height)", "\(r.bytes)",
-                    String(format: "%.1f", r.seconds * 1000), r.outputFileName ?? "", error].map(clean).joined(separator: "\t") + "\n"
+                    String(format: "%.1f", r.seconds * 1000), r.outputFileName ?? "", "\(r.writtenBytes)", error].map(clean).joined(separator: "\t") + "\n"
         }
         try out.write(toFile: path, atomically: false, encoding: .utf8)
     }

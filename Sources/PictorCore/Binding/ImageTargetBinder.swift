@@ -52,26 +52,23 @@ public final class ImageTargetBinder<Target: ImageLoadingTarget>: Sendable {
         with request: ImageRequest?, placeholder: Image? = nil, failureImage: Image? = nil,
         completion: (@Sendable (Result<ImageResponse, ImagePipeline.Error>) -> Void)? = nil
     ) -> ImageTask? {
-        let previous = state.withLock { s -> ImageTask? in
+        let (previous, generation) = state.withLock { s -> (ImageTask?, Int) in
             s.generation += 1
             defer { s.task = nil }
-            return s.task
+            return (s.task, s.generation)
         }
         previous?.cancel()
         guard let request else {
-            state.withLock { $0.target?.display(placeholder, phase: .placeholder) }
+            show(placeholder, phase: .placeholder, generation: generation)
             return nil
         }
         if let image = pipeline.cachedImage(for: request) {
             let response = ImageResponse(image: image, request: request, cacheLayer: .memory)
-            state.withLock { $0.target?.display(image, phase: .success(response)) }
+            show(image, phase: .success(response), generation: generation)
             if let completion { deliveryQueue.async { completion(.success(response)) } }
             return nil
         }
-        let generation = state.withLock { s -> Int in
-            s.target?.display(placeholder, phase: .placeholder)
-            return s.generation
-        }
+        show(placeholder, phase: .placeholder, generation: generation)
         let task = pipeline.loadImage(with: request, queue: deliveryQueue) { [weak self] result in
             self?.deliver(result, generation: generation, failureImage: failureImage)
             completion?(result)
@@ -93,6 +90,14 @@ public final class ImageTargetBinder<Target: ImageLoadingTarget>: Sendable {
             return s.task
         }
         task?.cancel()
+    }
+
+    /// Shows `image` if no newer request replaced the one of `generation`.
+    private func show(_ image: Image?, phase: ImageLoadingPhase, generation: Int) {
+        state.withLock { s in
+            guard s.generation == generation else { return }
+            s.target?.display(image, phase: phase)
+        }
     }
 
     private func deliver(_ result: Result<ImageResponse, ImagePipeline.Error>, generation: Int, failureImage: Image?) {

@@ -6,12 +6,12 @@ import FoundationNetworking
 extension DataLoader {
     /// Adds a caller to the transfer for `key`, starting one when none is in flight.
     func join(key: TransferKey, request: URLRequest, subscriberID: Int, subscriber: Subscriber) {
-        let cancelled = state.withLock { s -> Bool in
-            if Task.isCancelled { return true }
+        let (cancelled, joined) = state.withLock { s -> (Bool, Int?) in
+            if Task.isCancelled { return (true, nil) }
             if configuration.isCoalescingEnabled, let id = s.byKey[key] {
                 s.transfers[id]?.subscribers[subscriberID] = subscriber
                 s.subscriberTransfer[subscriberID] = id
-                return false
+                return (false, id)
             }
             let id = s.nextID
             s.nextID += 1
@@ -21,23 +21,32 @@ extension DataLoader {
             if configuration.isCoalescingEnabled { s.byKey[key] = id }
             transfer.task = Task { [self] in await run(id, request: request) }
             s.transfers[id] = transfer
-            return false
+            return (false, id)
         }
-        if cancelled { subscriber.continuation.resume(throwing: CancellationError()) }
+        if cancelled { return subscriber.continuation.resume(throwing: CancellationError()) }
+        guard let id = joined else { return }
+        // Follow this caller's priority while the transfer waits for a slot.
+        subscriber.priority.onChange { [weak self] _ in self?.refreshPriority(of: id) }
+        refreshPriority(of: id)
+    }
+
+    /// Re-reads the transfer's priority (the highest of its callers) into the scheduler.
+    func refreshPriority(of id: Int) {
+        scheduler.reprioritize(id, to: priority(of: id))
     }
 
     /// Removes a cancelled caller; cancels the transfer when it was the last one.
     func leave(_ subscriberID: Int) {
-        let (subscriber, task) = state.withLock { s -> (Subscriber?, Task<Void, Never>?) in
+        let (subscriber, task, subscriberTransferID) = state.withLock { s -> (Subscriber?, Task<Void, Never>?, Int?) in
             guard let id = s.subscriberTransfer.removeValue(forKey: subscriberID),
-                  let subscriber = s.transfers[id]?.subscribers.removeValue(forKey: subscriberID) else { return (nil, nil) }
-            guard s.transfers[id]?.subscribers.isEmpty == true else { return (subscriber, nil) }
+                  let subscriber = s.transfers[id]?.subscribers.removeValue(forKey: subscriberID) else { return (nil, nil, nil) }
+            guard s.transfers[id]?.subscribers.isEmpty == true else { return (subscriber, nil, id) }
             let transfer = s.transfers.removeValue(forKey: id)
             if let key = transfer?.key, s.byKey[key] == id { s.byKey[key] = nil }
-            return (subscriber, transfer?.task)
+            return (subscriber, transfer?.task, nil)
         }
         subscriber?.continuation.resume(throwing: CancellationError())
-        task?.cancel()
+        if let task { task.cancel() } else if let id = subscriberTransferID { refreshPriority(of: id) }
     }
 
     /// The highest priority among the transfer's callers.
@@ -55,7 +64,7 @@ extension DataLoader {
     func run(_ id: Int, request: URLRequest) async {
         let result: Result<(Data, URLResponse), any Error>
         do {
-            try await scheduler.acquire { [weak self] in self?.priority(of: id) ?? .veryLow }
+            try await scheduler.acquire(id: id) { [weak self] in self?.priority(of: id) ?? .veryLow }
             do {
                 result = .success(try await performWithRetries(id, request: request))
             } catch {

@@ -2,6 +2,23 @@ import Foundation
 
 /// Reading and writing the caches around a load: the memory cache and processed variants on disk.
 extension ImagePipeline {
+    /// Removes what the caches hold for `request`: its final image from the memory cache, its
+    /// processed variant and (when `includingOriginal`, the default) its original bytes from
+    /// ``Configuration/dataCache``.
+    public func removeCachedImage(for request: ImageRequest, includingOriginal: Bool = true) {
+        let prepared = PreparedRequest(request, configuration: configuration)
+        configuration.imageCache?.removeImage(for: prepared.imageKey)
+        guard let cache = configuration.dataCache else { return }
+        if request.isProcessed { cache.removeData(for: prepared.imageKey.rawValue) }
+        if includingOriginal { cache.removeData(for: prepared.dataKey) }
+    }
+
+    /// Empties the memory cache and, when `includingDisk`, ``Configuration/dataCache``.
+    public func removeAllCachedImages(includingDisk: Bool = false) {
+        configuration.imageCache?.removeAll()
+        if includingDisk { configuration.dataCache?.removeAll() }
+    }
+
     /// Whether processed variants of `p` are kept on disk.
     private func usesVariants(_ p: PreparedRequest) -> Bool {
         p.request.isProcessed && configuration.diskCachePolicy.storesProcessed

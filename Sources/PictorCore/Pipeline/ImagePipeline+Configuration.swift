@@ -76,7 +76,7 @@ extension ImagePipeline {
 
         /// The default cache-key hook: the request URL's `absoluteString` (query included), or
         /// an empty string when the request has no URL.
-        public static let urlCacheKey: @Sendable (ImageRequest) -> String = { $0.urlRequest.url?.absoluteString ?? "" }
+        public static let urlCacheKey: @Sendable (ImageRequest) -> String = { $0.url?.absoluteString ?? "" }
 
         /// Creates a configuration; see each property for its default.
         public init(

@@ -8,15 +8,14 @@ extension ImagePipeline {
     func perform(
         _ request: ImageRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws(Error) -> ImageResponse {
-        let start = ContinuousClock.now
         let prepared = PreparedRequest(request, configuration: configuration)
-        if let hit = memoryHit(prepared, start: start) { return hit }
-        return try await load(prepared, priority: priority, progress: progress, start: start)
+        if let hit = memoryHit(prepared) { return hit }
+        return try await load(prepared, priority: priority, progress: progress, start: ContinuousClock.now)
     }
 
     /// The response from the memory cache, counted as a request, or `nil` on a miss (then
-    /// nothing is counted).
-    func memoryHit(_ prepared: PreparedRequest, start: ContinuousClock.Instant) -> ImageResponse? {
+    /// nothing is counted). Its metrics are all zero: the hit path reads no clock.
+    func memoryHit(_ prepared: PreparedRequest) -> ImageResponse? {
         let request = prepared.request
         guard readsMemory(request), let image = configuration.imageCache?.image(for: prepared.imageKey) else { return nil }
         counters.withLock {
@@ -24,9 +23,7 @@ extension ImagePipeline {
             $0.record(.memory)
         }
         log(.debug, request, "served from memory")
-        var metrics = ImageTaskMetrics()
-        metrics.totalDuration = (ContinuousClock.now - start).seconds
-        return ImageResponse(image: image, request: request, cacheLayer: .memory, metrics: metrics)
+        return ImageResponse(image: image, request: request, cacheLayer: .memory)
     }
 
     /// Runs a request the memory cache did not answer.
@@ -69,7 +66,7 @@ extension ImagePipeline {
         start: ContinuousClock.Instant
     ) async throws(Error) -> ImageResponse {
         do {
-            let fetched = try await fetch(p, p.fetchKey, priority: priority, progress: progress)
+            let fetched = try await fetch(p, p.originalFetchKey, priority: priority, progress: progress)
             let source = fetched.output.fetched.source
             let layer: CacheLayer = source == .network ? .network : .disk
             counters.withLock { $0.record(layer) }
@@ -94,7 +91,7 @@ extension ImagePipeline {
         counters.withLock { $0.requests += 1 }
         let prepared = PreparedRequest(request, configuration: configuration)
         do {
-            let output = try await fetch(prepared, prepared.fetchKey, priority: priority, progress: nil).output
+            let output = try await fetch(prepared, prepared.originalFetchKey, priority: priority, progress: nil).output
             let layer: CacheLayer = output.fetched.source == .network ? .network : .disk
             counters.withLock { $0.record(layer) }
             var metrics = ImageTaskMetrics()

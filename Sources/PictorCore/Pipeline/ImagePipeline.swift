@@ -83,10 +83,9 @@ public final class ImagePipeline: Sendable {
     /// - Throws: ``Error/loadingFailed(_:)``, ``Error/decodingFailed(_:)``,
     ///   ``Error/processingFailed(processor:underlying:)``, or ``Error/cancelled``.
     public func image(for request: ImageRequest) async throws(Error) -> ImageResponse {
-        let start = ContinuousClock.now
         let prepared = PreparedRequest(request, configuration: configuration)
-        if let hit = memoryHit(prepared, start: start) { return hit }
-        return try await load(prepared, priority: PriorityHandle(request.priority), progress: nil, start: start)
+        if let hit = memoryHit(prepared) { return hit }
+        return try await load(prepared, priority: PriorityHandle(request.priority), progress: nil, start: ContinuousClock.now)
     }
 
     /// Fetches the original encoded bytes for `request` (disk cache, then network) without

@@ -13,7 +13,12 @@ import FoundationNetworking
 public struct ImageRequest: Sendable, CustomStringConvertible {
     /// The request sent on a cache miss. Its URL (after the pipeline's cache-key hook) identifies
     /// the image in both caches.
-    public var urlRequest: URLRequest
+    public var urlRequest: URLRequest {
+        didSet { url = urlRequest.url }
+    }
+    /// The URL loaded (``urlRequest``'s), kept beside it so cache lookups don't go through
+    /// `URLRequest`'s storage.
+    public private(set) var url: URL?
     /// Processors applied in order after decoding. Each one's identifier enters the cache key. A
     /// leading processor with a ``ImageProcessing/decodeTimeThumbnail`` is done by the decoder
     /// (shrink-on-load) when ``thumbnail`` is `nil`.
@@ -46,15 +51,13 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
         priority: RequestPriority = .normal, options: Options = [], userInfo: [String: any Sendable] = [:]
     ) {
         self.urlRequest = urlRequest
+        self.url = urlRequest.url
         self.processors = processors
         self.thumbnail = thumbnail
         self.priority = priority
         self.options = options
         self.userInfo = userInfo
     }
-
-    /// The URL loaded, if the `URLRequest` has one.
-    public var url: URL? { urlRequest.url }
 
     /// Whether the request decodes at a thumbnail size or applies processors (so its final
     /// image differs from the plain decode of the original bytes).

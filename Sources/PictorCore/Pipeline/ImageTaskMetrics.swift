@@ -4,7 +4,8 @@ import Foundation
 /// clock; a stage that did not run (a memory hit decodes nothing) reports `0`. When work was
 /// shared, the durations are those of the shared work, not of this caller's wait.
 public struct ImageTaskMetrics: Sendable, Hashable {
-    /// Seconds from the request's start to its response.
+    /// Seconds from the request's start to its response; `0` for memory hits (the hit path
+    /// reads no clock).
     public var totalDuration: Double
     /// Seconds waiting for a decode or processing slot (summed over the stages).
     public var queueWaitDuration: Double

@@ -10,6 +10,7 @@ public enum TestServerError: Error, Sendable, CustomStringConvertible {
     /// A loopback request to the server's control endpoint failed.
     case requestFailed(String)
 
+    /// A one-line explanation for test failure messages.
     public var description: String {
         switch self {
         case .unavailable(let what): "test server unavailable: \(what)"

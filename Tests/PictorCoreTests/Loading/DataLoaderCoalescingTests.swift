@@ -130,4 +130,46 @@ struct DataLoaderCoalescingTests {
         let order = try server.requests(prefix: "/image?k=\(key)").map { $0.target.components(separatedBy: "n=").last ?? "" }
         #expect(order == ["raised", "normal", "low"])
     }
+
+    @Test func cancellingAQueuedRequestFreesItsPlace() async throws {
+        let loader = LoadingFixtures.loader { $0.maximumConcurrentRequests = 1 }
+        let key = LoadingFixtures.key()
+        let blocker = Task { try await loader.data(for: URLRequest(url: server.url("/hold?key=\(key)"))) }
+        await waitUntil { loader.runningCount == 1 }
+        let queued = Task { try await loader.data(for: URLRequest(url: server.url("/image?k=\(key)"))) }
+        await waitUntil { loader.waitingCount == 1 }
+        queued.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await queued.value }
+        #expect(loader.waitingCount == 0)
+        try server.release(key: key)
+        _ = try await blocker.value
+        #expect(try server.requestCount(prefix: "/image?k=\(key)") == 0)
+    }
+
+    @Test func aHighPriorityJoinerRaisesTheSharedTransfer() async throws {
+        // Given one slot held, a veryLow transfer and a normal one queued
+        let loader = LoadingFixtures.loader { $0.maximumConcurrentRequests = 1 }
+        let key = LoadingFixtures.key()
+        let blocker = Task { try await loader.data(for: URLRequest(url: server.url("/hold?key=\(key)"))) }
+        await waitUntil { loader.runningCount == 1 }
+        func load(_ name: String, _ priority: RequestPriority) -> Task<Void, any Error> {
+            Task {
+                _ = try await loader.loadData(
+                    for: URLRequest(url: server.url("/image?k=\(key)&n=\(name)")),
+                    options: DataLoadOptions(priority: PriorityHandle(priority))) { _, _ in }
+            }
+        }
+        let shared = load("shared", .veryLow)
+        await waitUntil { loader.waitingCount == 1 }
+        let normal = load("normal", .normal)
+        await waitUntil { loader.waitingCount == 2 }
+        // When a veryHigh caller joins the veryLow transfer
+        let joiner = load("shared", .veryHigh)
+        await waitUntil { loader.callerCount == 4 }
+        try server.release(key: key)
+        _ = try await (blocker.value, shared.value, normal.value, joiner.value)
+        // Then the shared transfer ran first, once
+        let order = try server.requests(prefix: "/image?k=\(key)").map { $0.target.components(separatedBy: "n=").last ?? "" }
+        #expect(order == ["shared", "normal"])
+    }
 }

@@ -104,4 +104,22 @@ struct DataLoaderValidationTests {
             _ = try await loader.data(for: URLRequest(url: URL(string: "ftp://127.0.0.1/a.png")!))
         }
     }
+
+    @Test func fileURLsAreValidatedToo() async throws {
+        let png = LoadingFixtures.corpus.appendingPathComponent("pngsuite/basn2c08.png")
+        let (data, _) = try await loader.data(for: URLRequest(url: png))
+        #expect(data == (try Data(contentsOf: png)))
+        let text = LoadingFixtures.corpus.appendingPathComponent("MANIFEST.tsv")
+        await #expect(throws: DataLoadingError.notAnImage(contentType: nil)) {
+            _ = try await loader.data(for: URLRequest(url: text))
+        }
+    }
+
+    @Test func anExplicitAcceptHeaderIsKept() async throws {
+        let path = "/image?k=\(LoadingFixtures.key())"
+        var request = URLRequest(url: server.url(path))
+        request.setValue("image/webp", forHTTPHeaderField: "Accept")
+        _ = try await loader.data(for: request)
+        #expect(try server.requests(prefix: path).first?.headers["accept"] == "image/webp")
+    }
 }

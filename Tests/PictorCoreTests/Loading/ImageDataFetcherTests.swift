@@ -164,4 +164,35 @@ struct ImageDataFetcherTests {
         clock.advance(3600)
         #expect(try await fetch(fetcher, path).source == .disk)
     }
+
+    @Test func storesToDiskFalseWritesNothing() async throws {
+        let fetcher = fetcher()
+        let url = server.url("/cache?cc=max-age%3D600&k=\(LoadingFixtures.key())")
+        let fetched = try await fetcher.fetchData(
+            for: DataFetchRequest(urlRequest: URLRequest(url: url), cacheKey: url.absoluteString, storesToDisk: false)) { _ in }
+        #expect(fetched.source == .network)
+        #expect(cache.storeCount == 0)
+    }
+
+    @Test func withoutACacheEveryFetchGoesToTheNetwork() async throws {
+        let fetcher = ImageDataFetcher(loader: LoadingFixtures.loader(), cache: nil)
+        let url = server.url("/cache?cc=max-age%3D600&k=\(LoadingFixtures.key())")
+        let request = DataFetchRequest(urlRequest: URLRequest(url: url), cacheKey: url.absoluteString)
+        #expect(try await fetcher.fetchData(for: request) { _ in }.source == .network)
+        #expect(try await fetcher.fetchData(for: request) { _ in }.source == .network)
+        await #expect(throws: DataLoadingError.notCached) {
+            _ = try await fetcher.fetchData(for: DataFetchRequest(urlRequest: URLRequest(url: url), cacheKey: "x", isCacheOnly: true)) { _ in }
+        }
+    }
+
+    @Test func redirectedResponsesAreCachedUnderTheURLAskedFor() async throws {
+        let fetcher = fetcher()
+        let path = "/redirect?n=2&final=%2Fcache%3Fcc%3Dmax-age%253D600&k=\(LoadingFixtures.key())"
+        let url = server.url(path)
+        let first = try await fetch(fetcher, path)
+        #expect(first.response?.url?.path == "/cache")
+        #expect(cache.contains(url.absoluteString))
+        #expect(cache.count == 1)
+        #expect(try await fetch(fetcher, path).source == .disk)
+    }
 }

@@ -234,3 +234,46 @@ struct ImagePipelineRevalidationTests {
         #expect(h.fetcher.networkRequestCount == 2)
     }
 }
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePipelineCacheRemovalTests {
+    @Test func removingARequestsEntriesEmptiesEveryLayerForIt() async throws {
+        let h = Harness(policy: .both)
+        let url = h.stub()
+        let request = ImageRequest(url: url, processors: [h.tag(1)])
+        _ = try await h.pipeline.image(for: request)
+        #expect(h.disk.keys.count == 2)
+
+        h.pipeline.removeCachedImage(for: request)
+
+        #expect(h.disk.keys.isEmpty)
+        #expect(h.pipeline.cachedImage(for: request) == nil)
+        let again = try await h.pipeline.image(for: request)
+        #expect(again.cacheLayer == .network)
+    }
+
+    @Test func removingAllCachedImagesKeepsTheDiskUnlessAsked() async throws {
+        let h = Harness()
+        let url = h.stub()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+
+        h.pipeline.removeAllCachedImages()
+        #expect(h.memory.count == 0 && h.disk.keys.count == 1)
+        h.pipeline.removeAllCachedImages(includingDisk: true)
+        #expect(h.disk.keys.isEmpty)
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePipelineOriginalBytesTests {
+    @Test func dataRequestsStoreTheOriginalEvenUnderTheProcessedPolicy() async throws {
+        let h = Harness(policy: .processed)
+        let url = h.stub()
+
+        _ = try await h.pipeline.data(for: ImageRequest(url: url, processors: [h.tag(1)]))
+        _ = try await h.pipeline.image(for: ImageRequest(url: url, processors: [h.tag(2)], options: .skipDecode))
+
+        #expect(h.disk.keys == [url.absoluteString])
+        #expect(h.fetcher.networkRequestCount == 1)
+    }
+}

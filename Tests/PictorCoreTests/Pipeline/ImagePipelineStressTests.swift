@@ -71,4 +71,38 @@ struct ImagePipelineStressTests {
         #expect(h.fetcher.gate.waitingCount == 0)
         #expect(h.fetcher.networkRequestCount <= h.pipeline.statistics.fetchesStarted)
     }
+
+    @Test func prefetchingWithRandomStopsAndLiveRequestsEndsWithCountsThatAddUp() async throws {
+        let h = Harness()
+        let urls = (0..<200).map { h.stub("p\($0).img", width: 32, height: 32) }
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, destination: .memoryCache, maxConcurrentRequestCount: 4)
+        let diskPrefetcher = ImagePrefetcher(pipeline: h.pipeline, destination: .diskCache, maxConcurrentRequestCount: 3)
+        var random = SplitMix(state: 42)
+        var live: [ImageTask] = []
+
+        for round in 0..<50 {
+            let slice = (0..<10).map { _ in urls[Int(random.next() % UInt64(urls.count))] }
+            prefetcher.startPrefetching(with: slice)
+            diskPrefetcher.startPrefetching(with: slice.reversed())
+            live.append(h.pipeline.imageTask(for: ImageRequest(url: slice[0], priority: .high)))
+            switch random.next() % 4 {
+            case 0: prefetcher.stopPrefetching(with: slice.prefix(3).map { ImageRequest(url: $0) })
+            case 1: diskPrefetcher.stopPrefetching()
+            default: break
+            }
+            if round % 10 == 0 { await Task.yield() }
+        }
+        await prefetcher.waitUntilIdle()
+        await diskPrefetcher.waitUntilIdle()
+        for task in live { _ = try await task.response }
+
+        for stats in [prefetcher.statistics, diskPrefetcher.statistics] {
+            #expect(stats.pending == 0 && stats.running == 0)
+            #expect(stats.completed + stats.failed + stats.cancelled == stats.requested)
+            #expect(stats.memoryHits + stats.diskHits + stats.networkLoads == stats.completed)
+            #expect(stats.failed == 0)
+        }
+        await until { h.pipeline.isIdle }
+        #expect(h.fetcher.networkRequestCount <= urls.count + h.pipeline.statistics.cancelled)
+    }
 }

@@ -127,4 +127,31 @@ struct ImageTargetBinderTests {
         #expect(target.shown == ["clear", "clear"])
         await until { h.pipeline.isIdle }
     }
+
+    @Test func afterManyRapidRequestsTheTargetShowsTheLastOne() async throws {
+        // Given 40 images, half already in memory, and a reused target
+        let h = Harness()
+        let urls = (0..<40).map { h.stub("r\($0).img") }
+        func request(_ i: Int) -> ImageRequest { ImageRequest(url: urls[i], processors: [h.tag(UInt8(i + 1))]) }
+        for i in stride(from: 0, to: 40, by: 2) { _ = try await h.pipeline.image(for: request(i)) }
+        let target = RecordingTarget()
+        let binder = ImageTargetBinder(target: target, pipeline: h.pipeline)
+
+        // When it is rebound 300 times in a row, mixing hits and misses
+        var generator = SystemRandomNumberGenerator()
+        var last = 0
+        for _ in 0..<300 {
+            last = Int.random(in: 0..<40, using: &generator)
+            binder.setImage(with: request(last), placeholder: placeholder)
+            if Bool.random(using: &generator) { await Task.yield() }
+        }
+        if let task = binder.currentTask { _ = try await task.response }
+        await until { target.shown.last == "image(\(last + 1))" }
+
+        // Then the last request's image is shown and nothing replaces it
+        let settled = target.shown.count
+        await until { h.pipeline.isIdle }
+        #expect(target.shown.count == settled)
+        #expect(target.shown.last == "image(\(last + 1))")
+    }
 }

@@ -48,10 +48,25 @@ struct PreparedRequest: Sendable {
     let thumbnail: ThumbnailOptions?
     /// The processors run after decoding (without a folded leading one).
     let processors: [any ImageProcessing]
-    let fetchKey: FetchKey
+    private let policy: ImagePipeline.DiskCachePolicy
+
+    /// The fetch of the original bytes for this request (its options and the disk policy).
+    var fetchKey: FetchKey { makeFetchKey(storingAsProcessed: request.isProcessed) }
+    /// The fetch when only the original bytes are wanted (``ImagePipeline/data(for:)``,
+    /// ``ImageRequest/Options/skipDecode``): stored on disk as for an unprocessed request.
+    var originalFetchKey: FetchKey { makeFetchKey(storingAsProcessed: false) }
 
     var decodeKey: DecodeKey { DecodeKey(fetch: fetchKey, thumbnail: thumbnail) }
     var loadKey: LoadKey { LoadKey(image: imageKey, fetch: fetchKey, options: request.options) }
+
+    private func makeFetchKey(storingAsProcessed processed: Bool) -> FetchKey {
+        let options = request.options
+        return FetchKey(
+            dataKey: dataKey,
+            ignoresCachedData: options.contains(.reloadIgnoringCachedData) || options.contains(.disableDiskCacheReads),
+            isCacheOnly: options.contains(.returnCacheDataDontLoad),
+            storesToDisk: !options.contains(.disableDiskCacheWrites) && policy.storesOriginal(forProcessedRequest: processed))
+    }
 
     init(_ request: ImageRequest, configuration: ImagePipeline.Configuration) {
         self.request = request
@@ -72,13 +87,7 @@ struct PreparedRequest: Sendable {
             thumbnail = request.thumbnail
             processors = request.processors
         }
-        let options = request.options
-        fetchKey = FetchKey(
-            dataKey: dataKey,
-            ignoresCachedData: options.contains(.reloadIgnoringCachedData) || options.contains(.disableDiskCacheReads),
-            isCacheOnly: options.contains(.returnCacheDataDontLoad),
-            storesToDisk: !options.contains(.disableDiskCacheWrites)
-                && configuration.diskCachePolicy.storesOriginal(forProcessedRequest: request.isProcessed))
+        policy = configuration.diskCachePolicy
     }
 }
 

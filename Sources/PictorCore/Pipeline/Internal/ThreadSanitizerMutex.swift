@@ -17,11 +17,14 @@ import Darwin
 #endif
 
 /// A lock-protected value with `Mutex`'s `withLock` shape, built on `pthread_mutex_t`.
+/// `@usableFromInline` like the library's, since `@inlinable` code (the memory cache) uses it.
+@usableFromInline
 final class Mutex<Value>: @unchecked Sendable {
     // @unchecked: `value` is only touched with `lock` held (see `withLock`).
-    private let lock: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    @usableFromInline let lock: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline var value: Value
 
+    @usableFromInline
     init(_ value: Value) {
         self.value = value
         lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
@@ -34,6 +37,7 @@ final class Mutex<Value>: @unchecked Sendable {
         lock.deallocate()
     }
 
+    @inlinable
     func withLock<Result, E: Error>(_ body: (inout Value) throws(E) -> Result) throws(E) -> Result {
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
