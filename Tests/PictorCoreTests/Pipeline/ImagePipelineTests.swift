@@ -97,8 +97,22 @@ struct ImagePipelineTests {
         let response = try await h.pipeline.image(for: request)
 
         #expect(response.image.pixels.first == 2)
-        #expect(h.pipeline.imageCacheKey(for: request).rawValue == "\(url.absoluteString)|tag(1)|tag(2)")
+        let key = url.absoluteString
+        #expect(h.pipeline.imageCacheKey(for: request).rawValue == "\(key.utf8.count):\(key)P6:tag(1)6:tag(2)")
         #expect(h.memory.storedKeys == [h.pipeline.imageCacheKey(for: request)])
+    }
+
+    @Test func chainsWhoseIdentifiersContainSeparatorsNeverShareACacheKey() {
+        // Joining identifiers with "|" once gave ["a|b", "c"] and ["a", "b|c"] the same key.
+        let h = Harness()
+        let url = URL(string: "https://example.org/a.jpg")!
+        func custom(_ id: String) -> ImageProcessors.Anonymous { .custom(identifier: id) { image, _ in image } }
+        let first = ImageRequest(url: url, processors: [custom("a|b"), custom("c")])
+        let second = ImageRequest(url: url, processors: [custom("a"), custom("b|c")])
+        let thumbnailed = ImageRequest(url: url, processors: [custom("x")], thumbnail: ThumbnailOptions(width: 8))
+        let inIdentifier = ImageRequest(url: url, processors: [custom("T" + ThumbnailOptions(width: 8).identifier), custom("x")])
+        #expect(h.pipeline.imageCacheKey(for: first) != h.pipeline.imageCacheKey(for: second))
+        #expect(h.pipeline.imageCacheKey(for: thumbnailed) != h.pipeline.imageCacheKey(for: inIdentifier))
     }
 
     @Test func theCacheKeyHookMapsURLsToKeys() async throws {

@@ -73,9 +73,11 @@ struct PreparedRequest: Sendable {
         let dataKey = configuration.cacheKey(request)
         self.dataKey = dataKey
         if request.isProcessed {
-            var text = dataKey
-            if let thumbnail = request.thumbnail { text += "|" + thumbnail.identifier }
-            for processor in request.processors { text += "|" + processor.identifier }
+            // Length-prefixed parts, so that no two (key, thumbnail, chain) triples share a key
+            // whatever characters a cache-key hook or a custom processor identifier contains.
+            var text = ImageProcessors.escaped(dataKey)
+            if let thumbnail = request.thumbnail { text += "T" + ImageProcessors.escaped(thumbnail.identifier) }
+            text += "P" + ImageProcessors.identifier(of: request.processors)
             imageKey = ImageCacheKey(text)
         } else {
             imageKey = ImageCacheKey(dataKey)
