@@ -121,10 +121,19 @@ extension DiskCache {
         return true
     }
 
-    /// Deletes every row (as intents), then the files, then the intents.
-    func clearAll(_ index: EntryIndex) {
+    /// Deletes every row (as intents) and records the key setting in use now, in one
+    /// transaction, then deletes the files, then the intents. After ``rotateKey(to:)`` this is
+    /// what moves the directory to the new key: the record never names a key whose entries are
+    /// not all gone or going.
+    func clearAll(_ resources: WriterResources) {
+        let index = resources.index
+        let keyCheck = KeyCheck(currentCipher)
         do {
-            try index.connection.transaction { () throws(SQLiteError) in try index.clearAllIntoIntents() }
+            try index.connection.transaction { () throws(SQLiteError) in
+                try index.clearAllIntoIntents()
+                try index.setKeyCheck(keyCheck, replacing: true)
+            }
+            resources.keyCheck = keyCheck
             try index.replayIntents(files: files)
         } catch {
             configuration.logger.log(.warning, "disk cache clear failed: \(error)")
