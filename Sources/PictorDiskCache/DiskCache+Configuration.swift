@@ -67,8 +67,9 @@ extension DiskCache {
         /// (UTF-8) as associated data, so an entry moved to another name fails to open. A failed
         /// open is a miss, and the entry is removed and counted in
         /// ``DiskCache/Statistics/corruptEntriesRemoved``. With a cipher the index keeps only
-        /// sizes, dates, expiry and format: validators and `userInfo` live only in the sealed
-        /// file.
+        /// sizes, dates and expiry: format, validators and `userInfo` live only in the sealed
+        /// file. A directory written under one cipher (or none) cannot be opened under another;
+        /// see ``keyMismatchPolicy`` and ``DiskCache/init(configuration:)``.
         public var cipher: (any DataCipher)? = nil
         /// What opening does when the directory's entries were written under another key
         /// setting (another key, a key for a plain cache, no key for an encrypted one);
