@@ -51,18 +51,19 @@ extension SymmetricKey {
             throw CryptoError(.keyFileAccess, operation: operation, message: "larger than 4 kB; not a key file")
         }
         let contents = UnsafeRawBufferPointer(rebasing: buffer[0..<total])
+        let key: SymmetricKey
         do {
             // 32 bytes that are all hex digits are a 128-bit hex key, not 32 raw bytes (a random
             // raw key is all hex digits with probability (22/256)^32).
             if total == Self.byteCount && !contents.allSatisfy(Self.isHexDigit) {
-                try self.init(bytes: contents)
+                key = try SymmetricKey(bytes: contents)
             } else {
-                let text = String(decoding: contents, as: UTF8.self)
-                try self.init(encoded: text)
+                key = try SymmetricKey(encoded: String(decoding: contents, as: UTF8.self))
             }
         } catch {
             throw error.naming(operation)
         }
+        self = key
     }
 
     /// Writes the key to a new file at `path` as 64 lowercase hex digits and a newline, with mode

@@ -123,11 +123,13 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
         guard let text = environment[name], !text.isEmpty else {
             throw CryptoError(.environmentVariableMissing, operation: source, message: "not set")
         }
+        let key: SymmetricKey
         do {
-            try self.init(encoded: text)
+            key = try SymmetricKey(encoded: text)
         } catch {
             throw error.naming(source)
         }
+        self = key
     }
 
     /// Calls `body` with the 32 key bytes.
