@@ -121,17 +121,19 @@ extension DiskCache {
         return true
     }
 
-    /// Deletes every row (as intents) and records the key setting in use now, in one
-    /// transaction, then deletes the files, then the intents. After ``rotateKey(to:)`` this is
-    /// what moves the directory to the new key: the record never names a key whose entries are
-    /// not all gone or going.
+    /// Deletes every row (as intents) and, after ``rotateKey(to:)``, records the new key
+    /// setting, in one transaction; then deletes the files, then the intents. This is what moves
+    /// the directory to the new key: the record never names a key whose entries are not all
+    /// gone or going. A plain clear writes no record (one page less to write on a full disk,
+    /// and it never overrides a setting another process recorded).
     func clearAll(_ resources: WriterResources) {
         let index = resources.index
         let keyCheck = KeyCheck(currentCipher)
+        let rotated = keyCheck != resources.keyCheck
         do {
             try index.connection.transaction { () throws(SQLiteError) in
                 try index.clearAllIntoIntents()
-                try index.setKeyCheck(keyCheck, replacing: true)
+                if rotated { try index.setKeyCheck(keyCheck, replacing: true) }
             }
             resources.keyCheck = keyCheck
             try index.replayIntents(files: files)
