@@ -17,7 +17,10 @@ let package = Package(
             name: "PictorBenchmarks",
             dependencies: [
                 "CBenchReference",
+                .product(name: "Pictor", package: "Pictor"),
                 .product(name: "PictorCore", package: "Pictor"),
+                .product(name: "PictorCrypto", package: "Pictor"),
+                .product(name: "PictorDiskCache", package: "Pictor"),
             ]
         ),
     ]

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Runs the whole test suite: installs what is missing, then `swift test` (not --parallel, so that
-# XCTest prints its summary line). Tests start their own nginx and Python servers on 127.0.0.1.
+# Runs the whole test suite: installs what is missing, builds with warnings as errors, then runs
+# `swift test` (never --parallel, which hides the runners' summary lines). The suite is written
+# with Swift Testing; its closing line reads `✔ Test run with N tests in M suites passed …`.
+# Tests start their own nginx and Python servers on 127.0.0.1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh

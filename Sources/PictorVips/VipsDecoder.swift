@@ -61,8 +61,9 @@ public struct VipsDecoder: ImageDecoding {
     ///
     /// - Throws: ``ImageDecodingError/emptyData``, ``ImageDecodingError/unknownFormat``,
     ///   ``ImageDecodingError/tooManyPixels(width:height:limit:)``,
-    ///   ``ImageDecodingError/truncated(_:)``, ``ImageDecodingError/unsupportedFormat(_:)`` (for
-    ///   example 12-bit JPEG) or ``ImageDecodingError/corrupt(_:message:)`` with libvips' text.
+    ///   ``ImageDecodingError/truncated(_:)``, ``ImageDecodingError/unsupportedFormat(_:)``,
+    ///   ``ImageDecodingError/unsupportedVariant(_:detail:)`` (12-bit JPEG),
+    ///   ``ImageDecodingError/invalidOptions(detail:)`` (a thumbnail size ≤ 0) or ``ImageDecodingError/corrupt(_:message:)`` with libvips' text.
     ///   Truncation is recognised from the data's structure (a JPEG without EOI after its last
     ///   SOS, a PNG without IEND, …), not from libvips' text: libvips 8.14 keeps one process-wide
     ///   error buffer, so under concurrent failures the `message` may include another thread's
@@ -74,7 +75,10 @@ public struct VipsDecoder: ImageDecoding {
         guard let format = ImageFormat.sniff(data) else { throw ImageDecodingError.unknownFormat }
         guard Self.supportedFormats.contains(format) else { throw ImageDecodingError.unsupportedFormat(format) }
         if format == .jpeg, let precision = FileStructure.jpegPrecision(data), precision != 8 {
-            throw ImageDecodingError.unsupportedFormat(.jpeg)
+            throw ImageDecodingError.unsupportedVariant(.jpeg, detail: "\(precision)-bit samples (only 8-bit JPEG is decoded)")
+        }
+        if let thumbnail = options.thumbnail, thumbnail.width <= 0 || (thumbnail.height ?? 1) <= 0 {
+            throw ImageDecodingError.invalidOptions(detail: "thumbnail size must be positive, got \(thumbnail.width)×\(thumbnail.height.map(String.init) ?? "auto")")
         }
         if usesTurboJPEG, format == .jpeg, options.thumbnail.map({ $0.width > 0 && ($0.height ?? 1) > 0 }) ?? true,
            let image = try data.withUnsafeBytes({ try TurboJPEGDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {

@@ -54,9 +54,11 @@ import Testing
 
     @Test func outputFormatResolution() throws {
         #expect(try OutputFormatOption.parse("jpg") == .jpeg)
-        #expect(throws: CLIError.self) { try OutputFormatOption.parse("gif") }
+        #expect(try OutputFormatOption.parse("gif") == .gif)
+        #expect(throws: CLIError.self) { try OutputFormatOption.parse("tiff") }
         #expect(OutputFormatOption.resolve(explicit: nil, path: "a.webp", source: .jpeg) == .webp)
-        #expect(OutputFormatOption.resolve(explicit: nil, path: nil, source: .gif) == .png)
+        #expect(OutputFormatOption.resolve(explicit: nil, path: nil, source: .tiff) == .png)
+        #expect(OutputFormatOption.resolve(explicit: nil, path: nil, source: .gif) == .gif)
         #expect(OutputFormatOption.resolve(explicit: nil, path: nil, source: .jpeg) == .jpeg)
     }
 }

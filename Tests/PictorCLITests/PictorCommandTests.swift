@@ -65,3 +65,64 @@ import Testing
         #expect(console.errors.contains("failed"))
     }
 }
+
+/// Regressions found by a newcomer trying the CLI.
+@Suite struct PictorCommandRegressionTests {
+    func run(_ args: [String]) async -> (Int32, RecordingConsole) {
+        let console = RecordingConsole()
+        let code = await PictorCommand.run(args, console: console.console, environment: ["HOME": "/nonexistent-home"])
+        return (code, console)
+    }
+
+    @Test func anOptionIsNeverTakenAsAnotherOptionsValue() async {
+        // `-o --cache-dir X` once created a directory named "--cache-dir" and used the default cache.
+        let (code, console) = await run(["fetch", "http://127.0.0.1:9/a.jpg", "-o", "--cache-dir", "/tmp/x"])
+        #expect(code == 64)
+        #expect(console.errors.contains("missing value for '-o'"))
+        #expect(!FileManager.default.fileExists(atPath: "--cache-dir"))
+    }
+
+    @Test func prefetchListErrorsNameTheRealLineNumber() async throws {
+        let list = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-list-\(UUID().uuidString).txt")
+        try "\n\n# comment\nnot a url\n".write(to: list, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: list) }
+        let (code, console) = await run(["prefetch", list.path])
+        #expect(code == 64)
+        #expect(console.errors.contains("\(list.path):4: invalid URL 'not a url'"), "\(console.errors)")
+    }
+
+    @Test func maxAgeZeroIsAUsageError() async {
+        let (code, _) = await run(["cache", "trim", "--max-age", "0", "--cache-dir", "/tmp/pictor-none"])
+        #expect(code == 64)
+    }
+
+    @Test func unknownOutputExtensionIsAUsageError() async {
+        let (code, console) = await run(["fetch", "http://127.0.0.1:9/a.jpg", "-o", "/tmp/out.txt", "--no-cache"])
+        #expect(code == 64)
+        #expect(console.errors.contains("'.txt'"))
+    }
+
+    @Test func severalURLsAndAFileNameIsAUsageError() async {
+        let (code, console) = await run(["fetch", "http://127.0.0.1:9/a.jpg", "http://127.0.0.1:9/b.jpg", "-o", "/tmp/same.png", "--no-cache"])
+        #expect(code == 64)
+        #expect(console.errors.contains("pass a directory"))
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/same.png"))
+    }
+
+    @Test func readOnlyCacheCommandsDoNotCreateADirectory() async {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-absent-\(UUID().uuidString)").path
+        let (code, console) = await run(["cache", "stats", "--cache-dir", dir])
+        #expect(code == 1)
+        #expect(console.errors.contains("no cache at"))
+        #expect(!FileManager.default.fileExists(atPath: dir))
+        let (clear, _) = await run(["cache", "clear", "--cache-dir", dir])
+        #expect(clear == 0)
+        #expect(!FileManager.default.fileExists(atPath: dir))
+    }
+
+    @Test func keyGenerateIntoADirectoryIsAUsageError() async {
+        let (code, console) = await run(["cache", "key", "generate", "--out", FileManager.default.temporaryDirectory.path])
+        #expect(code == 64)
+        #expect(console.errors.contains("is a directory"))
+    }
+}

@@ -69,7 +69,16 @@ struct VipsDecoderTests {
 
     @Test func twelveBitJPEGIsUnsupported() throws {
         let data = try corpus("libjpeg-turbo/monkey12.jpg")
-        #expect(throws: ImageDecodingError.unsupportedFormat(.jpeg)) { try decoder.decode(data, options: .init()) }
+        #expect(throws: ImageDecodingError.unsupportedVariant(.jpeg, detail: "12-bit samples (only 8-bit JPEG is decoded)")) {
+            try decoder.decode(data, options: .init())
+        }
+    }
+
+    @Test func aThumbnailOfZeroWidthIsAnInvalidOption() throws {
+        let data = try corpus("exif-orientation/Landscape_1.jpg")
+        #expect(throws: ImageDecodingError.invalidOptions(detail: "thumbnail size must be positive, got 0×auto")) {
+            try decoder.decode(data, options: .init(thumbnail: ThumbnailOptions(width: 0)))
+        }
     }
 
     @Test(arguments: 1...8)

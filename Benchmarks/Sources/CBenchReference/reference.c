@@ -1,5 +1,6 @@
 #include "CBenchReference.h"
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,3 +98,5 @@ long cbench_read_and_open(const char *path, const uint8_t key[32]) {
     free(buf);
     return ok ? (long)plain : -1;
 }
+
+void cbench_malloc_trim(void) { malloc_trim(0); }

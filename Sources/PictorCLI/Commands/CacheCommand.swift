@@ -18,8 +18,10 @@ enum CacheCommand {
       verify                re-read every entry; bad ones (unreadable, wrong key, tampered) are removed
                             and listed; exit 1 when any was found
       rekey --new-key-file FILE
-                            re-encrypt every entry under a new key (with --key-file naming the current
-                            key; without it, encrypts a plain cache's entries)
+                            switch the cache to a new key (with --key-file naming the current key; without
+                            it, turns encryption on). Entries are DROPPED, not re-encrypted: their names are
+                            keyed hashes of URLs the cache never stores, so they cannot be renamed under the
+                            new key, and keeping them would keep the old key useful. They are fetched again.
       key generate --out FILE
                             write a new random 256-bit key (hex) to FILE with mode 0600
 
@@ -55,6 +57,9 @@ enum KeyCommand {
             throw CLIError.usage(rest.isEmpty ? "missing 'generate'" : "unknown key subcommand '\(rest[0])'")
         }
         guard let out else { throw CLIError.usage("missing '--out FILE'") }
+        if FetchCommand.isDirectory(out) {
+            throw CLIError.usage("'\(out)' is a directory; '--out' names the key file to create")
+        }
         if FileManager.default.fileExists(atPath: out) {
             throw CLIError.failure("'\(out)' exists; refusing to overwrite a key")
         }

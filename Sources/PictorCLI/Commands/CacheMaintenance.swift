@@ -7,13 +7,20 @@ enum CacheMaintenance {
         let options = try CacheOptions.parse(&parser, context: context, allowsNoCache: false)
         let limit = sub == "list" ? try parser.intOption("--limit", in: 1...Int.max) : nil
         let sizeLimit = sub == "trim" ? try parser.option("--size-limit").map { try Formatting.parseBytes($0, option: "--size-limit") } : nil
-        let maxAge = sub == "trim" ? try parser.intOption("--max-age", in: 0...Int.max) : nil
+        let maxAge = sub == "trim" ? try parser.intOption("--max-age", in: 1...Int.max) : nil
         let newKeyFile = sub == "rekey" ? try parser.option("--new-key-file") : nil
         let extra = try parser.positionals()
         if let first = extra.first { throw CLIError.usage("unexpected argument '\(first)'") }
         if sub == "rekey" && newKeyFile == nil { throw CLIError.usage("missing '--new-key-file FILE'") }
 
         let console = context.console
+        if sub == "clear", !FileManager.default.fileExists(atPath: options.directory.path) {
+            console.print("no cache at \(options.directory.path); nothing to clear")
+            return ExitCode.success
+        }
+        if ["stats", "list", "verify", "rekey", "trim"].contains(sub), !FileManager.default.fileExists(atPath: options.directory.path) {
+            throw CLIError.failure("no cache at \(options.directory.path)")
+        }
         let cache = try open(options, context: context, sizeLimit: sizeLimit, maxAge: maxAge)
         defer { cache.flush() }
         switch sub {

@@ -14,8 +14,8 @@ enum FetchCommand {
     OPTIONS:
       --resize W|WxH        fit inside a W×W (or W×H) pixel box, decoded at that size; never upscales
       -o, --output FILE|DIR write the image to FILE, or into DIR (named after the URL)
-      --format F            output format: jpeg, png, webp or avif (default: from FILE's extension,
-                            else the source format, else png)
+      --format F            output format: jpeg, png, webp, avif or gif (default: from FILE's
+                            extension, else the source format, else png)
       --quality Q           1...100 for lossy formats (default 85)
     \(CacheOptions.help)
       --no-cache            use no disk cache (memory only)
@@ -33,9 +33,13 @@ enum FetchCommand {
         let urls = try parser.positionals().map(parseURL)
         guard !urls.isEmpty else { throw CLIError.usage("missing <url>") }
 
-        let outputIsDirectory = output.map { urls.count > 1 || $0.hasSuffix("/") || isDirectory($0) } ?? false
+        let outputIsDirectory = try output.map { try Self.outputIsDirectory($0, urlCount: urls.count, format: format) } ?? false
         if let output, outputIsDirectory {
-            try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            do {
+                try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError.failure("cannot create output directory '\(output)'")
+            }
         }
 
         let stack = try PipelineStack(cache: cache, console: context.console)
@@ -43,8 +47,7 @@ enum FetchCommand {
         var failures = 0
         for url in urls {
             let job = ImageJob(url: url, resize: resize, format: format, quality: quality)
-            let destination = output.map { outputIsDirectory ? $0 : $0 }
-            let result = await job.run(pipeline: stack.pipeline, output: destination, outputIsDirectory: outputIsDirectory)
+            let result = await job.run(pipeline: stack.pipeline, output: output, outputIsDirectory: outputIsDirectory)
             switch result.status {
             case .ok:
                 var line = "\(url.absoluteString)  \(result.layer)  \(result.width)×\(result.height)  \(Formatting.bytes(result.bytes))  \(Formatting.milliseconds(result.seconds))"
@@ -67,6 +70,25 @@ enum FetchCommand {
             throw CLIError.usage("invalid URL '\(text)': expected http, https, file or data URL, or an absolute path")
         }
         return url
+    }
+
+    /// Whether `-o` names a directory: an existing one, a path ending in `/`, or any path when
+    /// several URLs are fetched. A file path must have no extension or a writable format's.
+    ///
+    /// - Throws: ``CLIError/usage(_:)`` for several URLs and a file name (an existing file, or a
+    ///   name with an image extension), or for an extension `pictor` cannot write.
+    static func outputIsDirectory(_ output: String, urlCount: Int, format: ImageFormat?) throws -> Bool {
+        if output.hasSuffix("/") || isDirectory(output) { return true }
+        if urlCount > 1 {
+            let looksLikeFile = FileManager.default.fileExists(atPath: output)
+                || (try? OutputFormatOption.fromExtension(of: output)) != nil
+            if looksLikeFile {
+                throw CLIError.usage("'-o \(output)' names a file, but \(urlCount) URLs were given: pass a directory")
+            }
+            return true
+        }
+        if format == nil { _ = try OutputFormatOption.fromExtension(of: output) }
+        return false
     }
 
     static func isDirectory(_ path: String) -> Bool {

@@ -19,6 +19,9 @@ struct ImageJob: Sendable {
         var bytes: Int64 = 0
         /// Bytes of the written file, when there is one.
         var writtenBytes: Int64 = 0
+        /// Whether the load joined work already running for an identical request (no extra
+        /// transfer or decode).
+        var wasShared = false
         var seconds: Double = 0
         var outputPath: String?
         var outputFileName: String?
@@ -55,6 +58,7 @@ struct ImageJob: Sendable {
             result.width = image.width
             result.height = image.height
             result.bytes = Int64(response.metrics.originalByteCount ?? 0)
+            result.wasShared = response.metrics.wasShared
             if let output {
                 let target = OutputFormatOption.resolve(
                     explicit: format, path: outputIsDirectory ? nil : output, source: image.sourceFormat)
@@ -68,7 +72,7 @@ struct ImageJob: Sendable {
                     path = output
                     result.outputFileName = (output as NSString).lastPathComponent
                 }
-                try encoded.write(to: URL(fileURLWithPath: path, isDirectory: false))
+                try Self.write(encoded, to: path)
                 result.outputPath = path
                 result.writtenBytes = Int64(encoded.count)
             }
@@ -87,6 +91,25 @@ struct ImageJob: Sendable {
         if base.isEmpty || base == "_" { base = "image" }
         let tag = String(SHA256.hexDigest(url.absoluteString).prefix(8))
         return "\(base)-\(tag).\(format.fileExtension)"
+    }
+
+    /// Writes `data` to `path` (created or truncated, mode 0644 before umask).
+    /// - Throws: ``CLIError/failure(_:)`` naming the path and the system's reason.
+    static func write(_ data: Data, to path: String) throws {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw CLIError.failure("cannot write '\(path)': \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        try data.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw CLIError.failure("cannot write '\(path)': \(String(cString: strerror(errno)))")
+                }
+                offset += n
+            }
+        }
     }
 
     static func reason(_ error: any Error) -> String {

@@ -8,7 +8,8 @@ enum PrefetchCommand {
     USAGE: pictor prefetch <urls-file|url>... [options]
 
     Loads many images through the pipeline to warm the disk cache. Each argument is a URL, or a
-    file with one URL per line ('#' starts a comment). Shows a progress bar on a terminal (a plain
+    file with one URL per line ('#' starts a comment line; blank lines are skipped). Every URL is
+    checked before anything is fetched: one malformed line stops the run (exit 64, naming it). Shows a progress bar on a terminal (a plain
     line every 10% otherwise) and ends with a summary: count, failures with reasons, hits per
     layer, bytes and images per second.
 
@@ -16,7 +17,7 @@ enum PrefetchCommand {
       --concurrency N       images in flight at once, 1...256 (default 6, the SDWebImage default)
       --resize W|WxH        fit inside a W×W (or W×H) pixel box, decoded at that size; never upscales
       --out DIR             also write each image into DIR
-      --format F            output format for --out: jpeg, png, webp or avif (default: source, else png)
+      --format F            output format for --out: jpeg, png, webp, avif or gif (default: source, else png)
       --quality Q           1...100 for lossy output (default 85)
       --data-only           fetch and validate the bytes into the disk cache without decoding
       --report FILE         write one TSV line per URL: url, status, layer, width, height, bytes, ms, output, output bytes, error
@@ -74,7 +75,7 @@ enum PrefetchCommand {
             guard let text = try? String(contentsOfFile: input, encoding: .utf8) else {
                 throw CLIError.usage("cannot read URL list '\(input)' (not a URL, and not a readable file)")
             }
-            for (number, raw) in text.split(whereSeparator: \.isNewline).enumerated() {
+            for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
                 let line = raw.trimmingCharacters(in: .whitespaces)
                 if line.isEmpty || line.hasPrefix("#") { continue }
                 do {

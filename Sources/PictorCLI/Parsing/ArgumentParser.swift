@@ -2,8 +2,9 @@ import Foundation
 
 /// A small command-line parser: flags, options with values, and positionals, in any order.
 ///
-/// `--name value` and `--name=value` are both accepted; `--` ends option parsing. Anything that
-/// starts with `-` and was not consumed is reported as an unknown option, naming the token.
+/// `--name value` and `--name=value` are both accepted; `--` ends option parsing. A value given
+/// as the next token must not start with `-` (use `--name=-value` for one that does). Anything
+/// that starts with `-` and was not consumed is reported as an unknown option, naming the token.
 struct ArgumentParser {
     private var tokens: [String]
     private var consumed: Set<Int> = []
@@ -39,7 +40,9 @@ struct ArgumentParser {
                 value = String(token.dropFirst(name.count + 1))
             } else if names.contains(token) {
                 consumed.insert(i)
-                guard i + 1 < optionEnd, !consumed.contains(i + 1) else {
+                // A value never starts with '-': `-o --cache-dir X` is a missing value, not a file
+                // named "--cache-dir" (no option of pictor takes a negative number or "-").
+                guard i + 1 < optionEnd, !consumed.contains(i + 1), !tokens[i + 1].hasPrefix("-") else {
                     throw CLIError.usage("missing value for '\(token)'")
                 }
                 value = tokens[i + 1]

@@ -52,27 +52,35 @@ struct ResizeOption {
     }
 }
 
-/// `--format jpeg|png|webp|avif`.
+/// `--format jpeg|png|webp|avif|gif`.
 enum OutputFormatOption {
-    static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif]
+    static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .gif]
+    static let names = "jpeg, png, webp, avif or gif"
+
+    /// The format a file name's extension asks for: `nil` when it has no extension.
+    /// - Throws: ``CLIError/usage(_:)`` when the extension is not a format `pictor` writes.
+    static func fromExtension(of path: String) throws -> ImageFormat? {
+        let name = (path as NSString).lastPathComponent
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
+        let ext = name[name.index(after: dot)...].lowercased()
+        if let f = encodable.first(where: { $0.fileExtension == ext || $0.rawValue == ext }) { return f }
+        throw CLIError.usage("cannot write '.\(ext)' files ('\(path)'): expected .jpg, .png, .webp, .avif or .gif, or pass --format")
+    }
 
     static func parse(_ text: String?) throws -> ImageFormat? {
         guard let text else { return nil }
         let normalized = text.lowercased() == "jpg" ? "jpeg" : text.lowercased()
         guard let format = ImageFormat(rawValue: normalized), encodable.contains(format) else {
-            throw CLIError.usage("invalid value '\(text)' for '--format': expected jpeg, png, webp or avif")
+            throw CLIError.usage("invalid value '\(text)' for '--format': expected \(names)")
         }
         return format
     }
 
-    /// The format for an output file: explicit, else from the file extension, else the source's
-    /// format when it can be written, else PNG.
+    /// The format for an output file: explicit, else from the file extension (already validated
+    /// by ``fromExtension(of:)``), else the source's format when it can be written, else PNG.
     static func resolve(explicit: ImageFormat?, path: String?, source: ImageFormat?) -> ImageFormat {
         if let explicit { return explicit }
-        if let path, let ext = path.split(separator: ".").last.map({ $0.lowercased() }),
-           let f = encodable.first(where: { $0.fileExtension == ext || $0.rawValue == ext || (ext == "jpeg" && $0 == .jpeg) }) {
-            return f
-        }
+        if let path, let f = try? fromExtension(of: path) { return f }
         if let source, encodable.contains(source) { return source }
         return .png
     }

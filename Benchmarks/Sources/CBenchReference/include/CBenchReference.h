@@ -25,4 +25,8 @@ int cbench_aes_gcm_seal(const uint8_t key[32], const uint8_t nonce[12], const ui
 /// Returns plaintext length, or -1.
 long cbench_read_and_open(const char *path, const uint8_t key[32]);
 
+/// Returns freed heap pages to the system (glibc `malloc_trim(0)`), so that RSS measures what a
+/// phase uses rather than what earlier phases freed.
+void cbench_malloc_trim(void);
+
 #endif

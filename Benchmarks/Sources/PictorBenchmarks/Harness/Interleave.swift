@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// How a benchmark's batches are sized and repeated.
 struct RunPlan {
@@ -9,8 +10,8 @@ struct RunPlan {
     /// Target wall time of one batch, in nanoseconds (operation batches are sized to it).
     var batchNanoseconds: Double
 
-    static let full = RunPlan(warmup: 2, pairs: 9, batchNanoseconds: 20_000_000)
-    static let quick = RunPlan(warmup: 1, pairs: 5, batchNanoseconds: 4_000_000)
+    static let full = RunPlan(warmup: 2, pairs: 11, batchNanoseconds: 20_000_000)
+    static let quick = RunPlan(warmup: 1, pairs: 7, batchNanoseconds: 8_000_000)
 }
 
 /// One side of a comparison: runs `n` operations and returns the time they took in nanoseconds,
@@ -79,4 +80,40 @@ enum Interleave {
         DispatchQueue.concurrentPerform(iterations: threads) { body($0, per) }
         return Double(nowNanoseconds() - start) * Double(operations) / Double(per * threads)
     }
+}
+
+extension Interleave {
+    /// Interleaved A/B rounds of whole passes (each side's closure runs one pass and returns its
+    /// wall time in ns); per-item figures are the pass time ÷ `items`.
+    static func comparePasses(plan: RunPlan, items: Int, candidate: () -> Double, reference: () -> Double) -> ABResult {
+        for _ in 0..<plan.warmup { _ = candidate(); _ = reference() }
+        var a: [Double] = [], b: [Double] = [], ratios: [Double] = []
+        let n = Double(max(1, items))
+        for pair in 0..<plan.pairs {
+            let ta: Double, tb: Double
+            if pair % 2 == 0 { ta = candidate() / n; tb = reference() / n }
+            else { tb = reference() / n; ta = candidate() / n }
+            a.append(ta); b.append(tb); ratios.append(ta / tb)
+        }
+        return ABResult(candidate: Summary(a), reference: Summary(b), timeRatio: Summary(ratios).median)
+    }
+}
+
+/// Runs an async closure to completion from synchronous benchmark code.
+func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async -> T) -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        box.set(await body())
+        done.signal()
+    }
+    done.wait()
+    return box.get()
+}
+
+/// A write-once slot for ``runBlocking(_:)``.
+private final class ResultBox<T: Sendable>: Sendable {
+    private let value = Mutex<T?>(nil)
+    func set(_ v: T) { value.withLock { $0 = v } }
+    func get() -> T { value.withLock { $0! } }
 }

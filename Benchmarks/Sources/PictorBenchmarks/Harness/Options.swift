@@ -14,18 +14,18 @@ struct Options {
     var workDirectory = NSTemporaryDirectory() + "pictor-bench-\(getpid())"
     /// Python interpreter with Pillow, for the decoding reference.
     var python: String?
-    /// Print the list of benchmark identifiers and exit.
-    var list = false
+    /// Render a JSON results file (from `--json`) as Markdown to `--markdown` and exit.
+    var renderPath: String?
 
     static let usage = """
         usage: PictorBenchmarks [--quick] [--filter SUBSTRING]... [--json PATH|-] [--markdown PATH]
-                                [--python PATH] [--workdir DIR] [--list]
+                                [--python PATH] [--workdir DIR] [--render JSON --markdown PATH]
           --quick       short run (small scales, few iterations); always exits 0
           --filter S    run only benchmarks whose id contains S (repeatable)
           --json P      write results as JSON to P ('-' = stdout)
           --markdown P  write the report table (docs/benchmarks.md format) to P
           --python P    Python with Pillow for the thumbnail reference (default: Benchmarks/.venv)
-          --list        list benchmark ids and exit
+          --render J    only turn results JSON J into Markdown (with --markdown) and exit
         """
 
     static func parse(_ arguments: [String]) -> Options {
@@ -43,7 +43,7 @@ struct Options {
             case "--markdown": options.markdownPath = value(arg)
             case "--python": options.python = value(arg)
             case "--workdir": options.workDirectory = value(arg)
-            case "--list": options.list = true
+            case "--render": options.renderPath = value(arg)
             case "-h", "--help": print(usage); exit(0)
             default: fail("unknown argument \(arg)")
             }

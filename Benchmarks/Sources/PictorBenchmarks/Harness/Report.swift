@@ -51,6 +51,18 @@ struct Row: Codable {
     var pictorValue: Double?
     var referenceValue: Double?
 
+    /// The ratio as printed: `1.23× time`, `0.85× throughput`, `2.10× scale`, or a raw value with
+    /// its unit (`12.3 ms`, `1 requests`).
+    var ratioText: String {
+        guard let ratio else { return "—" }
+        switch ratioKind {
+        case "time", "throughput": return String(format: "%.2f× %@", ratio, ratioKind)
+        case "scale": return String(format: "%.2f×", ratio)
+        default: return ratio == ratio.rounded() && abs(ratio) < 1e9
+            ? String(format: "%.0f %@", ratio, ratioKind) : String(format: "%.2f %@", ratio, ratioKind)
+        }
+    }
+
     /// `true` met, `false` missed, `nil` when there is no goal or no value.
     var met: Bool? {
         switch goal {
@@ -65,13 +77,15 @@ struct Row: Codable {
     /// A row from an A/B comparison of times per operation.
     static func comparison(
         id: String, targetID: String, figure: String, result: ABResult, referenceName: String,
-        goal: Goal, unit: (Double) -> String = formatDuration
+        goal: Goal, throughput: Bool = false, unit: (Double) -> String = formatDuration
     ) -> Row {
         let c = result.candidate, r = result.reference
         let ratio: Double, kind: String
         switch goal {
         case .speedupAtLeast: ratio = 1 / result.timeRatio; kind = "throughput"
-        default: ratio = result.timeRatio; kind = "time"
+        default:
+            if throughput { ratio = 1 / result.timeRatio; kind = "throughput" }
+            else { ratio = result.timeRatio; kind = "time" }
         }
         return Row(id: id, targetID: targetID, figure: figure,
                    pictor: "\(unit(c.median)) (\(unit(c.min))–\(unit(c.max)))",
@@ -96,7 +110,7 @@ final class Report {
     func add(_ row: Row) {
         rows.append(row)
         let status = row.met.map { $0 ? "ok" : "MISSED" } ?? ""
-        let ratio = row.ratio.map { String(format: "%.2f× %@", $0, row.ratioKind) } ?? "—"
+        let ratio = row.ratioText
         print("  \(row.id): \(row.pictor) | \(row.reference) | \(ratio) | \(row.goal.text) \(status)")
         fflush(nil)
     }
@@ -119,7 +133,7 @@ final class Report {
     }
 
     func document(quick: Bool) -> Document {
-        Document(date: Machine.dateString, machine: Machine.description, quick: quick,
+        Document(date: Machine.startDate, machine: Machine.description, quick: quick,
                  rows: rows, skipped: skipped, notes: notes)
     }
 
