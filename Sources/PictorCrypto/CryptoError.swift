@@ -12,6 +12,9 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     public enum Code: Sendable, Hashable {
         /// Key bytes of the wrong length (a ``SymmetricKey`` is exactly 32 bytes).
         case invalidKeyLength
+        /// Key bytes that are all the same (e.g. an all-zero key from 64 `0`s): a placeholder,
+        /// never a secret.
+        case weakKey
         /// Key text that is neither 64 hex digits nor base64 of 32 bytes.
         case invalidKeyEncoding
         /// The key file could not be opened, read or written (`errno` text in the message).
@@ -36,7 +39,9 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// What failed.
     public var code: Code
-    /// The step that failed, e.g. `"EVP_DecryptFinal_ex"` or `"open key file"`.
+    /// What failed, written for an end user where a user gave the input: `"key file '/path'"`,
+    /// `"environment variable NAME"` or `"key"`; for libcrypto failures the OpenSSL call, e.g.
+    /// `"EVP_DecryptFinal_ex"`.
     public var operation: String
     /// A human-readable explanation; for ``Code/library`` the text from OpenSSL's error queue.
     public var message: String
@@ -48,8 +53,14 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `"<operation>: <message>"`.
+    /// `"<operation>: <message>"`, e.g. `"key file '/etc/pictor/cache.key': expected 64
+    /// hexadecimal digits or base64 of 32 bytes"`.
     public var description: String { "\(operation): \(message)" }
+
+    /// The error with its ``operation`` replaced by the key's source (`"key file '/path'"`).
+    func naming(_ source: String) -> CryptoError {
+        CryptoError(code, operation: source, message: message)
+    }
 
     /// An error of `code` carrying (and clearing) the text of OpenSSL's thread-local error queue.
     static func openSSL(_ operation: String, code: Code = .library) -> CryptoError {

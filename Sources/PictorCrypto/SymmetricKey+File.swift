@@ -8,29 +8,32 @@ extension SymmetricKey {
     static let maximumKeyFileSize = 4096
 
     /// A key read from `path`: 32 raw bytes, or 64 hex digits, or base64 of 32 bytes (text may
-    /// end with a newline).
+    /// end with a newline). A 32-byte file of hex digits only is read as (too short) hex text.
     ///
     /// The file must be a regular file that group and others can neither read nor write (mode
     /// `0600`, `0400` or stricter); this is checked on the opened descriptor (`fstat`), before
     /// any byte is read. The read buffer is wiped afterwards.
     ///
+    /// Every error names the file: its ``CryptoError/operation`` is `"key file '<path>'"`.
+    ///
     /// - Throws: ``CryptoError/Code/keyFilePermissions`` when the mode is looser than `0600`;
     ///   ``CryptoError/Code/keyFileAccess`` when it cannot be opened or read, is not a regular
-    ///   file or is larger than 4 kB; otherwise as ``init(encoded:)``.
+    ///   file or is larger than 4 kB; otherwise as ``init(encoded:)`` (including
+    ///   ``CryptoError/Code/weakKey``).
     public init(contentsOfFile path: String) throws(CryptoError) {
-        let operation = "read key file"
+        let operation = "key file '\(path)'"
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw Self.fileError(operation, path) }
         defer { close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Self.fileError(operation, path) }
         guard info.st_mode & S_IFMT == S_IFREG else {
-            throw CryptoError(.keyFileAccess, operation: operation, message: "\(path) is not a regular file")
+            throw CryptoError(.keyFileAccess, operation: operation, message: "not a regular file")
         }
         let loose = info.st_mode & 0o077
         guard loose == 0 else {
             throw CryptoError(.keyFilePermissions, operation: operation, message:
-                "\(path) has mode \(String(info.st_mode & 0o777, radix: 8)); group and others must have no access (chmod 600)")
+                "mode \(String(info.st_mode & 0o777, radix: 8)) lets group or others access it; run chmod 600 '\(path)'")
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.maximumKeyFileSize + 1, alignment: 16)
         defer { wipe(buffer); buffer.deallocate() }
@@ -45,15 +48,22 @@ extension SymmetricKey {
             total += n
         }
         guard total <= Self.maximumKeyFileSize else {
-            throw CryptoError(.keyFileAccess, operation: operation, message: "\(path) is larger than 4 kB; not a key file")
+            throw CryptoError(.keyFileAccess, operation: operation, message: "larger than 4 kB; not a key file")
         }
         let contents = UnsafeRawBufferPointer(rebasing: buffer[0..<total])
-        if total == Self.byteCount {
-            try self.init(bytes: contents)
-        } else {
-            let text = String(decoding: contents, as: UTF8.self)
-            try self.init(encoded: text)
+        let key: SymmetricKey
+        do {
+            // 32 bytes that are all hex digits are a 128-bit hex key, not 32 raw bytes (a random
+            // raw key is all hex digits with probability (22/256)^32).
+            if total == Self.byteCount && !contents.allSatisfy(Self.isHexDigit) {
+                key = try SymmetricKey(bytes: contents)
+            } else {
+                key = try SymmetricKey(encoded: String(decoding: contents, as: UTF8.self))
+            }
+        } catch {
+            throw error.naming(operation)
         }
+        self = key
     }
 
     /// Writes the key to a new file at `path` as 64 lowercase hex digits and a newline, with mode
@@ -62,7 +72,7 @@ extension SymmetricKey {
     ///
     /// - Throws: ``CryptoError/Code/keyFileAccess`` when the file exists or cannot be written.
     public func write(toFile path: String) throws(CryptoError) {
-        let operation = "write key file"
+        let operation = "key file '\(path)'"
         let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Self.fileError(operation, path) }
         var ok = false
@@ -95,6 +105,6 @@ extension SymmetricKey {
     }
 
     private static func fileError(_ operation: String, _ path: String) -> CryptoError {
-        CryptoError(.keyFileAccess, operation: operation, message: "\(path): \(String(cString: strerror(errno)))")
+        CryptoError(.keyFileAccess, operation: operation, message: String(cString: strerror(errno)))
     }
 }

@@ -27,21 +27,39 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
 
     /// A key holding a copy of `bytes`.
     ///
-    /// - Parameter bytes: Exactly ``byteCount`` (32) bytes.
-    /// - Throws: ``CryptoError/Code/invalidKeyLength`` for any other length.
+    /// - Parameter bytes: Exactly ``byteCount`` (32) bytes, not all equal.
+    /// - Throws: ``CryptoError/Code/invalidKeyLength`` for any other length;
+    ///   ``CryptoError/Code/weakKey`` when the 32 bytes are all the same (all zeros, a filled
+    ///   placeholder): such a key is a typo or a template, never a secret.
     public init<D: ContiguousBytes>(bytes: D) throws(CryptoError) {
         let storage = KeyStorage()
-        let copied = bytes.withUnsafeBytes { source -> Bool in
-            guard source.count == Self.byteCount else { return false }
+        let count = bytes.withUnsafeBytes { source -> Int in
+            guard source.count == Self.byteCount else { return source.count }
             storage.bytes.copyMemory(from: source)
-            return true
+            return source.count
         }
-        guard copied else {
-            throw CryptoError(.invalidKeyLength, operation: "SymmetricKey(bytes:)",
-                              message: "a key must be exactly \(Self.byteCount) bytes")
+        guard count == Self.byteCount else {
+            throw CryptoError(.invalidKeyLength, operation: Self.operation,
+                              message: "expected \(Self.byteCount) bytes (256 bits), got \(count)")
+        }
+        guard storage.bytes.contains(where: { $0 != storage.bytes[0] }) else {
+            throw CryptoError(.weakKey, operation: Self.operation, message:
+                "its \(Self.byteCount) bytes are all the same (for example all zeros); use a random key, such as one made by `pictor cache key generate`")
         }
         self.storage = storage
     }
+
+    /// A key from `bytes` without the all-equal check: only for published test vectors
+    /// (NIST GCM test cases 13–16 use the all-zero key).
+    init(knownAnswerBytes bytes: [UInt8]) {
+        precondition(bytes.count == Self.byteCount)
+        storage = KeyStorage()
+        storage.bytes.copyBytes(from: bytes)
+    }
+
+    /// The ``CryptoError/operation`` of key errors without a source: `"key"`; key files and
+    /// environment variables replace it with their own name (see ``CryptoError/naming(_:)``).
+    static let operation = "key"
 
     init(storage: KeyStorage) { self.storage = storage }
 
@@ -61,9 +79,15 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
     /// bytes; surrounding white space and newlines are ignored.
     ///
     /// - Throws: ``CryptoError/Code/invalidKeyEncoding`` when `text` is neither;
-    ///   ``CryptoError/Code/invalidKeyLength`` when it decodes to other than 32 bytes.
+    ///   ``CryptoError/Code/invalidKeyLength`` when it decodes to other than 32 bytes;
+    ///   ``CryptoError/Code/weakKey`` when the 32 bytes are all equal (e.g. 64 `0`s).
     public init(encoded text: String) throws(CryptoError) {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        if Self.isHexDigits(trimmed) && trimmed.utf8.count != 2 * Self.byteCount {
+            // Never valid base64 of 32 bytes (that ends in "="): a hex key of the wrong length.
+            throw CryptoError(.invalidKeyLength, operation: Self.operation,
+                              message: "expected 64 hexadecimal digits (\(Self.byteCount) bytes), got \(trimmed.utf8.count)")
+        }
         if trimmed.utf8.count == 2 * Self.byteCount, var decoded = Hex.decode(trimmed) {
             defer { decoded.withUnsafeMutableBytes { wipe($0) } }
             try self.init(bytes: decoded)
@@ -71,9 +95,19 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
             defer { decoded.withUnsafeMutableBytes { wipe($0) } }
             try self.init(bytes: decoded)
         } else {
-            throw CryptoError(.invalidKeyEncoding, operation: "SymmetricKey(encoded:)",
-                              message: "expected 64 hex digits or base64 of \(Self.byteCount) bytes")
+            throw CryptoError(.invalidKeyEncoding, operation: Self.operation,
+                              message: "expected 64 hexadecimal digits or base64 of \(Self.byteCount) bytes")
         }
+    }
+
+    /// Whether `text` is non-empty and only hexadecimal digits (either case).
+    static func isHexDigits(_ text: some StringProtocol) -> Bool {
+        !text.isEmpty && text.utf8.allSatisfy(isHexDigit)
+    }
+
+    /// Whether `byte` is an ASCII hexadecimal digit (either case).
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        (48...57).contains(byte) || (65...70).contains(byte) || (97...102).contains(byte)
     }
 
     /// A key from the environment variable `name` (64 hex digits or base64 of 32 bytes).
@@ -85,11 +119,17 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
     ///   otherwise as ``init(encoded:)``.
     public init(environmentVariable name: String,
                 environment: [String: String] = ProcessInfo.processInfo.environment) throws(CryptoError) {
+        let source = "environment variable \(name)"
         guard let text = environment[name], !text.isEmpty else {
-            throw CryptoError(.environmentVariableMissing, operation: "SymmetricKey(environmentVariable:)",
-                              message: "environment variable \(name) is not set")
+            throw CryptoError(.environmentVariableMissing, operation: source, message: "not set")
         }
-        try self.init(encoded: text)
+        let key: SymmetricKey
+        do {
+            key = try SymmetricKey(encoded: text)
+        } catch {
+            throw error.naming(source)
+        }
+        self = key
     }
 
     /// Calls `body` with the 32 key bytes.

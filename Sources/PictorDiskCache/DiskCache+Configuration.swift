@@ -17,6 +17,19 @@ extension DiskCache {
         case fast
     }
 
+    /// What ``DiskCache/init(configuration:)`` does when the directory was written under another
+    /// key setting than ``Configuration/cipher``.
+    public enum KeyMismatchPolicy: Sendable, Hashable {
+        /// Throw ``DiskCacheError/keyMismatch(path:_:)`` and touch nothing. The default: a
+        /// wrong `--key-file` must never cost the entries of the right one.
+        case fail
+        /// Remove every entry (they cannot be read under this setting) and start over under the
+        /// configured one; for an explicit "discard what I cannot read" such as a forced
+        /// `pictor cache clear`. Other processes still open under the old setting stop writing
+        /// (they disable their disk cache with a warning) rather than mix entries.
+        case removeEntries
+    }
+
     /// The settings of a ``DiskCache``, fixed at creation.
     ///
     /// ```swift
@@ -54,9 +67,14 @@ extension DiskCache {
         /// (UTF-8) as associated data, so an entry moved to another name fails to open. A failed
         /// open is a miss, and the entry is removed and counted in
         /// ``DiskCache/Statistics/corruptEntriesRemoved``. With a cipher the index keeps only
-        /// sizes, dates, expiry and format: validators and `userInfo` live only in the sealed
-        /// file.
+        /// sizes, dates and expiry: format, validators and `userInfo` live only in the sealed
+        /// file. A directory written under one cipher (or none) cannot be opened under another;
+        /// see ``keyMismatchPolicy`` and ``DiskCache/init(configuration:)``.
         public var cipher: (any DataCipher)? = nil
+        /// What opening does when the directory's entries were written under another key
+        /// setting (another key, a key for a plain cache, no key for an encrypted one);
+        /// ``KeyMismatchPolicy/fail`` by default. See ``DiskCache/init(configuration:)``.
+        public var keyMismatchPolicy: KeyMismatchPolicy = .fail
         /// Where warnings (disk full, read-only directory, recovery) go;
         /// ``PictorLog/standardError`` by default. Messages name entries by digest only.
         public var logger: PictorLog = .standardError

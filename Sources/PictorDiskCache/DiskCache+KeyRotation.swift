@@ -41,6 +41,10 @@ extension DiskCache {
     /// 2. Every existing entry is removed in the background, exactly as ``removeAll()``. The
     ///    writer always seals with the current key, so once that clear has run (``flush()``
     ///    waits for it) no file sealed under the old key is left.
+    /// 3. The index records the new key in the same transaction as the clear, so from then on
+    ///    the directory opens only with the new key (``DiskCacheError/keyMismatch(path:_:)``
+    ///    otherwise), and a crash leaves either the old key with its entries or the new key
+    ///    with the old entries queued for removal.
     ///
     /// - Parameter encryption: The new keys.
     /// - Important: Thread-safe; concurrent reads and writes continue (they miss or store under
@@ -56,7 +60,8 @@ extension DiskCache {
 
     /// Switches to any cipher and key hashing and drops every existing entry, as
     /// ``rotateKey(to:)``; `cipher: nil` with ``SHA256KeyHashing`` turns encryption off, a
-    /// cipher on a plain cache turns it on (and removes the plaintext files).
+    /// cipher on a plain cache turns it on (and removes the plaintext files). The index records
+    /// the new setting with the clear, as in ``rotateKey(to:)``.
     ///
     /// - Parameters:
     ///   - cipher: Seals the entries written from now on; `nil` for plain files.

@@ -14,7 +14,9 @@ extension DiskCache {
         public var lastAccess: Date
         /// When it stops being fresh under HTTP rules, if known.
         public var expiresAt: Date?
-        /// The detected image format, if recorded.
+        /// The image format: as stored, or sniffed from the bytes when stored without one; `nil`
+        /// when unknown, and always `nil` for an encrypted cache (its index does not record the
+        /// format, which stays in the sealed file).
         public var format: ImageFormat?
 
         /// Creates an entry description (for tools and their tests).

@@ -2,14 +2,19 @@ import Foundation
 import PictorCore
 import Synchronization
 
-/// The writer's connection and the directory lock, used on the writer queue only.
+/// The writer's connection, the directory lock and the key setting this instance writes
+/// under, used on the writer queue only.
 final class WriterResources {
     var index: EntryIndex
     var lock: DirectoryLock
+    /// The setting recorded in the index when this instance last checked or changed it; a
+    /// batch whose index record differs was changed by another process and is not committed.
+    var keyCheck: KeyCheck
 
-    init(index: EntryIndex, lock: DirectoryLock) {
+    init(index: EntryIndex, lock: DirectoryLock, keyCheck: KeyCheck) {
         self.index = index
         self.lock = lock
+        self.keyCheck = keyCheck
     }
 }
 
@@ -76,18 +81,37 @@ extension DiskCache {
             return .failure(.fatal(DiskCacheError(error)))
         }
 
+        // A new or rebuilt index adopts the entry files, at this open or (when it fails or
+        // cannot recover now) at the next one that can: the need is recorded in the index.
+        let reindex: Bool
+        do {
+            if rebuilt || index.foundVersion == 0 { try index.setSetting("reindex", "pending") }
+            reindex = try index.setting("reindex") != nil
+        } catch {
+            if error.isReadOnly { return .failure(.readOnly("cannot write the index: \(error.message)")) }
+            return .failure(.fatal(DiskCacheError(error)))
+        }
+
+        // Before recovery touches a file: the entries must be under the configured key setting.
+        let keyCheck: KeyCheck
+        do {
+            keyCheck = try resolveKeyCheck(index, files: files, configuration: configuration, exclusive: exclusive)
+        } catch {
+            return .failure(error)
+        }
+
         // A rebuild while running adopts the files even when other processes are present:
         // otherwise they would stay unindexed until the next exclusive open.
         if exclusive || forceRebuild {
             do {
-                try recover(index, files: files, temporaries: exclusive, reindex: rebuilt || index.foundVersion == 0,
+                try recover(index, files: files, temporaries: exclusive, reindex: reindex,
                             encrypted: configuration.cipher != nil, logger: logger)
             } catch {
                 if error.isReadOnly { return .failure(.readOnly("cannot write the index: \(error.message)")) }
                 return .failure(.fatal(DiskCacheError(error)))
             }
         }
-        return .success(WriterResources(index: index, lock: lock))
+        return .success(WriterResources(index: index, lock: lock, keyCheck: keyCheck))
     }
 
     /// Crash recovery; only when no other process has the directory open.
@@ -100,9 +124,10 @@ extension DiskCache {
         var reindexed = 0
         if reindex {
             // A new or rebuilt index: adopt the entry files in the directory. A plain file's
-            // metadata is read from its trailer (never its payload); a sealed file is adopted
-            // by size and date (its metadata is read from the file on each hit anyway). Plain
-            // files that are not entry files are deleted.
+            // metadata is read from its trailer, and a missing format is sniffed from the
+            // payload's first 64 bytes; a sealed file is adopted by size and date (its metadata
+            // is read from the file on each hit anyway). Plain files that are not entry files
+            // are deleted. The key check already made sure the files are under this setting.
             var rows: [IndexRow] = []
             for file in files.scanEntries() {
                 var row = IndexRow(digest: file.digest, size: file.size, created: file.modified,
@@ -115,12 +140,15 @@ extension DiskCache {
                     }
                     row.size = size
                     row.created = decoded.created
-                    row.metadata = decoded.metadata
+                    // Entries stored without a format get the sniffed one, as when written.
+                    let head = decoded.metadata.format == nil ? files.readPrefix(file.digest, count: EntryFiles.sniffPrefixCount) : Data()
+                    row.metadata = IndexRow.indexed(decoded.metadata, payload: head.prefix(decoded.payloadCount), encrypted: false)
                 }
                 rows.append(row)
             }
             try index.connection.transaction { () throws(SQLiteError) in
                 for row in rows { try index.upsert(row) }
+                try index.setSetting("reindex", nil)
             }
             reindexed = rows.count
         }
@@ -155,6 +183,7 @@ extension DiskCache {
             case .success(let fresh):
                 resources.index = fresh.index
                 resources.lock = fresh.lock
+                resources.keyCheck = fresh.keyCheck
             case .failure(.readOnly(let reason)):
                 disable(reason: reason)
             case .failure(.fatal(let error)):

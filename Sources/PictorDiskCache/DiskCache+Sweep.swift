@@ -121,10 +121,21 @@ extension DiskCache {
         return true
     }
 
-    /// Deletes every row (as intents), then the files, then the intents.
-    func clearAll(_ index: EntryIndex) {
+    /// Deletes every row (as intents) and, after ``rotateKey(to:)``, records the new key
+    /// setting, in one transaction; then deletes the files, then the intents. This is what moves
+    /// the directory to the new key: the record never names a key whose entries are not all
+    /// gone or going. A plain clear writes no record (one page less to write on a full disk,
+    /// and it never overrides a setting another process recorded).
+    func clearAll(_ resources: WriterResources) {
+        let index = resources.index
+        let keyCheck = KeyCheck(currentCipher)
+        let rotated = keyCheck != resources.keyCheck
         do {
-            try index.connection.transaction { () throws(SQLiteError) in try index.clearAllIntoIntents() }
+            try index.connection.transaction { () throws(SQLiteError) in
+                try index.clearAllIntoIntents()
+                if rotated { try index.setKeyCheck(keyCheck, replacing: true) }
+            }
+            resources.keyCheck = keyCheck
             try index.replayIntents(files: files)
         } catch {
             configuration.logger.log(.warning, "disk cache clear failed: \(error)")

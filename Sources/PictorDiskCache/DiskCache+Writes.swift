@@ -80,6 +80,9 @@ extension DiskCache {
                 s.statistics.writeFailures += outcome.failures
             }
             if outcome.readOnly { disable(reason: "the cache directory is read-only") }
+            if outcome.keyChanged {
+                disable(reason: "another process switched this cache to another key; this instance stops writing so that entries under two keys never mix")
+            }
             if outcome.corruptIndex { rebuildIndex() }
             if outcome.crossedLimit { enforceLimits(sizeOnly: true) }
         }
@@ -92,6 +95,8 @@ extension DiskCache {
         var readOnly = false
         var crossedLimit = false
         var corruptIndex = false
+        /// The index records another key setting than this instance writes under.
+        var keyChanged = false
     }
 
     private func perform(_ batch: WriterBatch, with resources: WriterResources) -> BatchOutcome {
@@ -101,13 +106,22 @@ extension DiskCache {
             reopenIfDirectoryVanished(resources)
         }
         let index = resources.index
-        if batch.clears > 0 { clearAll(index) }
+        if batch.clears > 0 { clearAll(resources) }
 
-        // 1. Intents for every file about to change, committed before any file is touched.
+        // 1. Intents for every file about to change, committed before any file is touched; not
+        //    when another process recorded another key setting (its entries and ours must not
+        //    mix). Checked again when the rows are committed.
         do {
             if !batch.operations.isEmpty {
-                try index.connection.transaction { () throws(SQLiteError) in
+                let keyChanged = try index.connection.transaction { () throws(SQLiteError) -> Bool in
+                    guard try index.keyCheck() == resources.keyCheck else { return true }
                     for item in batch.operations { try index.addIntent(item.digest) }
+                    return false
+                }
+                if keyChanged {
+                    outcome.failures = batch.operations.count
+                    outcome.keyChanged = true
+                    return outcome
                 }
             }
         } catch {
@@ -131,7 +145,8 @@ extension DiskCache {
             }
             let trailer = EntryContainer.trailer(payloadCount: payload.count, metadata: metadata, created: created)
             var parts = [payload, trailer]
-            if let cipher = currentCipher {
+            let cipher = currentCipher
+            if let cipher {
                 guard let sealed = try? cipher.seal(payload + trailer, associatedData: Data(digest.utf8)) else {
                     outcome.failures += 1
                     files.remove(digest)
@@ -144,7 +159,7 @@ extension DiskCache {
             switch files.write(parts, to: digest, fsync: configuration.durability == .fsync) {
             case .success:
                 rows.append(IndexRow(digest: digest, size: size, created: created, accessed: now,
-                                     metadata: IndexRow.indexed(metadata, encrypted: currentCipher != nil)))
+                                     metadata: IndexRow.indexed(metadata, payload: payload, encrypted: cipher != nil)))
             case .failure(.posix(let code)):
                 outcome.failures += 1
                 // Never leave an older version readable after a store that did not land.
@@ -157,11 +172,20 @@ extension DiskCache {
 
         // 3. Rows and access times; intents dropped in the same transaction.
         do {
-            try index.connection.transaction { () throws(SQLiteError) in
-                for row in rows { try index.upsert(row) }
+            let keyChanged = try index.connection.transaction { () throws(SQLiteError) -> Bool in
+                var keyChanged = false
+                if !rows.isEmpty { keyChanged = try index.keyCheck() != resources.keyCheck }
+                if !keyChanged { for row in rows { try index.upsert(row) } }
                 for digest in removals { try index.delete(digest) }
                 for (digest, time) in batch.accesses { try index.touch(digest, at: time) }
                 for item in batch.operations { try index.removeIntent(item.digest) }
+                return keyChanged
+            }
+            if keyChanged {
+                for row in rows { files.remove(row.digest) }
+                outcome.failures += rows.count
+                outcome.keyChanged = true
+                return outcome
             }
             outcome.writes = rows.count
             outcome.bytesWritten = rows.reduce(0) { $0 + $1.size }

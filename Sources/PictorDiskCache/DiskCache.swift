@@ -29,7 +29,9 @@ import Synchronization
 ///   last rename wins and reads are whole; the index size of that entry may be the other's
 ///   until the next write of it or ``verify()``. Statistics and the access-time batching are
 ///   per process.
-/// - Neither the files nor the index contain a key or a URL.
+/// - Neither the files nor the index contain a key or a URL. The index records which key the
+///   entries are sealed under (a non-secret key identifier) and refuses another one (see
+///   ``init(configuration:)``).
 ///
 /// - Important: Thread-safe. Faults while running are never thrown: a full disk counts a write
 ///   failure, a deleted directory is recreated on the next write, and a read-only directory
@@ -67,7 +69,22 @@ public final class DiskCache: DataCaching, Sendable {
     /// A directory that cannot be written (read-only file system, no permission) does not
     /// throw: the cache opens disabled (``isEnabled`` is `false`) after one warning.
     ///
-    /// - Throws: ``DiskCacheError/invalidConfiguration(_:)`` for a limit out of range;
+    /// **Key check.** The index records which key setting the entries are written under: plain,
+    /// or the cipher's non-secret ``DataCipher/keyIdentifier`` (never the key). Opening with
+    /// another setting — another key, a key for a plain cache, no key for an encrypted one —
+    /// throws ``DiskCacheError/keyMismatch(path:_:)`` before any file is read, written or
+    /// removed (unless ``Configuration/keyMismatchPolicy`` says to discard the entries). An
+    /// empty cache that no other instance has open adopts the new setting. When the record is
+    /// lost (a new index over existing files, an index rebuilt after corruption, an index
+    /// written before the check existed), it is derived from the entry files: a file whose
+    /// footer parses is plain, a file that opens under the configured cipher is under that key;
+    /// when no file is either, nothing is guessed and opening fails as for a mismatch. An
+    /// instance still open when another one switched the directory to another setting
+    /// (``Configuration/KeyMismatchPolicy/removeEntries``) stops writing and disables itself
+    /// with a warning.
+    ///
+    /// - Throws: ``DiskCacheError/keyMismatch(path:_:)`` as above;
+    ///   ``DiskCacheError/invalidConfiguration(_:)`` for a limit out of range;
     ///   ``DiskCacheError/directoryUnavailable(path:errno:)`` when the directory cannot be
     ///   created or is not a directory; ``DiskCacheError/index(operation:code:message:)`` when
     ///   SQLite fails in another way.

@@ -7,7 +7,7 @@ import PictorCrypto
     let name = Data("3f2a9c".utf8)
 
     init() throws {
-        cipher = try AESGCMCipher(key: SymmetricKey(bytes: [UInt8](repeating: 0x42, count: 32)))
+        cipher = try AESGCMCipher(key: SymmetricKey(bytes: (0..<32).map { UInt8($0) ^ 0x42 }))
     }
 
     func expectFailure(_ code: CryptoError.Code, _ body: () throws -> Data) {
@@ -99,7 +99,7 @@ import PictorCrypto
     }
 
     @Test func sameKeySameIdentifier() throws {
-        let again = try AESGCMCipher(key: SymmetricKey(bytes: [UInt8](repeating: 0x42, count: 32)))
+        let again = try AESGCMCipher(key: SymmetricKey(bytes: (0..<32).map { UInt8($0) ^ 0x42 }))
         #expect(again.keyIdentifier == cipher.keyIdentifier)
         let sealed = try cipher.seal(Data("x".utf8), associatedData: name)
         #expect(try again.open(sealed, associatedData: name) == Data("x".utf8))

@@ -3,7 +3,7 @@ import Testing
 import PictorCrypto
 
 @Suite struct DiskCacheEncryptionTests {
-    let master = try! SymmetricKey(bytes: [UInt8](repeating: 0x11, count: 32))
+    let master = try! SymmetricKey(bytes: (0..<32).map { UInt8($0) ^ 0x11 })
 
     @Test func derivedKeysAreDistinctFromEachOtherAndTheMaster() throws {
         let encryption = try DiskCacheEncryption(masterKey: master)
@@ -30,7 +30,7 @@ import PictorCrypto
     }
 
     @Test func hmacKeyHashingMatchesHMAC() throws {
-        let nameKey = try SymmetricKey(bytes: [UInt8](repeating: 0x0b, count: 32))
+        let nameKey = try SymmetricKey(bytes: (0..<32).map { UInt8($0) ^ 0x0b })
         let expected = try HMACSHA256(key: nameKey).authenticationCode(for: Data("key".utf8))
         #expect(try HMACKeyHashing(nameKey: nameKey).digest(for: "key") == Hex.encode(expected))
     }

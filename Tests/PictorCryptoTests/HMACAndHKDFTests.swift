@@ -60,7 +60,7 @@ import PictorCrypto
     }
 
     @Test func deriveKeyMatchesDeriveBytesAndLabelsSeparate() throws {
-        let master = try SymmetricKey(bytes: [UInt8](repeating: 7, count: 32))
+        let master = try SymmetricKey(bytes: (0..<32).map { UInt8($0) ^ 7 })
         let a = try HKDFSHA256.deriveKey(from: master, info: Data("a".utf8))
         let b = try HKDFSHA256.deriveKey(from: master, info: Data("b".utf8))
         let bytes = try master.withUnsafeBytes { m in

@@ -91,3 +91,63 @@ import Glibc
         #expect(try SymmetricKey(contentsOfFile: path) == key, "the existing file is untouched")
     }
 }
+
+/// Found by a newcomer: an all-zero key (64 '0's) was accepted, and messages named Swift APIs
+/// (`SymmetricKey(encoded:): expected 64 hex digits…`) instead of reading for an end user.
+@Suite struct SymmetricKeyValidationTests {
+    func error(_ body: () throws -> Void) -> CryptoError? {
+        do { try body(); return nil } catch let e as CryptoError { return e } catch { return nil }
+    }
+
+    func keyFile(_ text: String) throws -> String {
+        let path = try makeTemporaryDirectory().appendingPathComponent("cache.key").path
+        #expect(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)))
+        #expect(chmod(path, 0o600) == 0)
+        return path
+    }
+
+    @Test(arguments: [0x00, 0xFF, 0x5A] as [UInt8])
+    func keysWhoseBytesAreAllEqualAreRefused(_ byte: UInt8) throws {
+        let bytes = [UInt8](repeating: byte, count: 32)
+        #expect(error { _ = try SymmetricKey(bytes: bytes) }?.code == .weakKey)
+        #expect(error { _ = try SymmetricKey(encoded: Hex.encode(bytes)) }?.code == .weakKey)
+        #expect(error { _ = try SymmetricKey(encoded: Data(bytes).base64EncodedString()) }?.code == .weakKey)
+        #expect(error { _ = try SymmetricKey(environmentVariable: "K", environment: ["K": Hex.encode(bytes)]) }?.code == .weakKey)
+        let path = try keyFile(String(repeating: "0", count: 64) + "\n")
+        let fromFile = try #require(error { _ = try SymmetricKey(contentsOfFile: path) })
+        #expect(fromFile.code == .weakKey)
+        #expect(fromFile.description.hasPrefix("key file '\(path)': "))
+        #expect(fromFile.description.contains("all the same"))
+    }
+
+    @Test func aKeyWithTwoDistinctBytesIsAccepted() throws {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        bytes[31] = 1
+        _ = try SymmetricKey(bytes: bytes)
+    }
+
+    @Test func messagesReadForAnEndUser() throws {
+        let path = try keyFile("not a key\n")
+        let fromFile = try #require(error { _ = try SymmetricKey(contentsOfFile: path) })
+        #expect(fromFile.description == "key file '\(path)': expected 64 hexadecimal digits or base64 of 32 bytes")
+        let fromEnvironment = try #require(error { _ = try SymmetricKey(environmentVariable: "PICTOR_CACHE_KEY", environment: ["PICTOR_CACHE_KEY": "zz"]) })
+        #expect(fromEnvironment.description == "environment variable PICTOR_CACHE_KEY: expected 64 hexadecimal digits or base64 of 32 bytes")
+        let missing = try #require(error { _ = try SymmetricKey(environmentVariable: "PICTOR_CACHE_KEY", environment: [:]) })
+        #expect(missing.description == "environment variable PICTOR_CACHE_KEY: not set")
+        let short = try #require(error { _ = try SymmetricKey(encoded: Hex.encode([UInt8](1...16))) })
+        #expect(short.description == "key: expected 64 hexadecimal digits (32 bytes), got 32")
+        let shortBase64 = try #require(error { _ = try SymmetricKey(encoded: Data(1...16).base64EncodedString()) })
+        #expect(shortBase64.description == "key: expected 32 bytes (256 bits), got 16")
+        // 32 hex digits are 32 bytes: read as a short hex key, not as 32 raw bytes.
+        let shortFile = try keyFile(Hex.encode([UInt8](1...16)))
+        #expect(error { _ = try SymmetricKey(contentsOfFile: shortFile) }?.description
+                == "key file '\(shortFile)': expected 64 hexadecimal digits (32 bytes), got 32")
+        let loose = try keyFile(Hex.encode([UInt8](1...32)))
+        #expect(chmod(loose, 0o644) == 0)
+        #expect(error { _ = try SymmetricKey(contentsOfFile: loose) }?.description
+                == "key file '\(loose)': mode 644 lets group or others access it; run chmod 600 '\(loose)'")
+        let absent = loose + ".absent"
+        #expect(error { _ = try SymmetricKey(contentsOfFile: absent) }?.description == "key file '\(absent)': No such file or directory")
+        for e in [fromFile, fromEnvironment, missing, short, shortBase64] { #expect(!e.description.contains("SymmetricKey(")) }
+    }
+}

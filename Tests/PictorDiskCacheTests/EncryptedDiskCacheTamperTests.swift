@@ -69,11 +69,16 @@ import PictorCrypto
         #expect(cache.data(for: urls[0]) == testBytes(4096, seed: 1))
     }
 
-    @Test func wrongContentKeyWithTheSameNames() throws {
-        do { _ = try filledCache() }
-        var configuration = EncryptedFixtures.configuration(directory)
-        configuration.cipher = try AESGCMCipher(key: SymmetricKey.generate())  // names still match
-        let cache = try DiskCache(configuration: configuration)
+    @Test func entriesSealedUnderAnotherContentKeyWithTheSameNames() throws {
+        // Opening with another key is refused (DiskCacheKeyCheckTests); files sealed under
+        // another key that appear in an open cache are still misses, removed and counted.
+        let cache = try filledCache()
+        let foreign = try AESGCMCipher(key: SymmetricKey.generate())
+        for url in urls {
+            let digest = encryption.keyHashing.digest(for: url)
+            let plain = testBytes(4096) + EntryContainer.trailer(payloadCount: 4096, metadata: DataCacheMetadata(), created: 0)
+            try foreign.seal(plain, associatedData: Data(digest.utf8)).write(to: URL(fileURLWithPath: path(url)))
+        }
         for (i, url) in urls.enumerated() {
             #expect(cache.data(for: url) == nil)
             cache.flush()
@@ -82,15 +87,15 @@ import PictorCrypto
         }
     }
 
-    @Test func wrongMasterKeyFindsNothingAndVerifyRemovesAll() throws {
+    @Test func wrongMasterKeyIsRefusedAndRemovesNothing() throws {
         do { _ = try filledCache() }
+        let before = directory.entryFileNames()
         let other = try DiskCacheEncryption(masterKey: SymmetricKey.generate())
-        let cache = try DiskCache(configuration: EncryptedFixtures.configuration(directory, other))
-        for url in urls { #expect(cache.data(for: url) == nil) }
-        let report = cache.verify()
-        #expect(report.corrupt == urls.count)
-        cache.flush()
-        #expect(directory.entryFileNames().isEmpty)
+        #expect(throws: DiskCacheError.keyMismatch(path: directory.url.standardizedFileURL.path, .anotherKey)) {
+            _ = try DiskCache(configuration: EncryptedFixtures.configuration(directory, other))
+        }
+        #expect(directory.entryFileNames() == before)
+        #expect(try DiskCache(configuration: EncryptedFixtures.configuration(directory)).verify().valid == urls.count)
     }
 
     @Test func logsNameDigestsNotURLs() throws {

@@ -119,6 +119,20 @@ struct EntryFiles: Sendable {
         return .success(())
     }
 
+    /// Bytes of a payload enough to sniff its format (`64`: ``ImageFormat/sniff(_:)-(Data)``
+    /// reads ISO BMFF `ftyp` brands, for AVIF and HEIC, from at most the first 64 bytes).
+    static let sniffPrefixCount = 64
+
+    /// Up to `count` bytes from the start of an entry file (one `pread`); empty when missing.
+    func readPrefix(_ digest: String, count: Int) -> Data {
+        let fd = open(path(for: digest), O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return Data() }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let n = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, 0) }
+        return n > 0 ? Data(bytes.prefix(n)) : Data()
+    }
+
     /// Removes an entry file; `true` when it existed.
     @discardableResult
     func remove(_ digest: String) -> Bool { unlink(path(for: digest)) == 0 }

@@ -3,7 +3,7 @@ internal import CSQLite
 
 extension EntryIndex {
     /// The schema version this build writes (`PRAGMA user_version`).
-    static let schemaVersion: Int64 = 1
+    static let schemaVersion: Int64 = 2
 
     /// Migration steps: `migrations[n]` takes a database from version `n` to `n + 1`.
     ///
@@ -15,6 +15,11 @@ extension EntryIndex {
     ///   visits these (the entry is dropped: its file may be newer than its row).
     /// - `totals`: one row with the byte size and count of all entries, kept by triggers, so
     ///   ``EntryIndex/totals()`` is O(1).
+    ///
+    /// Version 2:
+    /// - `settings`: name/value pairs; `key_check` records which key setting the entries are
+    ///   written under (see ``KeyCheck``). A version-1 index has none; opening derives it from
+    ///   the entry files (``DiskCache`` `resolveKeyCheck`).
     static let migrations: [[String]] = [
         [
             """
@@ -50,7 +55,10 @@ extension EntryIndex {
                 UPDATE totals SET size = size - OLD.size + NEW.size WHERE id = 1;
             END
             """,
-        ]
+        ],
+        [
+            "CREATE TABLE settings(name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID",
+        ],
     ]
 
     /// Reads the schema version; fails with `SQLITE_NOTADB` on a file that is not a database.

@@ -12,15 +12,21 @@ struct IndexRow: Sendable, Hashable {
     var created: Double
     /// When the entry was last read or written, seconds since 1970.
     var accessed: Double
-    /// What the index keeps of the entry's metadata (see ``indexed(_:encrypted:)``).
+    /// What the index keeps of the entry's metadata (see ``indexed(_:payload:encrypted:)``).
     var metadata: DataCacheMetadata
 
     /// The metadata kept in the index. Reads take the metadata from the entry file; the index
-    /// copy serves listing and tools. For an encrypted cache it keeps only the expiry and the
-    /// format: ETags are often content hashes and `userInfo` is the caller's, so they stay
-    /// inside the sealed file, where nobody without the key can test a guess against them.
-    static func indexed(_ m: DataCacheMetadata, encrypted: Bool) -> DataCacheMetadata {
-        encrypted ? DataCacheMetadata(expiresAt: m.expiresAt, format: m.format) : m
+    /// copy serves listing and tools. For an encrypted cache it keeps only the expiry: the
+    /// format tells what kind of picture was viewed, ETags are often content hashes and
+    /// `userInfo` is the caller's, so they stay inside the sealed file, where nobody without the
+    /// key can read them or test a guess against them (sizes and dates are visible in the file
+    /// system anyway). For a plain cache a missing format is sniffed from `payload`'s first
+    /// bytes, so listings show it (the file keeps the caller's metadata as given).
+    static func indexed(_ m: DataCacheMetadata, payload: Data, encrypted: Bool) -> DataCacheMetadata {
+        if encrypted { return DataCacheMetadata(expiresAt: m.expiresAt) }
+        var m = m
+        if m.format == nil { m.format = ImageFormat.sniff(payload.prefix(EntryFiles.sniffPrefixCount)) }
+        return m
     }
 }
 
@@ -139,6 +145,45 @@ final class EntryIndex {
     /// Turns every entry into an intent and deletes every row (the first half of a clear).
     func clearAllIntoIntents() throws(SQLiteError) {
         try connection.execute("INSERT OR IGNORE INTO intents(digest) SELECT digest FROM entries; DELETE FROM entries")
+    }
+
+    // MARK: Key check
+
+    /// The recorded ``KeyCheck`` (`settings.key_check`), `nil` when none is recorded yet.
+    func keyCheck() throws(SQLiteError) -> KeyCheck? {
+        try setting("key_check").map(KeyCheck.init(recorded:))
+    }
+
+    /// The value of a `settings` row, `nil` when absent.
+    func setting(_ name: String) throws(SQLiteError) -> String? {
+        let statement = try connection.statement("SELECT value FROM settings WHERE name = ?")
+        defer { statement.finish() }
+        try statement.bind(.text(name))
+        return try statement.step() ? statement.text(0) : nil
+    }
+
+    /// Sets (or, with `nil`, deletes) a `settings` row.
+    func setSetting(_ name: String, _ value: String?) throws(SQLiteError) {
+        let statement = try connection.statement(value == nil
+            ? "DELETE FROM settings WHERE name = ?" : "INSERT OR REPLACE INTO settings(name, value) VALUES (?, ?)")
+        if let value { try statement.bind(.text(name), .text(value)) } else { try statement.bind(.text(name)) }
+        try statement.run()
+    }
+
+    /// Records `check`: only when none is recorded (`replacing: false`, so that of two
+    /// processes creating a cache at once the first wins), or unconditionally. Recording an
+    /// encrypted setting also erases any format a version-1 index kept (see
+    /// ``IndexRow/indexed(_:payload:encrypted:)``). Call inside a transaction.
+    func setKeyCheck(_ check: KeyCheck, replacing: Bool) throws(SQLiteError) {
+        let verb = replacing ? "INSERT OR REPLACE" : "INSERT OR IGNORE"
+        let statement = try connection.statement("\(verb) INTO settings(name, value) VALUES ('key_check', ?)")
+        try statement.bind(.text(check.recorded))
+        try statement.run()
+        if check.isEncrypted {
+            // secure_delete: the erased text is overwritten in the page, not left in free space.
+            try connection.execute("PRAGMA secure_delete = ON")
+            try connection.execute("UPDATE entries SET format = NULL WHERE format IS NOT NULL")
+        }
     }
 
     // MARK: Intents

@@ -1,0 +1,98 @@
+import Foundation
+import PictorCore
+
+extension DiskCache {
+    /// What the entry files say about the key setting, when the index has no record of it.
+    enum DerivedKeyCheck: Equatable {
+        /// No entry files: any setting fits.
+        case empty
+        /// An entry file is a plain entry, or opened under the configured cipher.
+        case known(KeyCheck)
+        /// Entry files exist but none is plain or opens under the configured cipher: they are
+        /// sealed under a key we do not have (or all damaged); never guessed.
+        case unknown
+    }
+
+    /// The most entry files tried when deriving the setting from the files (`64`): one plain
+    /// or openable file settles it; 64 damaged ones in a row mean we cannot tell.
+    static let keyCheckProbeLimit = 64
+
+    /// Derives the setting from the entry files, for an index that has no record (new,
+    /// rebuilt after corruption, or written by version 1). A file is plain when its footer and
+    /// metadata parse (a sealed file ends in a random tag, so it does not); it is under the
+    /// configured cipher when it opens with it (authenticated, bound to its name).
+    static func deriveKeyCheck(files: EntryFiles, cipher: (any DataCipher)?) -> DerivedKeyCheck {
+        let entries = files.scanEntries()
+        if entries.isEmpty { return .empty }
+        for file in entries.prefix(keyCheckProbeLimit) {
+            if let (trailer, size) = files.readTrailer(file.digest), EntryContainer.decodeTail(trailer, fileSize: size) != nil {
+                return .known(KeyCheck(nil))
+            }
+            if let cipher, case .data(let bytes) = files.read(file.digest),
+               EntryContainer.open(bytes, digest: file.digest, cipher: cipher) != nil {
+                return .known(KeyCheck(cipher))
+            }
+        }
+        return .unknown
+    }
+
+    /// Makes the index's key check agree with `configuration.cipher`, or fails; runs in
+    /// `openResources` before recovery touches any file.
+    ///
+    /// - No record (new index, rebuilt index, version-1 index): the setting is derived from the
+    ///   entry files (``deriveKeyCheck(files:cipher:)``) and recorded (first writer wins when
+    ///   two processes create the cache at once). Files that cannot be attributed are never
+    ///   adopted under a guess: opening fails as for a mismatch.
+    /// - A record that differs: an empty cache (no rows, no entry files) that no other process
+    ///   has open adopts the configured setting; ``Configuration/KeyMismatchPolicy/removeEntries``
+    ///   removes every entry and adopts it; otherwise ``DiskCacheError/keyMismatch(path:_:)``.
+    ///
+    /// - Returns: The setting now recorded (the configured one).
+    static func resolveKeyCheck(
+        _ index: EntryIndex, files: EntryFiles, configuration: Configuration, exclusive: Bool
+    ) throws(OpenFailure) -> KeyCheck {
+        let configured = KeyCheck(configuration.cipher)
+        func fail(_ kind: DiskCacheError.KeyMismatch) -> OpenFailure { .fatal(.keyMismatch(path: files.directory, kind)) }
+        do {
+            var recorded = try index.keyCheck()
+            var unattributable = false
+            if recorded == nil {
+                switch deriveKeyCheck(files: files, cipher: configuration.cipher) {
+                case .empty: try index.connection.transaction { () throws(SQLiteError) in try index.setKeyCheck(configured, replacing: false) }
+                case .known(let found): try index.connection.transaction { () throws(SQLiteError) in try index.setKeyCheck(found, replacing: false) }
+                case .unknown: unattributable = true
+                }
+                recorded = try index.keyCheck()
+            }
+            let mismatch: DiskCacheError.KeyMismatch? = if let recorded {
+                recorded.mismatch(configured: configured)
+            } else if unattributable {
+                configured.isEncrypted ? .anotherKey : .keyRequired
+            } else {
+                nil
+            }
+            guard let mismatch else { return configured }
+            if exclusive, try index.totals().count == 0, files.scanEntries().isEmpty {
+                try index.connection.transaction { () throws(SQLiteError) in try index.setKeyCheck(configured, replacing: true) }
+                return configured
+            }
+            guard configuration.keyMismatchPolicy == .removeEntries else { throw fail(mismatch) }
+            configuration.logger.log(.warning, "disk cache \(files.directory) was written under another key setting; removing its entries")
+            try index.connection.transaction { () throws(SQLiteError) in
+                try index.clearAllIntoIntents()
+                try index.setKeyCheck(configured, replacing: true)
+            }
+            try index.replayIntents(files: files)
+            // A rebuilt index does not list the files yet.
+            for file in files.scanEntries() { files.remove(file.digest) }
+            return configured
+        } catch let error as SQLiteError {
+            if error.isReadOnly { throw .readOnly("cannot write the index: \(error.message)") }
+            throw .fatal(DiskCacheError(error))
+        } catch let error as OpenFailure {
+            throw error
+        } catch {
+            throw .fatal(.index(operation: "key check", code: 0, message: "\(error)"))
+        }
+    }
+}
