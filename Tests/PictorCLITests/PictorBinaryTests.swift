@@ -130,12 +130,18 @@ struct PictorBinaryTests {
         let list = try BinaryRunner.run(["cache", "list", "--cache-dir", cacheDir, "--key-file", key])
         #expect(list.status == 0 && !list.stdout.contains("Landscape"))
 
-        // The wrong key: the entry is a miss (fetched again), never wrong bytes.
+        // The wrong key, or no key: refused before anything is read or written (never wrong
+        // bytes, never plaintext entries mixed into an encrypted cache, never entries lost).
         let other = temp.appendingPathComponent("other.key").path
         #expect(try BinaryRunner.run(["cache", "key", "generate", "--out", other]).status == 0)
         let wrong = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other])
-        #expect(wrong.status == 0)
-        #expect(wrong.stdout.contains("  network  "), "\(wrong.stdout)")
+        #expect(wrong.status == 1)
+        #expect(wrong.stderr.contains("encrypted with another key"), "\(wrong.stderr)")
+        let none = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir])
+        #expect(none.status == 1)
+        #expect(none.stderr.contains("--key-file"), "\(none.stderr)")
+        let stillThere = try BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir, "--key-file", key])
+        #expect(stillThere.stdout.contains("entries:     1"), "\(stillThere.stdout)")
 
         // A key file readable by others is refused.
         chmod(other, 0o644)
@@ -146,5 +152,13 @@ struct PictorBinaryTests {
         #expect(clear.status == 0)
         let after = try BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir, "--key-file", key])
         #expect(after.stdout.contains("entries:     0"), "\(after.stdout)")
+
+        // A lost key: `clear --force` discards the entries and resets the cache to the given key.
+        #expect(try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", key]).status == 0)
+        chmod(other, 0o600)
+        #expect(try BinaryRunner.run(["cache", "clear", "--cache-dir", cacheDir, "--key-file", other]).status == 1)
+        let forced = try BinaryRunner.run(["cache", "clear", "--force", "--cache-dir", cacheDir, "--key-file", other])
+        #expect(forced.status == 0, "\(forced.stderr)")
+        #expect(try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other]).status == 0)
     }
 }

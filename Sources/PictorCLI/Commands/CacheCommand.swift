@@ -7,14 +7,17 @@ enum CacheCommand {
     USAGE: pictor cache <subcommand> [options]
 
     Operates the on-disk cache (plain or encrypted). Entries are listed by digest: the cache
-    stores no URL, and an encrypted cache's names are keyed hashes that reveal nothing.
+    stores no URL, and an encrypted cache's names are keyed hashes that reveal nothing. An
+    encrypted cache opens only with its own key (--key-file); a plain one only without a key.
 
     SUBCOMMANDS:
       stats                 entry count, total size, limits, hit/miss counters
       list [--limit N]      entries, least recently used first: digest, bytes, format, last access, expiry
       trim [--size-limit BYTES] [--max-age SECONDS]
                             remove expired entries, then least recently used ones down to the limit
-      clear                 remove every entry
+      clear [--force]       remove every entry; --force also clears a cache encrypted under a key you no
+                            longer have (its entries are discarded, and it is reset to --key-file's key, or
+                            to plain without one)
       verify                re-read every entry; bad ones (unreadable, wrong key, tampered) are removed
                             and listed; exit 1 when any was found
       rekey --new-key-file FILE

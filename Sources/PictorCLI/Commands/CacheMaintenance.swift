@@ -9,6 +9,7 @@ enum CacheMaintenance {
         let sizeLimit = sub == "trim" ? try parser.option("--size-limit").map { try Formatting.parseBytes($0, option: "--size-limit") } : nil
         let maxAge = sub == "trim" ? try parser.intOption("--max-age", in: 1...Int.max) : nil
         let newKeyFile = sub == "rekey" ? try parser.option("--new-key-file") : nil
+        let force = sub == "clear" ? parser.flag("--force") : false
         let extra = try parser.positionals()
         if let first = extra.first { throw CLIError.usage("unexpected argument '\(first)'") }
         if sub == "rekey" && newKeyFile == nil { throw CLIError.usage("missing '--new-key-file FILE'") }
@@ -21,7 +22,7 @@ enum CacheMaintenance {
         if ["stats", "list", "verify", "rekey", "trim"].contains(sub), !FileManager.default.fileExists(atPath: options.directory.path) {
             throw CLIError.failure("no cache at \(options.directory.path)")
         }
-        let cache = try open(options, context: context, sizeLimit: sizeLimit, maxAge: maxAge)
+        let cache = try open(options, context: context, sizeLimit: sizeLimit, maxAge: maxAge, discardingOnKeyMismatch: force)
         defer { cache.flush() }
         switch sub {
         case "stats":
@@ -69,7 +70,9 @@ enum CacheMaintenance {
         return ExitCode.success
     }
 
-    static func open(_ options: CacheOptions, context: CommandContext, sizeLimit: Int64?, maxAge: Int?) throws -> DiskCache {
+    static func open(
+        _ options: CacheOptions, context: CommandContext, sizeLimit: Int64?, maxAge: Int?, discardingOnKeyMismatch: Bool = false
+    ) throws -> DiskCache {
         let key = try options.loadKey()
         var configuration = DiskCache.Configuration(directory: options.directory)
         configuration.logger = PictorLog(level: .warning) { level, message in context.console.error("pictor[\(level)]: \(message)") }
@@ -79,11 +82,12 @@ enum CacheMaintenance {
         }
         if let maxAge { configuration.maxAge = TimeInterval(maxAge) }
         configuration.sweepInterval = nil
+        if discardingOnKeyMismatch { configuration.keyMismatchPolicy = .removeEntries }
         do {
             if let key { configuration.encrypt(with: try DiskCacheEncryption(masterKey: key)) }
             return try DiskCache(configuration: configuration)
         } catch {
-            throw CLIError.failure("cannot open the disk cache at \(options.directory.path): \(error)")
+            throw options.openError(error)
         }
     }
 

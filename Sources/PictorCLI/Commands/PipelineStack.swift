@@ -15,7 +15,7 @@ struct PipelineStack: Sendable {
             do {
                 diskCache = try DiskCache.standard(directory: cache.directory, encryptionKey: key, logger: log)
             } catch {
-                throw CLIError.failure("cannot open the disk cache at \(cache.directory.path): \(error)")
+                throw cache.openError(error)
             }
         }
         pipeline = ImagePipeline(configuration: .standard(diskCache: diskCache, logger: log))

@@ -32,7 +32,23 @@ struct CacheOptions {
         do {
             return try SymmetricKey(contentsOfFile: keyFile)
         } catch {
-            throw CLIError.failure("cannot use key file '\(keyFile)': \(error)")
+            throw CLIError.failure("\(error)")   // CryptoError names the file and the problem
+        }
+    }
+
+    /// The command-line reading of a failure to open the disk cache, with what to do about it.
+    func openError(_ error: any Error) -> CLIError {
+        switch error as? DiskCacheError {
+        case .keyMismatch(let path, .keyRequired)?:
+            return .failure("the cache at \(path) is encrypted: pass --key-file FILE with its key")
+        case .keyMismatch(let path, .anotherKey)?:
+            return .failure("the cache at \(path) was encrypted with another key: pass the key file it was created with, "
+                + "or discard its entries with 'pictor cache clear --force --key-file FILE'")
+        case .keyMismatch(let path, .notEncrypted)?:
+            return .failure("the cache at \(path) is not encrypted: run without --key-file; to encrypt it, "
+                + "'pictor cache rekey --cache-dir \(path) --new-key-file FILE'")
+        default:
+            return .failure("cannot open the disk cache at \(directory.path): \(error)")
         }
     }
 }
