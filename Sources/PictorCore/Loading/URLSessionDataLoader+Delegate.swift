@@ -38,11 +38,14 @@ extension URLSessionDataLoader {
             newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
         ) {
             guard followsRedirects, let handler = handler(task) else { return completionHandler(nil) }
-            if handler.shouldFollowRedirect(to: request.url, from: response.url, limit: maximumRedirects) {
+            // FoundationNetworking rewrites a `Location: file:///x` into `http://<same host>/x`, so
+            // the scheme is checked on the header as sent, not on the request it built.
+            let location = response.value(forHTTPHeaderField: "Location").flatMap { URL(string: $0, relativeTo: response.url)?.absoluteURL }
+            if handler.shouldFollowRedirect(to: location ?? request.url, from: response.url, limit: maximumRedirects) {
                 completionHandler(request)
             } else {
                 completionHandler(nil)
-                task.cancel()
+                URLSessionDataLoader.cancelInBackground(task)
             }
         }
 
@@ -86,7 +89,17 @@ extension URLSessionDataLoader {
             return !cancelled
         }
 
-        func cancel() { state.withLock { $0.isCancelled = true } }
+        /// Marks the transfer cancelled and throws `CancellationError` into the waiting caller at
+        /// once, without waiting for FoundationNetworking's completion (which, for a fast
+        /// sender, arrives only after the whole body was read; see ``URLSessionDataLoader``).
+        func cancel() {
+            let continuation = state.withLock { s -> CheckedContinuation<URLResponse, any Error>? in
+                s.isCancelled = true
+                defer { s.continuation = nil }
+                return s.continuation
+            }
+            continuation?.resume(throwing: CancellationError())
+        }
 
         func didReceive(response: URLResponse) {
             let expected = response.expectedContentLength
@@ -98,16 +111,24 @@ extension URLSessionDataLoader {
             didReceiveChunk(Data(), TransferProgress(completed: 0, total: expected))
         }
 
+        /// Counts and forwards a chunk; once cancelled, chunks still queued by FoundationNetworking
+        /// (its delegate calls are asynchronous and it keeps reading until the cancel reaches its
+        /// work queue) are dropped at once instead of being handed on.
         func didReceive(data: Data) {
-            let progress = state.withLock { s -> TransferProgress in
+            let progress = state.withLock { s -> TransferProgress? in
+                guard !s.isCancelled, !s.isFinished else { return nil }
                 s.received += Int64(data.count)
                 return TransferProgress(completed: s.received, total: s.expected)
             }
-            didReceiveChunk(data, progress)
+            if let progress { didReceiveChunk(data, progress) }
         }
 
         func shouldFollowRedirect(to next: URL?, from current: URL?, limit: Int) -> Bool {
             state.withLock { s in
+                if let refusal = RedirectSchemePolicy.refusal(from: current, to: next) {
+                    s.failure = refusal
+                    return false
+                }
                 if let current { s.visited.insert(current.absoluteString) }
                 s.redirects += 1
                 guard let next, s.redirects <= limit, !s.visited.contains(next.absoluteString) else {
@@ -142,7 +163,7 @@ extension URLSessionDataLoader {
             }
             switch nsError.code {
             case URLError.cancelled.rawValue: return CancellationError()
-            case URLError.timedOut.rawValue: return DataLoadingError.timedOut(seconds: timeout)
+            case URLError.timedOut.rawValue: return DataLoadingError.idleTimeout(seconds: timeout)
             case URLError.httpTooManyRedirects.rawValue: return DataLoadingError.tooManyRedirects
             case URLError.unsupportedURL.rawValue: return DataLoadingError.unsupportedURL
             default:

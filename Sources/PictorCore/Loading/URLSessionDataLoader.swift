@@ -39,10 +39,21 @@ public final class URLSessionDataLoader: DataLoading, Sendable {
         public var maximumRedirects: Int = 10
         /// Headers added to every request (a request's own headers win). Empty by default.
         public var additionalHeaders: [String: String] = [:]
+        /// The `User-Agent` sent when neither the request nor ``additionalHeaders`` sets one;
+        /// `nil` leaves URLSession's own (`<process name> (unknown version)` on Linux).
+        /// ``URLSessionDataLoader/defaultUserAgent`` by default.
+        public var userAgent: String? = URLSessionDataLoader.defaultUserAgent
 
         /// Creates a configuration with the defaults above.
         public init() {}
     }
+
+    /// The default `User-Agent`: `Pictor/<version> (+swift; Linux)`, for example
+    /// `Pictor/0.1.0 (+swift; Linux)` (the version is the library's, the same as `pictor --version`).
+    public static let defaultUserAgent = "Pictor/\(libraryVersion) (+swift; Linux)"
+
+    /// Pictor's version, as in the default `User-Agent`.
+    static let libraryVersion = "0.1.0"
 
     /// The configuration the loader was created with.
     public let configuration: Configuration
@@ -90,6 +101,10 @@ public final class URLSessionDataLoader: DataLoading, Sendable {
         let timeout = min(Self.wholeSeconds(request.timeoutInterval), Self.wholeSeconds(configuration.idleTimeout))
         request.timeoutInterval = timeout
         request.httpShouldHandleCookies = false
+        if let userAgent = configuration.userAgent, request.value(forHTTPHeaderField: "User-Agent") == nil,
+           !configuration.additionalHeaders.keys.contains(where: { $0.lowercased() == "user-agent" }) {
+            request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+        }
         let task = session.dataTask(with: request)
         let handler = TaskHandler(didReceiveChunk: didReceiveChunk, timeout: timeout)
         delegate.register(handler, for: task.taskIdentifier)
@@ -99,8 +114,16 @@ public final class URLSessionDataLoader: DataLoading, Sendable {
             }
         } onCancel: {
             handler.cancel()
-            task.cancel()
+            Self.cancelInBackground(task)
         }
+    }
+
+    /// Cancels `task` off the calling thread: `URLSessionTask.cancel()` waits (`workQueue.sync`)
+    /// for FoundationNetworking's work queue, which libcurl keeps busy while a fast body streams
+    /// in, so called on the delegate queue it would stall every delegate callback (and let the
+    /// undelivered chunks pile up in memory) until the body ended.
+    static func cancelInBackground(_ task: URLSessionTask) {
+        DispatchQueue.global(qos: .utility).async { task.cancel() }
     }
 
     /// `seconds` rounded up to a whole number, at least 1 (URLSession on Linux truncates).
