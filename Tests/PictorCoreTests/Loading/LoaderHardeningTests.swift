@@ -76,6 +76,9 @@ struct LoaderHardeningTests {
         #expect(try server.requestCount(prefix: "/stall?key=\(key)") == 1)
         #expect(sleeps.recorded.isEmpty)
         #expect("\(DataLoadingError.timedOut(seconds: 1.5))".contains("overall"))
+        // The transfer itself was stopped (URLSession spins a core while it waits).
+        let result = try server.bytesWritten(key: key)
+        #expect(result.finished && result.hungUp)
     }
 
     @Test func aRetryThatCannotStartBeforeTheDeadlineIsNotMade() async throws {
