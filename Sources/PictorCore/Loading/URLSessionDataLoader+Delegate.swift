@@ -30,7 +30,7 @@ extension URLSessionDataLoader {
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            handler(dataTask)?.didReceive(data: data)
+            handler(dataTask)?.didReceive(data: data, networkReceived: dataTask.countOfBytesReceived)
         }
 
         func urlSession(
@@ -63,6 +63,7 @@ extension URLSessionDataLoader {
             var isFinished = false
             var response: URLResponse?
             var received: Int64 = 0
+            var reported: Int64 = 0
             var expected: Int64 = -1
             var visited: Set<String> = []
             var redirects = 0
@@ -107,6 +108,7 @@ extension URLSessionDataLoader {
                 $0.response = response
                 $0.expected = expected
                 $0.received = 0
+                $0.reported = 0
             }
             didReceiveChunk(Data(), TransferProgress(completed: 0, total: expected))
         }
@@ -114,11 +116,18 @@ extension URLSessionDataLoader {
         /// Counts and forwards a chunk; once cancelled, chunks still queued by FoundationNetworking
         /// (its delegate calls are asynchronous and it keeps reading until the cancel reaches its
         /// work queue) are dropped at once instead of being handed on.
-        func didReceive(data: Data) {
+        ///
+        /// The progress is the bytes libcurl has received (`networkReceived`, the task's
+        /// `countOfBytesReceived`), which runs ahead of the chunks delivered so far when the
+        /// delegate queue lags behind a fast sender: a size cap sees the overrun at the next
+        /// callback instead of after every queued chunk.
+        func didReceive(data: Data, networkReceived: Int64) {
             let progress = state.withLock { s -> TransferProgress? in
                 guard !s.isCancelled, !s.isFinished else { return nil }
                 s.received += Int64(data.count)
-                return TransferProgress(completed: s.received, total: s.expected)
+                let network = s.expected >= 0 ? min(networkReceived, s.expected) : networkReceived
+                s.reported = max(s.reported, s.received, network)
+                return TransferProgress(completed: s.reported, total: s.expected)
             }
             if let progress { didReceiveChunk(data, progress) }
         }
