@@ -16,8 +16,10 @@ extension DataLoader {
         /// headers arrive and again while the body streams; `nil` turns the check off.
         /// `50 MiB` by default (a 12,000 × 8,000 JPEG is about 30 MB).
         public var maximumResponseSize: Int64? = 50 * 1024 * 1024
-        /// Pictor's overall deadline for one request, in seconds: connect, headers and body of
-        /// every attempt, plus the backoff waits between retries, all count against it (issue 6:
+        /// Pictor's overall deadline for one request, in seconds, counted from when its transfer
+        /// gets a slot (waiting behind ``maximumConcurrentRequests`` does not count): connect,
+        /// headers and body of every attempt, redirects, and the backoff waits between retries
+        /// all count against it (issue 6:
         /// "an overall request timeout enforced by Pictor"). Passing it fails with
         /// ``DataLoadingError/timedOut(seconds:)``; a retry that could not start before it is not
         /// made. `60` by default. URLSession on Linux does not enforce a resource timeout, so
