@@ -57,6 +57,19 @@ struct LoaderHardeningTests {
         #expect(refusal("https://a/x", "file:///etc/passwd") == .redirectNotAllowed(fromScheme: "https", toScheme: "file"))
     }
 
+    @Test func anHTTPSToHTTPDowngradeIsRefused() async throws {
+        let transport = MockDataLoader()
+        let secure = URL(string: "https://images.example/a.png")!
+        let plain = URL(string: "http://images.example/a.png")!
+        transport.stub(secure, MockDataLoader.Stub(statusCode: 302, headers: ["Location": plain.absoluteString], body: Data()))
+        transport.stub(plain, data: try Data(contentsOf: Self.localImage))
+        let loader = DataLoader(transport: transport)
+        await #expect(throws: DataLoadingError.redirectNotAllowed(fromScheme: "https", toScheme: "http")) {
+            _ = try await loader.data(for: URLRequest(url: secure))
+        }
+        #expect(transport.loadCount == 1)
+    }
+
     @Test func httpToHTTPRedirectsStillWork() async throws {
         let loader = LoadingFixtures.loader()
         let (data, _) = try await loader.data(for: URLRequest(url: Self.redirect(server, to: server.url("/image").absoluteString)))
