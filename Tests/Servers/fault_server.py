@@ -22,6 +22,15 @@ Routes (all GET/HEAD; `key` query parameters isolate per-test state):
   /empty                       200 with an empty body
   /drip?chunks=N&ms=M&size=B   200 image padded to at least B bytes, sent in N chunks M ms apart
   /huge                        Content-Length 10 GiB, sends 64 KiB then stalls until closed
+  /big?key=K&declare=N&send=M&chunked=1&stall=1  image then zeros: up to M bytes (default 1 GiB)
+                               in 64 KiB writes, Content-Length N (default M) or chunked; stops
+                               when the client hangs up and records the body bytes written under
+                               K; with stall=1, after M bytes waits (at most 60 s) for the hang-up
+  /stall?key=K&declare=N       headers (Content-Length N, default 1 MiB) and 1 KiB of body, then
+                               silence until the client hangs up (at most 60 s); records under K
+  /_written?key=K              waits (at most 60 s) until /big or /stall for K has ended, then
+                               JSON {"written": body bytes written, "finished": true|false,
+                               "hungUp": whether the client closed the connection first}
   /redirect?n=N&code=C&final=P N hops (code C, default 302) then P (default /image)
   /loop?hop=I                  redirect loop /loop?hop=0 -> 1 -> 0 ...
   /absolute-redirect?to=URL    one redirect to an absolute URL
@@ -72,6 +81,9 @@ lock = threading.Lock()
 recorded = []          # list of dicts
 counters = {}          # key -> int
 holds = {}             # key -> threading.Event
+written = {}           # key -> body bytes written by /big or /stall
+ended = {}             # key -> threading.Event set when that handler returned
+hangups = {}           # key -> whether the client closed the connection before the end
 
 
 def hold_event(key):
@@ -79,6 +91,13 @@ def hold_event(key):
         if key not in holds:
             holds[key] = threading.Event()
         return holds[key]
+
+
+def ended_event(key):
+    with lock:
+        if key not in ended:
+            ended[key] = threading.Event()
+        return ended[key]
 
 
 def bump(key):
@@ -247,6 +266,91 @@ class Handler(BaseHTTPRequestHandler):
             except OSError:
                 break
         self.close_connection = True
+
+    def route_big(self):
+        key = self.q("key", "")
+        done = ended_event(key)
+        total = self.qi("send", 1024 ** 3)
+        chunked = self.q("chunked") == "1"
+        count = 0
+        hung_up = False
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            if chunked:
+                self.send_header("Transfer-Encoding", "chunked")
+            else:
+                self.send_header("Content-Length", str(self.qi("declare", total)))
+            self.end_headers()
+            block = IMAGE + b"\x00" * (65536 - len(IMAGE))
+            while count < total:
+                piece = block[:min(len(block), total - count)]
+                if chunked:
+                    self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+                else:
+                    self.wfile.write(piece)
+                count += len(piece)
+                block = b"\x00" * 65536
+            self.wfile.flush()
+            if self.q("stall") == "1":
+                hung_up = self.wait_for_hang_up(60)
+            elif chunked:
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+        except OSError:
+            hung_up = True
+        finally:
+            with lock:
+                written[key] = count
+                hangups[key] = hung_up
+            self.close_connection = True
+            done.set()
+
+    def route_stall(self):
+        key = self.q("key", "")
+        done = ended_event(key)
+        count = 0
+        hung_up = False
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(self.qi("declare", 1024 * 1024)))
+            self.end_headers()
+            body = IMAGE + b"\x00" * (1024 - len(IMAGE))
+            self.wfile.write(body)
+            self.wfile.flush()
+            count = len(body)
+            hung_up = self.wait_for_hang_up(60)
+        except OSError:
+            hung_up = True
+        finally:
+            with lock:
+                written[key] = count
+                hangups[key] = hung_up
+            self.close_connection = True
+            done.set()
+
+    def wait_for_hang_up(self, seconds):
+        """True once the client closed the connection, False after `seconds` without that."""
+        self.connection.settimeout(0.2)
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            try:
+                if self.connection.recv(65536) == b"":
+                    return True
+            except socket.timeout:
+                continue
+            except OSError:
+                return True
+        return False
+
+    def route__written(self):
+        key = self.q("key", "")
+        finished = ended_event(key).wait(60)
+        with lock:
+            n = written.get(key, 0)
+            hung_up = hangups.get(key, False)
+        self.send(200, json.dumps({"written": n, "finished": finished, "hungUp": hung_up}).encode(), "application/json")
 
     def route_redirect(self):
         n = self.qi("n", 1)

@@ -11,23 +11,31 @@ extension DataLoader {
         var retryAfter: Double? = nil
     }
 
-    /// Runs attempts until one succeeds, the failure is not transient, or retries run out.
+    /// Runs attempts until one succeeds, the failure is not transient, retries run out, or the
+    /// overall deadline (``Configuration/timeout`` from the first attempt's start) passes.
+    ///
+    /// The deadline covers every attempt and backoff wait: an attempt still running at the
+    /// deadline fails with ``DataLoadingError/timedOut(seconds:)``; a retry whose backoff would end
+    /// after the deadline is not made (the last attempt's error is thrown).
     func performWithRetries(_ id: Int, request: URLRequest) async throws -> (Data, URLResponse) {
         let policy = configuration.retryPolicy
+        let deadline = Deadline(seconds: configuration.timeout)
         var retry = 0
         while true {
             do {
-                return try await performFollowingRedirects(id, request: request)
+                return try await performFollowingRedirects(id, request: request, deadline: deadline)
             } catch let failure as AttemptFailure {
                 if case .statusCode(let code) = failure.error, let url = request.url?.absoluteString {
                     failedURLs?.record(code, for: url)
                 }
+                if deadline.remaining <= 0, failure.error.isTransient { throw DataLoadingError.timedOut(seconds: deadline.seconds) }
                 guard failure.error.isTransient, retry < policy.maximumRetries else { throw failure.error }
                 var delay = policy.delay(forRetry: retry)
                 if let retryAfter = failure.retryAfter {
                     guard retryAfter <= policy.maximumRetryAfter else { throw failure.error }
                     delay = retryAfter
                 }
+                guard delay < deadline.remaining else { throw failure.error }
                 retry += 1
                 try await configuration.sleep(delay)
             }
@@ -35,15 +43,20 @@ extension DataLoader {
     }
 
     /// One attempt, following redirects with the hop limit and loop detection.
-    func performFollowingRedirects(_ id: Int, request original: URLRequest) async throws -> (Data, URLResponse) {
+    /// Redirect targets must pass ``RedirectSchemePolicy`` (http → http(s), https → https);
+    /// any other is ``DataLoadingError/redirectNotAllowed(fromScheme:toScheme:)``, never loaded.
+    func performFollowingRedirects(_ id: Int, request original: URLRequest, deadline: Deadline) async throws -> (Data, URLResponse) {
         var request = original
         var visited: Set<String> = [original.url?.absoluteString ?? ""]
         var hops = 0
         while true {
-            let (data, response) = try await attempt(id, request: request)
+            let (data, response) = try await attempt(id, request: request, deadline: deadline)
             if let http = response as? HTTPURLResponse, [301, 302, 303, 307, 308].contains(http.statusCode),
                let location = http.value(forHTTPHeaderField: "Location"),
                let next = URL(string: location, relativeTo: request.url)?.absoluteURL {
+                if let refusal = RedirectSchemePolicy.refusal(from: request.url, to: next) {
+                    throw AttemptFailure(error: refusal)
+                }
                 hops += 1
                 guard hops <= configuration.maximumRedirects, visited.insert(next.absoluteString).inserted else {
                     throw AttemptFailure(error: .tooManyRedirects)
@@ -71,8 +84,15 @@ extension DataLoader {
         return next
     }
 
-    /// One transport call with Pictor's timeout and size limit.
-    func attempt(_ id: Int, request: URLRequest) async throws -> (Data, URLResponse) {
+    /// One transport call with Pictor's size limit, ended at the overall `deadline`.
+    ///
+    /// The transport's idle timeout is lowered to the time left, so URLSession gives up by
+    /// itself no later than the deadline as well.
+    func attempt(_ id: Int, request original: URLRequest, deadline: Deadline) async throws -> (Data, URLResponse) {
+        var request = original
+        let remaining = deadline.remaining
+        guard remaining > 0 else { throw AttemptFailure(error: .timedOut(seconds: deadline.seconds)) }
+        request.timeoutInterval = min(request.timeoutInterval, remaining)
         let control = AttemptControl()
         let buffer = ByteAccumulator()
         let limit = configuration.maximumResponseSize
@@ -88,11 +108,10 @@ extension DataLoader {
             }
         }
         control.setTask(inner)
-        let timeout = configuration.timeout
         let sleep = configuration.timeoutSleep
         let timer = Task {
-            try await sleep(timeout)
-            control.fail(.timedOut(seconds: timeout))
+            try await sleep(remaining)
+            control.fail(.timedOut(seconds: deadline.seconds))
         }
         defer { timer.cancel() }
         do {

@@ -16,8 +16,14 @@ extension DataLoader {
         /// headers arrive and again while the body streams; `nil` turns the check off.
         /// `50 MiB` by default (a 12,000 × 8,000 JPEG is about 30 MB).
         public var maximumResponseSize: Int64? = 50 * 1024 * 1024
-        /// Pictor's own limit on one attempt (connect, headers and the whole body), in seconds.
-        /// `60` by default. URLSession on Linux does not enforce a resource timeout.
+        /// Pictor's overall deadline for one request, in seconds, counted from when its transfer
+        /// gets a slot (waiting behind ``maximumConcurrentRequests`` does not count): connect,
+        /// headers and body of every attempt, redirects, and the backoff waits between retries
+        /// all count against it (issue 6:
+        /// "an overall request timeout enforced by Pictor"). Passing it fails with
+        /// ``DataLoadingError/timedOut(seconds:)``; a retry that could not start before it is not
+        /// made. `60` by default. URLSession on Linux does not enforce a resource timeout, so
+        /// Pictor does; the transport's idle timeout is also lowered to the time left.
         public var timeout: Double = 60
         /// Retries after the first attempt for transient failures. See ``RetryPolicy``.
         public var retryPolicy = RetryPolicy()
@@ -36,7 +42,7 @@ extension DataLoader {
             try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
         }
 
-        /// Sleeps for Pictor's timeout; real time always (kept apart from ``sleep`` so tests that
+        /// Sleeps until Pictor's deadline; real time always (kept apart from ``sleep`` so tests that
         /// skip backoff waits keep working timeouts).
         package var timeoutSleep: @Sendable (Double) async throws -> Void = { seconds in
             try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))

@@ -24,6 +24,12 @@ import FoundationNetworking
 ///   its body dropped); a body no shorter than its `Content-Length`, not empty, and whose first
 ///   bytes are a known image format whatever the `Content-Type`. A `304` to a conditional
 ///   request (`If-None-Match` / `If-Modified-Since`) is returned as is, with an empty body.
+/// - **Limits**: ``Configuration/maximumResponseSize`` stops the transfer as soon as the
+///   `Content-Length` or the streamed bytes exceed it; ``Configuration/timeout`` is one overall
+///   deadline for the request, every retry and backoff wait included.
+/// - **Redirects**: followed here, up to ``Configuration/maximumRedirects`` with loop detection,
+///   only `http` → `http`/`https` and `https` → `https` (never to `file:`/`data:`, never a
+///   downgrade to `http`): see ``DataLoadingError/redirectNotAllowed(fromScheme:toScheme:)``.
 /// - **Streaming**: while the transfer runs, `didReceiveChunk` gets progress with empty chunks;
 ///   the validated body is delivered as one final chunk, so callers never see bytes of a failed
 ///   or retried attempt.
@@ -93,14 +99,16 @@ public final class DataLoader: DataLoading, Sendable {
     /// Loads `request`, sharing the transfer with identical requests in flight.
     ///
     /// - Parameters:
-    ///   - request: the request; its `timeoutInterval` is the transport's idle timeout.
+    ///   - request: the request; its `timeoutInterval` is the transport's idle timeout (lowered
+    ///     to the time left before the overall deadline).
     ///   - options: priority and a per-request modifier (run after the loader's).
     ///   - didReceiveChunk: progress with empty chunks while loading, then the validated body
     ///     as one chunk.
     /// - Returns: the final response (after redirects).
     /// - Throws: ``DataLoadingError`` (`statusCode`, `emptyBody`, `notAnImage`, `truncated`,
-    ///   `responseTooLarge`, `timedOut`, `tooManyRedirects`, `unsupportedURL`, `knownFailure`,
-    ///   `transport`), `CancellationError`, or what a request modifier throws.
+    ///   `responseTooLarge`, `timedOut`, `idleTimeout`, `tooManyRedirects`, `redirectNotAllowed`,
+    ///   `unsupportedURL`, `malformedDataURL`, `knownFailure`, `transport`), `CancellationError`,
+    ///   or what a request modifier throws.
     public func loadData(
         for request: URLRequest,
         options: DataLoadOptions,

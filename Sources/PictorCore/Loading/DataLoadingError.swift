@@ -13,10 +13,20 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
     case truncated(received: Int64, expected: Int64)
     /// The body is larger than the configured limit, in bytes.
     case responseTooLarge(limit: Int64)
-    /// Pictor's own overall timeout elapsed, in seconds.
+    /// Pictor's own overall deadline elapsed, in seconds: ``DataLoader/Configuration/timeout``
+    /// bounds the whole request (connect, headers, body, every retry and backoff wait).
     case timedOut(seconds: Double)
+    /// The transport received no byte for this many seconds (``URLSessionDataLoader``'s idle
+    /// timeout, one attempt only). ``DataLoader`` reports its overall deadline as ``timedOut(seconds:)``.
+    case idleTimeout(seconds: Double)
     /// More redirects than allowed, or a redirect loop.
     case tooManyRedirects
+    /// A redirect to a scheme that is never followed, so a server cannot make Pictor read local
+    /// files (`file:`, `data:`, …) or drop TLS (`https` → `http`). Only `http` → `http`/`https`
+    /// and `https` → `https` are followed. Both schemes are lower-cased, without the colon.
+    case redirectNotAllowed(fromScheme: String, toScheme: String)
+    /// A `data:` URL without a comma, or whose base64 payload does not decode (RFC 2397).
+    case malformedDataURL
     /// The URL scheme cannot be loaded (only http, https, file and data are).
     case unsupportedURL
     /// A cache-only request found nothing in the cache.
@@ -33,8 +43,11 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
         case .notAnImage(let type): "response is not an image" + (type.map { " (Content-Type \($0))" } ?? "")
         case .truncated(let r, let e): "body truncated: \(r) of \(e) bytes"
         case .responseTooLarge(let limit): "response larger than \(limit) bytes"
-        case .timedOut(let s): "timed out after \(s) s"
+        case .timedOut(let s): "timed out: no complete response within the overall deadline of \(s) s (all attempts and retry waits included)"
+        case .idleTimeout(let s): "timed out: no data received for \(s) s"
         case .tooManyRedirects: "too many redirects or a redirect loop"
+        case .redirectNotAllowed(let from, let to): "redirect from \(from): to \(to): refused (only http to http(s) and https to https are followed)"
+        case .malformedDataURL: "malformed data: URL"
         case .unsupportedURL: "unsupported URL scheme"
         case .notCached: "not in the cache (cache-only request)"
         case .knownFailure(let code): "previously failed with HTTP \(code)"
@@ -45,7 +58,7 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Whether a retry may succeed: timeouts, transport errors, 5xx and 429.
     public var isTransient: Bool {
         switch self {
-        case .timedOut, .transport, .truncated: true
+        case .timedOut, .idleTimeout, .transport, .truncated: true
         case .statusCode(let code): code >= 500 || code == 429 || code == 408
         default: false
         }

@@ -30,7 +30,7 @@ extension URLSessionDataLoader {
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            handler(dataTask)?.didReceive(data: data)
+            handler(dataTask)?.didReceive(data: data, networkReceived: dataTask.countOfBytesReceived)
         }
 
         func urlSession(
@@ -38,11 +38,14 @@ extension URLSessionDataLoader {
             newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
         ) {
             guard followsRedirects, let handler = handler(task) else { return completionHandler(nil) }
-            if handler.shouldFollowRedirect(to: request.url, from: response.url, limit: maximumRedirects) {
+            // FoundationNetworking rewrites a `Location: file:///x` into `http://<same host>/x`, so
+            // the scheme is checked on the header as sent, not on the request it built.
+            let location = response.value(forHTTPHeaderField: "Location").flatMap { URL(string: $0, relativeTo: response.url)?.absoluteURL }
+            if handler.shouldFollowRedirect(to: location ?? request.url, from: response.url, limit: maximumRedirects) {
                 completionHandler(request)
             } else {
                 completionHandler(nil)
-                task.cancel()
+                URLSessionDataLoader.cancelInBackground(task)
             }
         }
 
@@ -60,6 +63,7 @@ extension URLSessionDataLoader {
             var isFinished = false
             var response: URLResponse?
             var received: Int64 = 0
+            var reported: Int64 = 0
             var expected: Int64 = -1
             var visited: Set<String> = []
             var redirects = 0
@@ -86,7 +90,17 @@ extension URLSessionDataLoader {
             return !cancelled
         }
 
-        func cancel() { state.withLock { $0.isCancelled = true } }
+        /// Marks the transfer cancelled and throws `CancellationError` into the waiting caller at
+        /// once, without waiting for FoundationNetworking's completion (which, for a fast
+        /// sender, arrives only after the whole body was read; see ``URLSessionDataLoader``).
+        func cancel() {
+            let continuation = state.withLock { s -> CheckedContinuation<URLResponse, any Error>? in
+                s.isCancelled = true
+                defer { s.continuation = nil }
+                return s.continuation
+            }
+            continuation?.resume(throwing: CancellationError())
+        }
 
         func didReceive(response: URLResponse) {
             let expected = response.expectedContentLength
@@ -94,20 +108,36 @@ extension URLSessionDataLoader {
                 $0.response = response
                 $0.expected = expected
                 $0.received = 0
+                $0.reported = 0
             }
             didReceiveChunk(Data(), TransferProgress(completed: 0, total: expected))
         }
 
-        func didReceive(data: Data) {
-            let progress = state.withLock { s -> TransferProgress in
+        /// Counts and forwards a chunk; once cancelled, chunks still queued by FoundationNetworking
+        /// (its delegate calls are asynchronous and it keeps reading until the cancel reaches its
+        /// work queue) are dropped at once instead of being handed on.
+        ///
+        /// The progress is the bytes libcurl has received (`networkReceived`, the task's
+        /// `countOfBytesReceived`), which runs ahead of the chunks delivered so far when the
+        /// delegate queue lags behind a fast sender: a size cap sees the overrun at the next
+        /// callback instead of after every queued chunk.
+        func didReceive(data: Data, networkReceived: Int64) {
+            let progress = state.withLock { s -> TransferProgress? in
+                guard !s.isCancelled, !s.isFinished else { return nil }
                 s.received += Int64(data.count)
-                return TransferProgress(completed: s.received, total: s.expected)
+                let network = s.expected >= 0 ? min(networkReceived, s.expected) : networkReceived
+                s.reported = max(s.reported, s.received, network)
+                return TransferProgress(completed: s.reported, total: s.expected)
             }
-            didReceiveChunk(data, progress)
+            if let progress { didReceiveChunk(data, progress) }
         }
 
         func shouldFollowRedirect(to next: URL?, from current: URL?, limit: Int) -> Bool {
             state.withLock { s in
+                if let refusal = RedirectSchemePolicy.refusal(from: current, to: next) {
+                    s.failure = refusal
+                    return false
+                }
                 if let current { s.visited.insert(current.absoluteString) }
                 s.redirects += 1
                 guard let next, s.redirects <= limit, !s.visited.contains(next.absoluteString) else {
@@ -142,7 +172,7 @@ extension URLSessionDataLoader {
             }
             switch nsError.code {
             case URLError.cancelled.rawValue: return CancellationError()
-            case URLError.timedOut.rawValue: return DataLoadingError.timedOut(seconds: timeout)
+            case URLError.timedOut.rawValue: return DataLoadingError.idleTimeout(seconds: timeout)
             case URLError.httpTooManyRedirects.rawValue: return DataLoadingError.tooManyRedirects
             case URLError.unsupportedURL.rawValue: return DataLoadingError.unsupportedURL
             default:

@@ -41,11 +41,14 @@ extension URLSessionDataLoader {
     }
 
     /// Decodes a `data:` URL (RFC 2397): `data:[<mediatype>][;base64],<data>`.
+    ///
+    /// - Throws: ``DataLoadingError/malformedDataURL`` without a comma or with a payload that
+    ///   does not decode.
     static func loadDataURL(
         _ url: URL, didReceiveChunk: @escaping @Sendable (Data, TransferProgress) -> Void
     ) throws -> URLResponse {
         let string = url.absoluteString
-        guard let comma = string.firstIndex(of: ",") else { throw DataLoadingError.unsupportedURL }
+        guard let comma = string.firstIndex(of: ",") else { throw DataLoadingError.malformedDataURL }
         let header = string[string.index(string.startIndex, offsetBy: 5)..<comma]
         let payload = String(string[string.index(after: comma)...])
         let parameters = header.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
@@ -53,14 +56,23 @@ extension URLSessionDataLoader {
         let mimeType = parameters.first.flatMap { $0.contains("/") ? $0 : nil } ?? "text/plain"
         let data: Data?
         if isBase64 {
-            data = Data(base64Encoded: payload.removingPercentEncoding ?? payload, options: .ignoreUnknownCharacters)
+            data = decodeBase64(payload.removingPercentEncoding ?? payload)
         } else {
             data = (payload.removingPercentEncoding ?? payload).data(using: .utf8)
         }
-        guard let data else { throw DataLoadingError.unsupportedURL }
+        guard let data else { throw DataLoadingError.malformedDataURL }
         let total = Int64(data.count)
         didReceiveChunk(Data(), TransferProgress(completed: 0, total: total))
         if !data.isEmpty { didReceiveChunk(data, TransferProgress(completed: total, total: total)) }
         return URLResponse(url: url, mimeType: mimeType, expectedContentLength: data.count, textEncodingName: nil)
+    }
+
+    /// Forgiving base64 (WHATWG "forgiving-base64 decode"): ASCII whitespace is skipped and
+    /// missing `=` padding is added; any other character outside the alphabet is an error (`nil`).
+    static func decodeBase64(_ text: String) -> Data? {
+        var compact = text.filter { !" \t\n\r\u{0C}".contains($0) }
+        if compact.count % 4 == 1 { return nil }
+        if !compact.hasSuffix("=") { compact += String(repeating: "=", count: (4 - compact.count % 4) % 4) }
+        return Data(base64Encoded: compact)
     }
 }

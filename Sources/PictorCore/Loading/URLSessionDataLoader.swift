@@ -17,11 +17,39 @@ import FoundationNetworking
 /// - errors are ``DataLoadingError``s: `truncated` for a body cut short of its
 ///   `Content-Length`, `timedOut`, `tooManyRedirects`, `unsupportedURL`, else `transport`.
 ///
+/// - redirects go only `http` → `http`/`https` and `https` → `https`; a `Location` with any other
+///   scheme (`file:`, `data:`, …) or an https → http downgrade fails with
+///   ``DataLoadingError/redirectNotAllowed(fromScheme:toScheme:)`` and is never loaded;
+/// - requests without a `User-Agent` get ``Configuration/userAgent``
+///   (``defaultUserAgent``, `Pictor/<version> (+swift; Linux)`).
+///
 /// It does **not** check status codes or content: wrap it in ``DataLoader`` for validation,
 /// coalescing, priorities and retries.
 ///
 /// When the response headers arrive, `didReceiveChunk` is first called once with an empty chunk
 /// and the expected total, so a caller can reject an oversized `Content-Length` up front.
+///
+/// Cancelling (the calling `Task`, or ``DataLoader`` past its size cap or deadline) throws
+/// `CancellationError` at once; the `URLSessionTask` is cancelled on a background queue and
+/// chunks still in flight are dropped.
+///
+/// ## Known FoundationNetworking limitations (swift-corelibs-foundation on libcurl 7.88)
+/// - **CPU while waiting**: any request that waits on the server (no response yet, or a body
+///   that stalled) keeps one core busy, about 18,000 `epoll_wait`/`epoll_ctl`/`poll` calls a
+///   second, until it ends. A plain `URLSession` data task does the same (with or without a
+///   delegate); `curl` itself does not. Pictor cannot fix it inside URLSession; it bounds it:
+///   ``DataLoader`` ends every request at its overall deadline and lowers the idle timeout to
+///   the time left, and cancellation reaches libcurl promptly.
+/// - **Cancel latency**: `URLSessionTask.cancel()` waits for the session's work queue, which
+///   libcurl keeps busy while a fast body streams in, so the socket may be closed only after
+///   tens or hundreds of MB more were read (bandwidth only: those chunks are dropped, not kept).
+///   The response disposition of `didReceive(response:)` is ignored, and delegate callbacks
+///   are queued without back-pressure.
+/// - **Files under `$HOME`**: creating any `URLSessionConfiguration` (even `.ephemeral` with
+///   `urlCache = nil`, cookies off) creates `~/.cache/org.swift.foundation.URLCache/<process>`
+///   and `~/.local/share/<name of the executable's directory>` (both empty; Pictor writes
+///   nothing there). Unavoidable short of not using URLSession; `XDG_CACHE_HOME` and
+///   `XDG_DATA_HOME` move them.
 public final class URLSessionDataLoader: DataLoading, Sendable {
     /// How the session is set up.
     public struct Configuration: Sendable {
@@ -39,10 +67,21 @@ public final class URLSessionDataLoader: DataLoading, Sendable {
         public var maximumRedirects: Int = 10
         /// Headers added to every request (a request's own headers win). Empty by default.
         public var additionalHeaders: [String: String] = [:]
+        /// The `User-Agent` sent when neither the request nor ``additionalHeaders`` sets one;
+        /// `nil` leaves URLSession's own (`<process name> (unknown version)` on Linux).
+        /// ``URLSessionDataLoader/defaultUserAgent`` by default.
+        public var userAgent: String? = URLSessionDataLoader.defaultUserAgent
 
         /// Creates a configuration with the defaults above.
         public init() {}
     }
+
+    /// The default `User-Agent`: `Pictor/<version> (+swift; Linux)`, for example
+    /// `Pictor/0.1.0 (+swift; Linux)` (the version is the library's, the same as `pictor --version`).
+    public static let defaultUserAgent = "Pictor/\(libraryVersion) (+swift; Linux)"
+
+    /// Pictor's version, as in the default `User-Agent`.
+    static let libraryVersion = "0.1.0"
 
     /// The configuration the loader was created with.
     public let configuration: Configuration
@@ -90,6 +129,10 @@ public final class URLSessionDataLoader: DataLoading, Sendable {
         let timeout = min(Self.wholeSeconds(request.timeoutInterval), Self.wholeSeconds(configuration.idleTimeout))
         request.timeoutInterval = timeout
         request.httpShouldHandleCookies = false
+        if let userAgent = configuration.userAgent, request.value(forHTTPHeaderField: "User-Agent") == nil,
+           !configuration.additionalHeaders.keys.contains(where: { $0.lowercased() == "user-agent" }) {
+            request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+        }
         let task = session.dataTask(with: request)
         let handler = TaskHandler(didReceiveChunk: didReceiveChunk, timeout: timeout)
         delegate.register(handler, for: task.taskIdentifier)
@@ -99,8 +142,16 @@ public final class URLSessionDataLoader: DataLoading, Sendable {
             }
         } onCancel: {
             handler.cancel()
-            task.cancel()
+            Self.cancelInBackground(task)
         }
+    }
+
+    /// Cancels `task` off the calling thread: `URLSessionTask.cancel()` waits (`workQueue.sync`)
+    /// for FoundationNetworking's work queue, which libcurl keeps busy while a fast body streams
+    /// in, so called on the delegate queue it would stall every delegate callback (and let the
+    /// undelivered chunks pile up in memory) until the body ended.
+    static func cancelInBackground(_ task: URLSessionTask) {
+        DispatchQueue.global(qos: .utility).async { task.cancel() }
     }
 
     /// `seconds` rounded up to a whole number, at least 1 (URLSession on Linux truncates).

@@ -11,7 +11,9 @@ import Synchronization
 /// the usual ones are `/image`, `/octet`, `/delay?ms=`, `/truncated`, `/reset`, `/status?code=`,
 /// `/flaky?key=&fail=`, `/retry-after?key=&after=`, `/html`, `/empty`, `/drip?chunks=&ms=&size=`,
 /// `/huge`, `/redirect?n=`, `/loop`, `/etag?key=&cc=`, `/lastmod?key=&cc=`, `/cache?cc=`, and
-/// `/hold?key=` which answers only after ``release(key:)`` (for deterministic in-flight tests).
+/// `/hold?key=` which answers only after ``release(key:)`` (for deterministic in-flight tests),
+/// `/big?key=&declare=&send=&chunked=1` and `/stall?key=` whose written bytes
+/// ``bytesWritten(key:)`` reports once the client hung up.
 /// Image bodies are a valid 4×4 PNG (98 bytes) unless `imagePath` is given.
 ///
 /// Every request is recorded **before** it is answered, so ``requests(prefix:)`` and
@@ -118,6 +120,22 @@ public final class FaultServer: Sendable {
     public func release(key: String) throws {
         let encoded = key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? key
         _ = try LoopbackHTTP.get(port: port, path: "/_release?key=\(encoded)")
+    }
+
+    /// The body bytes `/big?key=<key>` or `/stall?key=<key>` wrote before it ended (the client
+    /// hung up, or everything was sent), waiting until that handler has ended (at most 60 s;
+    /// `finished` is `false` if it had not by then), and whether the client closed the
+    /// connection before the server was done (`hungUp`). Counts bytes handed to the socket, so
+    /// up to the kernel's socket buffers (a few MiB on loopback) more than the client read.
+    ///
+    /// - Throws: ``TestServerError/requestFailed(_:)`` when the server does not answer.
+    public func bytesWritten(key: String) throws -> (written: Int64, finished: Bool, hungUp: Bool) {
+        struct Answer: Decodable { var written: Int64; var finished: Bool; var hungUp: Bool }
+        let encoded = key.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? key
+        let (status, body) = try LoopbackHTTP.get(port: port, path: "/_written?key=\(encoded)")
+        guard status == 200 else { throw TestServerError.requestFailed("/_written answered \(status)") }
+        let answer = try JSONDecoder().decode(Answer.self, from: body)
+        return (answer.written, answer.finished, answer.hungUp)
     }
 
     /// Forgets recorded requests and per-key counters (of `/flaky`, `/retry-after`).

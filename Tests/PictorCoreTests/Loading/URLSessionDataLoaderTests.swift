@@ -55,10 +55,10 @@ struct URLSessionDataLoaderTests {
     }
 
     @Test(.enabled(if: LoadingFixtures.hasFaultServer))
-    func idleTimeoutMapsToTimedOut() async throws {
+    func idleTimeoutMapsToIdleTimeout() async throws {
         var request = URLRequest(url: LoadingFixtures.faultServer!.url("/delay?ms=4000&k=\(LoadingFixtures.key())"))
         request.timeoutInterval = 1
-        await #expect(throws: DataLoadingError.timedOut(seconds: 1)) { _ = try await loader.data(for: request) }
+        await #expect(throws: DataLoadingError.idleTimeout(seconds: 1)) { _ = try await loader.data(for: request) }
     }
 
     @Test(.enabled(if: LoadingFixtures.hasFaultServer))

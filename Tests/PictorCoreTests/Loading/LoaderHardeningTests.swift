@@ -1,0 +1,169 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import PictorCore
+import PictorTestSupport
+import Testing
+
+/// Bugs found by testing the loading layer from outside: redirects to local files, per-attempt
+/// timeouts, unbounded downloads past the size cap, data: URL errors, the User-Agent.
+@Suite(.timeLimit(.minutes(2)), .enabled(if: LoadingFixtures.hasFaultServer))
+struct LoaderHardeningTests {
+    let server = LoadingFixtures.faultServer!
+
+    static let localImage = LoadingFixtures.corpus.appendingPathComponent("pngsuite/basn2c08.png")
+
+    static func redirect(_ server: FaultServer, to target: String) -> URL {
+        server.url("/absolute-redirect?k=\(LoadingFixtures.key())&to=" + target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+    }
+
+    // MARK: 1. Redirects only http → http(s), https → https
+
+    @Test(arguments: ["file:///etc/passwd", "file:///nonexistent/secret.png", localImage.absoluteString, "data:image/png;base64,iVBORw0KGgo=", "ftp://127.0.0.1/a.png"])
+    func dataLoaderRefusesARedirectToANonHTTPScheme(target: String) async throws {
+        let loader = LoadingFixtures.loader()
+        let scheme = String(target.prefix { $0 != ":" })
+        await #expect(throws: DataLoadingError.redirectNotAllowed(fromScheme: "http", toScheme: scheme)) {
+            _ = try await loader.data(for: URLRequest(url: Self.redirect(server, to: target)))
+        }
+    }
+
+    @Test(arguments: ["file:///etc/passwd", localImage.absoluteString, "data:image/png;base64,iVBORw0KGgo="])
+    func transportRefusesARedirectToANonHTTPScheme(target: String) async throws {
+        let loader = URLSessionDataLoader()
+        let scheme = String(target.prefix { $0 != ":" })
+        await #expect(throws: DataLoadingError.redirectNotAllowed(fromScheme: "http", toScheme: scheme)) {
+            _ = try await loader.data(for: URLRequest(url: Self.redirect(server, to: target)))
+        }
+    }
+
+    @Test func redirectErrorsDoNotTellWhetherALocalFileExists() async throws {
+        let loader = LoadingFixtures.loader()
+        var messages: [String] = []
+        for target in ["file:///etc/passwd", "file:///nonexistent/\(UUID()).png"] {
+            do { _ = try await loader.data(for: URLRequest(url: Self.redirect(server, to: target))) } catch { messages.append("\(error)") }
+        }
+        #expect(messages.count == 2)
+        #expect(Set(messages).count == 1)
+    }
+
+    @Test func schemePolicy() {
+        func refusal(_ a: String, _ b: String) -> DataLoadingError? { RedirectSchemePolicy.refusal(from: URL(string: a), to: URL(string: b)) }
+        #expect(refusal("http://a/x", "http://b/y") == nil)
+        #expect(refusal("http://a/x", "https://b/y") == nil)
+        #expect(refusal("HTTPS://a/x", "https://b/y") == nil)
+        #expect(refusal("https://a/x", "http://b/y") == .redirectNotAllowed(fromScheme: "https", toScheme: "http"))
+        #expect(refusal("https://a/x", "file:///etc/passwd") == .redirectNotAllowed(fromScheme: "https", toScheme: "file"))
+    }
+
+    @Test func anHTTPSToHTTPDowngradeIsRefused() async throws {
+        let transport = MockDataLoader()
+        let secure = URL(string: "https://images.example/a.png")!
+        let plain = URL(string: "http://images.example/a.png")!
+        transport.stub(secure, MockDataLoader.Stub(statusCode: 302, headers: ["Location": plain.absoluteString], body: Data()))
+        transport.stub(plain, data: try Data(contentsOf: Self.localImage))
+        let loader = DataLoader(transport: transport)
+        await #expect(throws: DataLoadingError.redirectNotAllowed(fromScheme: "https", toScheme: "http")) {
+            _ = try await loader.data(for: URLRequest(url: secure))
+        }
+        #expect(transport.loadCount == 1)
+    }
+
+    @Test func httpToHTTPRedirectsStillWork() async throws {
+        let loader = LoadingFixtures.loader()
+        let (data, _) = try await loader.data(for: URLRequest(url: Self.redirect(server, to: server.url("/image").absoluteString)))
+        #expect(ImageFormat.sniff(data) == .png)
+    }
+
+    // MARK: 2. One overall deadline, retries included
+
+    @Test func aStalledServerFailsAtTheOverallDeadlineNotOncePerAttempt() async throws {
+        let key = LoadingFixtures.key()
+        let sleeps = SleepRecorder()
+        let loader = LoadingFixtures.loader({ $0.timeout = 1.5 }, sleeps: sleeps)
+        await #expect(throws: DataLoadingError.timedOut(seconds: 1.5)) {
+            _ = try await loader.data(for: URLRequest(url: server.url("/stall?key=\(key)")))
+        }
+        // Before the fix: 3 attempts of 1.5 s each (retries after a per-attempt timeout).
+        #expect(try server.requestCount(prefix: "/stall?key=\(key)") == 1)
+        #expect(sleeps.recorded.isEmpty)
+        #expect("\(DataLoadingError.timedOut(seconds: 1.5))".contains("overall"))
+        // The transfer itself was stopped (URLSession spins a core while it waits).
+        let result = try server.bytesWritten(key: key)
+        #expect(result.finished && result.hungUp)
+    }
+
+    @Test func aRetryThatCannotStartBeforeTheDeadlineIsNotMade() async throws {
+        let key = LoadingFixtures.key()
+        let sleeps = SleepRecorder()
+        let loader = LoadingFixtures.loader({
+            $0.timeout = 30
+            $0.retryPolicy = DataLoader.RetryPolicy(maximumRetries: 2, baseDelay: 100, maximumDelay: 100)
+        }, sleeps: sleeps)
+        await #expect(throws: DataLoadingError.statusCode(500)) {
+            _ = try await loader.data(for: URLRequest(url: server.url("/flaky?key=\(key)&fail=5")))
+        }
+        #expect(try server.requestCount(prefix: "/flaky?key=\(key)") == 1)
+        #expect(sleeps.recorded.isEmpty)
+    }
+
+    // MARK: 4. The size cap stops the transfer, not just the result
+
+    /// The server sends 4 MiB of a declared 600 MiB, then waits for the client to hang up: the
+    /// loader must close the connection itself (not wait for the rest, nor time out).
+    @Test func anOversizedContentLengthClosesTheConnection() async throws {
+        let key = LoadingFixtures.key()
+        let loader = LoadingFixtures.loader { $0.maximumResponseSize = 1024 * 1024 }
+        await #expect(throws: DataLoadingError.responseTooLarge(limit: 1024 * 1024)) {
+            _ = try await loader.data(for: URLRequest(url: server.url("/big?key=\(key)&declare=629145600&send=4194304&stall=1")))
+        }
+        let result = try server.bytesWritten(key: key)
+        #expect(result.finished && result.hungUp)
+        #expect(try server.requestCount(prefix: "/big?key=\(key)") == 1)
+    }
+
+    @Test func aChunkedBodyPastTheLimitClosesTheConnection() async throws {
+        let key = LoadingFixtures.key()
+        let loader = LoadingFixtures.loader { $0.maximumResponseSize = 1024 * 1024 }
+        await #expect(throws: DataLoadingError.responseTooLarge(limit: 1024 * 1024)) {
+            _ = try await loader.data(for: URLRequest(url: server.url("/big?key=\(key)&send=4194304&chunked=1&stall=1")))
+        }
+        let result = try server.bytesWritten(key: key)
+        #expect(result.finished && result.hungUp)
+    }
+
+    // MARK: 5. Malformed data: URLs
+
+    @Test(arguments: ["data:image/png;base64,%%%%", "data:image/png;base64,iVBORw0K!!!", "data:image/png;base64,A", "data:image/png;base64"])
+    func malformedDataURLHasItsOwnError(string: String) async throws {
+        let url = try #require(URL(string: string))
+        await #expect(throws: DataLoadingError.malformedDataURL) {
+            _ = try await URLSessionDataLoader().data(for: URLRequest(url: url))
+        }
+        #expect("\(DataLoadingError.malformedDataURL)" == "malformed data: URL")
+    }
+
+    @Test func unpaddedBase64IsAccepted() async throws {
+        let (data, _) = try await URLSessionDataLoader().data(for: URLRequest(url: URL(string: "data:text/plain;base64,SGk")!))
+        #expect(data == Data("Hi".utf8))
+    }
+
+    // MARK: 6. User-Agent
+
+    @Test func pictorsUserAgentIsSentByDefault() async throws {
+        let path = "/image?k=\(LoadingFixtures.key())"
+        _ = try await LoadingFixtures.loader().data(for: URLRequest(url: server.url(path)))
+        let agent = try #require(try server.requests(prefix: path).first?.headers["user-agent"])
+        #expect(agent == URLSessionDataLoader.defaultUserAgent)
+        #expect(agent.hasPrefix("Pictor/"))
+    }
+
+    @Test func aRequestsOwnUserAgentIsKept() async throws {
+        let path = "/image?k=\(LoadingFixtures.key())"
+        var request = URLRequest(url: server.url(path))
+        request.setValue("MyApp/2", forHTTPHeaderField: "User-Agent")
+        _ = try await LoadingFixtures.loader().data(for: request)
+        #expect(try server.requests(prefix: path).first?.headers["user-agent"] == "MyApp/2")
+    }
+}
