@@ -1,4 +1,5 @@
 import Foundation
+import Pictor
 
 /// The `pictor` command: dispatches to its subcommands.
 ///
@@ -6,7 +7,7 @@ import Foundation
 /// arguments (the offending token is named on standard error).
 public enum PictorCommand {
     /// The version printed by `pictor --version`.
-    public static let version = "0.1.0"
+    public static let version = PictorVersion.current
 
     static let usage = """
     pictor \(version) — fetch, thumbnail and cache images through Pictor's pipeline

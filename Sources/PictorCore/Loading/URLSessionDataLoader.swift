@@ -81,7 +81,7 @@ public final class URLSessionDataLoader: DataLoading, Sendable {
     public static let defaultUserAgent = "Pictor/\(libraryVersion) (+swift; Linux)"
 
     /// Pictor's version, as in the default `User-Agent`.
-    static let libraryVersion = "0.1.0"
+    static let libraryVersion = PictorVersion.current
 
     /// The configuration the loader was created with.
     public let configuration: Configuration
