@@ -11,8 +11,12 @@ let package = Package(
         .package(name: "Pictor", path: "../"),
     ],
     targets: [
-        // References written in C: POSIX read, write + rename, libcrypto AES-256-GCM.
-        .target(name: "CBenchReference", linkerSettings: [.linkedLibrary("crypto")]),
+        // libvips (pkg-config vips) for the in-process thumbnail reference.
+        .systemLibrary(name: "CVipsBench", pkgConfig: "vips"),
+        // References written in C: POSIX read, write + rename, stat, libcrypto AES-256-GCM and
+        // SHA-256, libvips thumbnail and libjpeg-turbo decode.
+        .target(name: "CBenchReference", dependencies: ["CVipsBench"],
+                linkerSettings: [.linkedLibrary("crypto"), .linkedLibrary("turbojpeg")]),
         .executableTarget(
             name: "PictorBenchmarks",
             dependencies: [
@@ -21,6 +25,7 @@ let package = Package(
                 .product(name: "PictorCore", package: "Pictor"),
                 .product(name: "PictorCrypto", package: "Pictor"),
                 .product(name: "PictorDiskCache", package: "Pictor"),
+                .product(name: "PictorVips", package: "Pictor"),
             ]
         ),
     ]

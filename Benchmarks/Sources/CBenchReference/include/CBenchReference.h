@@ -29,4 +29,26 @@ long cbench_read_and_open(const char *path, const uint8_t key[32]);
 /// phase uses rather than what earlier phases freed.
 void cbench_malloc_trim(void);
 
+/// Starts libvips in this process (`VIPS_INIT`, operation cache off, as PictorVips does).
+/// Returns 0, or -1 when libvips cannot start.
+int cbench_vips_start(void);
+
+/// libvips in-process thumbnail: `vips_thumbnail_buffer(bytes, size, height: size)` then
+/// `vips_jpegsave_buffer(Q: quality)`. Returns the JPEG's length, or -1.
+long cbench_vips_thumbnail_jpeg(const void *bytes, size_t len, int size, int quality);
+
+/// Full-size JPEG decode to RGBA with `tjDecompress2` (one handle per thread, reused; a fresh
+/// output buffer per image). Returns the bitmap's byte count, or -1.
+long cbench_tj_decode_rgba(const void *bytes, size_t len);
+
+/// SHA-256 of `bytes` as 64 lowercase hex characters plus NUL, through an `EVP_MD` fetched once
+/// and a reused `EVP_MD_CTX`. Returns 1, or 0 on failure.
+int cbench_sha256_hex(const void *bytes, size_t len, char out[65]);
+
+/// `stat(path)`: 1 when the file exists, 0 otherwise.
+int cbench_stat(const char *path);
+
+/// `sync()` then writes 3 to /proc/sys/vm/drop_caches (needs root). Returns 1 when it worked.
+int cbench_drop_caches(void);
+
 #endif

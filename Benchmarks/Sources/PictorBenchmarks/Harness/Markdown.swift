@@ -89,6 +89,9 @@ enum Machine {
             d["OS"] = line.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\""))
         }
         if let swift = ProcessInfo.processInfo.environment["PICTOR_BENCH_SWIFT"] { d["Swift"] = swift }
+        if ProcessInfo.processInfo.environment["PICTOR_BENCH_DISK_1M"] == "0" {
+            d["Scope"] = "**PICTOR_BENCH_DISK_1M=0**: the 1,000,000-entry disk cache was left out (time)"
+        }
         if let load = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) {
             d["Load average at start"] = load.split(separator: " ").prefix(3).joined(separator: " ")
         }

@@ -19,7 +19,7 @@ struct PipelineBenchmarks {
     static let hitID = "pipeline.memory-hit.vs-dict"
 
     func run() {
-        let all = Self.e2eIDs + Self.dedupIDs + [Self.hitID]
+        let all = Self.e2eIDs + Self.dedupIDs + [Self.hitID] + MemoryStability.ids
         guard all.contains(where: options.selects) else { return }
         print("pipeline: end to end")
         do {
@@ -61,7 +61,7 @@ struct PipelineBenchmarks {
     }
 
     private func endToEnd(site: ImageSite, fixtures: DiskFixtures) throws {
-        guard Self.e2eIDs.contains(where: options.selects) || options.selects(Self.hitID) else { return }
+        guard (Self.e2eIDs + [Self.hitID] + MemoryStability.ids).contains(where: options.selects) else { return }
         let requests = site.urls.map(Self.request)
         let diskDirectory = try fixtures.directory("pipeline-disk")
         let concurrency = 8
@@ -95,6 +95,8 @@ struct PipelineBenchmarks {
                 pictorValue: phase.images, referenceValue: nil))
         }
         memoryHit(warm, requests: requests)
+        disk.flush()
+        MemoryStability(options: options, report: report).run(warm, urls: site.urls)
     }
 
     /// M6: `cachedImage(for:)` (request → key → memory cache) against a locked dictionary get
