@@ -9,18 +9,12 @@ extension ImagePipeline.Configuration {
     /// ``DiskCache/defaultDirectory`` (plain), the ``DataLoader`` over URLSession behind an
     /// ``ImageDataFetcher`` (HTTP caching), the libvips decoder registry, encoder and renderer.
     ///
-    /// When the default disk-cache directory cannot be opened (read-only home, …) the pipeline
-    /// works without a disk cache and logs one warning.
+    /// Every configuration made from `.default` shares one ``DiskCache`` instance, opened on
+    /// first use. When the default directory cannot be opened (read-only home, a cache
+    /// encrypted by `pictor --key-file`, …) the pipeline works without a disk cache and logs one
+    /// warning.
     public static var `default`: ImagePipeline.Configuration {
-        let log = PictorLog.standardError
-        let disk: DiskCache?
-        do {
-            disk = try DiskCache.standard(directory: DiskCache.defaultDirectory(), logger: log)
-        } catch {
-            log.log(.warning, "disk cache disabled: \(error)")
-            disk = nil
-        }
-        return .standard(diskCache: disk, logger: log)
+        .standard(diskCache: DefaultDiskCache.shared, logger: .standardError)
     }
 
     /// The Linux stack around a given disk cache (or none).
@@ -78,4 +72,17 @@ extension DiskCache {
         if let encryptionKey { configuration.encrypt(with: try DiskCacheEncryption(masterKey: encryptionKey)) }
         return try DiskCache(configuration: configuration)
     }
+}
+
+/// The disk cache behind ``ImagePipeline/Configuration/default``, opened once per process.
+enum DefaultDiskCache {
+    static let shared: DiskCache? = {
+        let log = PictorLog.standardError
+        do {
+            return try DiskCache.standard(directory: DiskCache.defaultDirectory(), logger: log)
+        } catch {
+            log.log(.warning, "disk cache disabled: \(error)")
+            return nil
+        }
+    }()
 }
