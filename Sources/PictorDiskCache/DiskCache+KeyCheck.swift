@@ -43,9 +43,9 @@ extension DiskCache {
     ///   entry files (``deriveKeyCheck(files:cipher:)``) and recorded (first writer wins when
     ///   two processes create the cache at once). Files that cannot be attributed are never
     ///   adopted under a guess: opening fails as for a mismatch.
-    /// - A record that differs: an empty cache (no rows, no entry files) that no other process
-    ///   has open adopts the configured setting; ``Configuration/KeyMismatchPolicy/removeEntries``
-    ///   removes every entry and adopts it; otherwise ``DiskCacheError/keyMismatch(path:_:)``.
+    /// - A record that differs, even in an empty cache (a cleared or rotated cache keeps its
+    ///   key): ``Configuration/KeyMismatchPolicy/removeEntries`` removes every entry and adopts
+    ///   the configured setting; otherwise ``DiskCacheError/keyMismatch(path:_:)``.
     ///
     /// - Returns: The setting now recorded (the configured one).
     static func resolveKeyCheck(
@@ -71,11 +71,9 @@ extension DiskCache {
             } else {
                 nil
             }
+            // A recorded setting binds even an empty cache: after `removeAll` or `rotateKey`, the
+            // old key (or no key) must not quietly take the directory back.
             guard let mismatch else { return configured }
-            if exclusive, try index.totals().count == 0, files.scanEntries().isEmpty {
-                try index.connection.transaction { () throws(SQLiteError) in try index.setKeyCheck(configured, replacing: true) }
-                return configured
-            }
             guard configuration.keyMismatchPolicy == .removeEntries else { throw fail(mismatch) }
             configuration.logger.log(.warning, "disk cache \(files.directory) was written under another key setting; removing its entries")
             try index.connection.transaction { () throws(SQLiteError) in

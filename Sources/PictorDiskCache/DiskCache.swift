@@ -73,8 +73,8 @@ public final class DiskCache: DataCaching, Sendable {
     /// or the cipher's non-secret ``DataCipher/keyIdentifier`` (never the key). Opening with
     /// another setting — another key, a key for a plain cache, no key for an encrypted one —
     /// throws ``DiskCacheError/keyMismatch(path:_:)`` before any file is read, written or
-    /// removed (unless ``Configuration/keyMismatchPolicy`` says to discard the entries). An
-    /// empty cache that no other instance has open adopts the new setting. When the record is
+    /// removed (unless ``Configuration/keyMismatchPolicy`` says to discard the entries), even
+    /// when the cache is empty: a cleared or rotated cache keeps its key. When the record is
     /// lost (a new index over existing files, an index rebuilt after corruption, an index
     /// written before the check existed), it is derived from the entry files: a file whose
     /// footer parses is plain, a file that opens under the configured cipher is under that key;

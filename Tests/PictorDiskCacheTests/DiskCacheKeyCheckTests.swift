@@ -88,18 +88,25 @@ struct DiskCacheKeyCheckTests {
         for text in texts { for secret in secrets { #expect(!text.contains(secret)) } }
     }
 
-    @Test func anEmptyCacheAdoptsTheNewSetting() throws {
+    @Test func anEmptyCacheKeepsItsRecordedSetting() throws {
+        // A newcomer found that clearing (or rotating) an encrypted cache let the next opening
+        // with no key write plaintext into it, and let the old key take it back after a rekey.
         _ = try DiskCache(configuration: encrypted())          // created under the fixture key, never written
-        try fill(encrypted(Self.other))                         // empty: adopts the other key
-        #expect(mismatch(encrypted()) == .anotherKey)
+        #expect(mismatch(encrypted(Self.other)) == .anotherKey)
         #expect(mismatch(plain()) == .keyRequired)
         do {
-            let cache = try DiskCache(configuration: encrypted(Self.other))
+            let cache = try DiskCache(configuration: encrypted())
             cache.removeAll()
             cache.flush()
         }
-        try fill(plain())                                       // emptied: adopts plain
-        #expect(mismatch(encrypted(Self.other)) == .notEncrypted)
+        #expect(mismatch(plain()) == .keyRequired, "a cleared encrypted cache stays encrypted")
+        do {
+            let cache = try DiskCache(configuration: encrypted())
+            cache.rotateKey(to: Self.other)
+            cache.flush()
+        }
+        #expect(mismatch(encrypted()) == .anotherKey, "the old key does not take a rotated cache back")
+        #expect(try DiskCache(configuration: encrypted(Self.other)).count == 0)
     }
 
     @Test func anotherInstanceStillOpenKeepsTheSetting() throws {
