@@ -71,6 +71,9 @@ public struct VipsDecoder: ImageDecoding {
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         guard !data.isEmpty else { throw ImageDecodingError.emptyData }
         do { try VipsRuntime.start() } catch { throw ImageDecodingError.corrupt(nil, message: error.message) }
+        // Warnings of earlier, successful decodes stay in libvips' process-wide error buffer;
+        // without this a later failure would report them as its own reason.
+        vips_error_clear()
         // Only formats Pictor recognises reach libvips: its other loaders (PDF, FITS, CSV, …) stay shut.
         guard let format = ImageFormat.sniff(data) else { throw ImageDecodingError.unknownFormat }
         guard Self.supportedFormats.contains(format) else { throw ImageDecodingError.unsupportedFormat(format) }

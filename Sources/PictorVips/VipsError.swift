@@ -28,12 +28,20 @@ public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// include text from another thread's failure. The buffer is cleared on every read so it
     /// never grows.
     static func last(_ operation: String) -> VipsError {
+        defer { vips_error_clear() }
         var text = ""
         if let copy = vips_error_buffer_copy() {
             text = String(cString: copy)
             g_free(copy)
         }
-        text = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        // One line, each distinct libvips line once, at most 300 characters: a message ends up
+        // in one-line CLI output and reports.
+        var seen = Set<String>()
+        let lines = text.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && seen.insert($0).inserted }
+        text = lines.joined(separator: "; ")
+        if text.count > 300 { text = String(text.prefix(297)) + "…" }
         return VipsError(operation: operation, message: text.isEmpty ? "libvips gave no message" : text)
     }
 }

@@ -170,3 +170,24 @@ struct VipsRuntimeLogTests {
         #expect(messages.withLock { $0.contains { $0.hasPrefix("libvips:") } })
     }
 }
+
+/// libvips keeps one process-wide error buffer: a failure must report its own reason, on one line.
+@Suite struct VipsErrorReasonTests {
+    @Test func aFailureDoesNotReportAnEarlierDecodesWarnings() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus")
+        guard FileManager.default.fileExists(atPath: root.path) else { return }
+        let decoder = VipsDecoder()
+        let junk = try Data(contentsOf: root.appendingPathComponent("pillow/junk_jpeg_header.jpg"))
+        let png = try Data(contentsOf: root.appendingPathComponent("pngsuite/xc9n2c08.png"))
+        _ = try? decoder.decode(junk, options: .init())
+        do {
+            _ = try decoder.decode(png, options: .init())
+            Issue.record("xc9n2c08.png must fail")
+        } catch {
+            let text = String(describing: error)
+            #expect(!text.contains("VipsJpeg"), "\(text)")
+            #expect(!text.contains("\n"), "\(text)")
+        }
+    }
+}

@@ -140,7 +140,8 @@ extension DataLoader {
                 || request.value(forHTTPHeaderField: "If-Modified-Since") != nil {
                 return (Data(), response)
             }
-            guard (200..<300).contains(code) else {
+            // 206 Partial Content is part of a body (Pictor never sends Range): never an image.
+            guard (200..<300).contains(code), code != 206 else {
                 let retryAfter = (code == 429 || code == 503) ? Self.retryAfter(http.value(forHTTPHeaderField: "Retry-After")) : nil
                 throw AttemptFailure(error: .statusCode(code), retryAfter: retryAfter)
             }

@@ -20,7 +20,7 @@ import FoundationNetworking
 /// - **Scheduling**: at most ``Configuration/maximumConcurrentRequests`` transfers run; waiting
 ///   ones start highest priority first (the highest among a transfer's callers, read when a
 ///   slot frees up, so ``PriorityHandle/update(_:)`` works while queued).
-/// - **Validation**: a final status in 200..<300 (any other is ``DataLoadingError/statusCode(_:)``,
+/// - **Validation**: a final status in 200..<300 other than 206 (any other is ``DataLoadingError/statusCode(_:)``,
 ///   its body dropped); a body no shorter than its `Content-Length`, not empty, and whose first
 ///   bytes are a known image format whatever the `Content-Type`. A `304` to a conditional
 ///   request (`If-None-Match` / `If-Modified-Since`) is returned as is, with an empty body.

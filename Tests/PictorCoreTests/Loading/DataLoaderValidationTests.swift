@@ -33,6 +33,14 @@ struct DataLoaderValidationTests {
         #expect(try server.requestCount(prefix: path) == 1)
     }
 
+    @Test func partialContentIsAnErrorEvenWithAnImageBody() async throws {
+        // A newcomer saw a 206 with half a JPEG cached as a whole image by `prefetch --data-only`.
+        let path = "/status?code=206&k=\(LoadingFixtures.key())"
+        await #expect(throws: DataLoadingError.statusCode(206)) {
+            _ = try await loader.data(for: URLRequest(url: server.url(path)))
+        }
+    }
+
     @Test func emptyBodyIsAnError() async throws {
         await #expect(throws: DataLoadingError.emptyBody) {
             _ = try await loader.data(for: URLRequest(url: server.url("/empty")))
