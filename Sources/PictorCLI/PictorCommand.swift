@@ -46,6 +46,9 @@ public enum PictorCommand {
         let context = CommandContext(console: console, environment: environment)
         do {
             switch command {
+            case "help" where !args.isEmpty:
+                // `pictor help fetch` = `pictor fetch --help`
+                return await run([args[0], "--help"], console: console, environment: environment)
             case "-h", "--help", "help":
                 console.print(usage)
                 return ExitCode.success

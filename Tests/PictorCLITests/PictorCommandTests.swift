@@ -125,4 +125,61 @@ import Testing
         #expect(code == 64)
         #expect(console.errors.contains("is a directory"))
     }
+
+    @Test func aHugeSizeLimitIsAUsageErrorNotACrash() async {
+        let (code, console) = await run(["cache", "trim", "--size-limit", "99999999999T", "--cache-dir", "/tmp/pictor-none"])
+        #expect(code == 64)
+        #expect(console.errors.contains("too large"))
+    }
+
+    @Test func crlfListsAreSplitIntoLines() async throws {
+        let list = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-crlf-\(UUID().uuidString).txt")
+        try "http://127.0.0.1:9/a.png\r\nftp://example.org/b.png\r\n".write(to: list, atomically: false, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: list) }
+        let (code, console) = await run(["prefetch", list.path])
+        #expect(code == 64)
+        #expect(console.errors.contains("\(list.path):2: invalid URL 'ftp://example.org/b.png'"), "\(console.errors)")
+    }
+
+    @Test func anImageFileGivenToPrefetchIsOneURL() async throws {
+        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/pngsuite/basn2c08.png")
+        guard FileManager.default.fileExists(atPath: corpus.path) else { return }
+        let (code, console) = await run(["prefetch", corpus.path, "--no-cache"])
+        #expect(code == 0, "\(console.errors)")
+        #expect(console.output.contains("1 (1 ok, 0 failed)"), "\(console.output)")
+    }
+
+    @Test func aFolderThatIsNotACacheIsNeverAdoptedOrCleared() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-notcache-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let precious = dir.appendingPathComponent(String(repeating: "ab", count: 32))
+        try Data("not an image cache entry".utf8).write(to: precious)
+        for args in [["cache", "stats"], ["cache", "clear", "--force"], ["fetch", "http://127.0.0.1:9/a.png"]] {
+            let (code, console) = await run(args + ["--cache-dir", dir.path])
+            #expect(code == 1, "\(args)")
+            #expect(console.errors.contains("is not a Pictor cache"), "\(args): \(console.errors)")
+        }
+        #expect(FileManager.default.fileExists(atPath: precious.path))
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("index.sqlite").path))
+    }
+
+    @Test func reportPathIsCheckedBeforeAnyWork() async {
+        let (code, console) = await run(["prefetch", "http://127.0.0.1:9/a.png", "--report", FileManager.default.temporaryDirectory.path, "--no-cache"])
+        #expect(code == 64)
+        #expect(console.errors.contains("is a directory"))
+    }
+
+    @Test func printedURLsHideCredentialsAndStayShort() {
+        #expect(Formatting.url(URL(string: "http://user:secret@example.org/a.jpg")!) == "http://user:***@example.org/a.jpg")
+        let long = URL(string: "data:image/png;base64," + String(repeating: "A", count: 1000))!
+        #expect(Formatting.url(long).count < 240)
+    }
+
+    @Test func helpCommandShowsTheSubcommandsHelp() async {
+        let (code, console) = await run(["help", "fetch"])
+        #expect(code == 0)
+        #expect(console.output.contains("USAGE: pictor fetch"))
+    }
 }

@@ -11,7 +11,7 @@ enum CacheCommand {
     encrypted cache opens only with its own key (--key-file); a plain one only without a key.
 
     SUBCOMMANDS:
-      stats                 entry count, total size, limits, hit/miss counters
+      stats                 entry count, total size, limits, last-access range, formats
       list [--limit N]      entries, least recently used first: digest, bytes, format, last access, expiry
       trim [--size-limit BYTES] [--max-age SECONDS]
                             remove expired entries, then least recently used ones down to the limit

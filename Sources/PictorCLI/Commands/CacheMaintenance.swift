@@ -22,6 +22,7 @@ enum CacheMaintenance {
         if ["stats", "list", "verify", "rekey", "trim"].contains(sub), !FileManager.default.fileExists(atPath: options.directory.path) {
             throw CLIError.failure("no cache at \(options.directory.path)")
         }
+        try options.checkIsCacheDirectory()
         let cache = try open(options, context: context, sizeLimit: sizeLimit, maxAge: maxAge, discardingOnKeyMismatch: force)
         defer { cache.flush() }
         switch sub {

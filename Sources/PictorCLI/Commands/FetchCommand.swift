@@ -50,12 +50,12 @@ enum FetchCommand {
             let result = await job.run(pipeline: stack.pipeline, output: output, outputIsDirectory: outputIsDirectory)
             switch result.status {
             case .ok:
-                var line = "\(url.absoluteString)  \(result.layer)  \(result.width)×\(result.height)  \(Formatting.bytes(result.bytes))  \(Formatting.milliseconds(result.seconds))"
+                var line = "\(Formatting.url(url))  \(result.layer)  \(result.width)×\(result.height)  \(Formatting.bytes(result.bytes))  \(Formatting.milliseconds(result.seconds))"
                 if let written = result.outputPath { line += "  → \(written) (\(Formatting.bytes(result.writtenBytes)))" }
                 context.console.print(line)
             case .failed(let reason):
                 failures += 1
-                context.console.error("\(url.absoluteString)  failed: \(reason)")
+                context.console.error("\(Formatting.url(url))  failed: \(reason)")
             }
         }
         return failures == 0 ? ExitCode.success : ExitCode.failure

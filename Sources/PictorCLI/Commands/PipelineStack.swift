@@ -12,10 +12,16 @@ struct PipelineStack: Sendable {
         if cache.disabled {
             diskCache = nil
         } else {
+            try cache.checkIsCacheDirectory()
             do {
                 diskCache = try DiskCache.standard(directory: cache.directory, encryptionKey: key, logger: log)
-            } catch {
-                throw cache.openError(error)
+            } catch let error as DiskCacheError {
+                // A key problem is the user's to fix: refuse. Anything else (a full disk, a
+                // broken index that cannot be rebuilt): load without the disk layer, as the
+                // pipeline must keep working when the cache cannot.
+                if case .keyMismatch = error { throw cache.openError(error) }
+                console.error("pictor[warning]: disk cache unavailable, loading without it: \(error)")
+                diskCache = nil
             }
         }
         pipeline = ImagePipeline(configuration: .standard(diskCache: diskCache, logger: log))

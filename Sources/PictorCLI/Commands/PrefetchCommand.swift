@@ -44,7 +44,23 @@ enum PrefetchCommand {
         }
         let urls = try readURLs(inputs)
         guard !urls.isEmpty else { throw CLIError.usage("no URLs found in \(inputs.joined(separator: " "))") }
-        if let out { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) }
+        if let out {
+            if FileManager.default.fileExists(atPath: out), !FetchCommand.isDirectory(out) {
+                throw CLIError.usage("'--out \(out)' is a file; pass a directory")
+            }
+            do {
+                try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError.failure("cannot create output directory '\(out)'")
+            }
+        }
+        if let reportPath {
+            if FetchCommand.isDirectory(reportPath) { throw CLIError.usage("'--report \(reportPath)' is a directory; pass a file name") }
+            let parent = (reportPath as NSString).deletingLastPathComponent
+            if !parent.isEmpty, !FetchCommand.isDirectory(parent) {
+                throw CLIError.usage("'--report \(reportPath)': directory '\(parent)' does not exist")
+            }
+        }
 
         let stack = try PipelineStack(cache: cache, console: context.console)
         defer { stack.close() }
@@ -59,7 +75,11 @@ enum PrefetchCommand {
         let elapsed = (ContinuousClock.now - start).seconds
         let summary = PrefetchSummary(results: results, elapsed: elapsed)
         context.console.print(summary.text)
-        if let reportPath { try summary.writeReport(to: reportPath) }
+        if let reportPath {
+            do { try summary.writeReport(to: reportPath) } catch {
+                throw CLIError.failure("cannot write report '\(reportPath)': \(error.localizedDescription)")
+            }
+        }
         return summary.failures.isEmpty ? ExitCode.success : ExitCode.failure
     }
 
@@ -72,10 +92,18 @@ enum PrefetchCommand {
                 urls.append(try FetchCommand.parseURL(input))
                 continue
             }
-            guard let text = try? String(contentsOfFile: input, encoding: .utf8) else {
-                throw CLIError.usage("cannot read URL list '\(input)' (not a URL, and not a readable file)")
+            guard let bytes = FileManager.default.contents(atPath: input) else {
+                throw CLIError.usage("cannot read '\(input)' (not a URL, and not a readable file)")
             }
-            for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            // An image file given directly is one URL, not a list.
+            if ImageFormat.sniff(bytes) != nil, input.hasPrefix("/") || input.hasPrefix(".") {
+                urls.append(try FetchCommand.parseURL(input.hasPrefix("/") ? input : FileManager.default.currentDirectoryPath + "/" + input))
+                continue
+            }
+            // Lossy UTF-8, so that a Latin-1 comment does not make the whole list unreadable.
+            let text = String(decoding: bytes, as: UTF8.self)
+            // `isNewline` splits LF, CRLF (one Character in Swift) and CR alike.
+            for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
                 let line = raw.trimmingCharacters(in: .whitespaces)
                 if line.isEmpty || line.hasPrefix("#") { continue }
                 do {

@@ -29,7 +29,7 @@ struct PrefetchSummary {
             lines.append("  failures:")
             for (why, count) in reasons.sorted(by: { $0.value > $1.value }) { lines.append("    \(count) × \(why)") }
             for r in failures.prefix(20) {
-                if case .failed(let why) = r.status { lines.append("    \(r.url.absoluteString): \(why)") }
+                if case .failed(let why) = r.status { lines.append("    \(Formatting.url(r.url)): \(why)") }
             }
             if failures.count > 20 { lines.append("    … and \(failures.count - 20) more") }
         }
@@ -44,7 +44,7 @@ struct PrefetchSummary {
             case .ok: ("ok", "")
             case .failed(let why): ("failed", why)
             }
-            out += [r.url.absoluteString, status, r.layer, "\(r.width)", "\(r.height)", "\(r.bytes)",
+            out += [Formatting.url(r.url), status, r.layer, "\(r.width)", "\(r.height)", "\(r.bytes)",
                     String(format: "%.1f", r.seconds * 1000), r.outputFileName ?? "", "\(r.writtenBytes)", error].map(clean).joined(separator: "\t") + "\n"
         }
         try out.write(toFile: path, atomically: false, encoding: .utf8)

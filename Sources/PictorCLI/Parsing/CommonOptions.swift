@@ -25,6 +25,18 @@ struct CacheOptions {
             keyFile: keyFile, disabled: disabled)
     }
 
+    /// Refuses a directory that exists, is not empty and holds no Pictor index: the cache
+    /// treats digest-named files in its directory as its own, so it must not adopt a folder of
+    /// other files (`--cache-dir ~/Downloads`).
+    /// - Throws: ``CLIError/failure(_:)``.
+    func checkIsCacheDirectory() throws {
+        let path = directory.path
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path), !names.isEmpty else { return }
+        if !names.contains("index.sqlite") {
+            throw CLIError.failure("\(path) is not a Pictor cache (no index.sqlite) and is not empty; use a new or empty directory")
+        }
+    }
+
     /// Loads the key named by `--key-file`, if any.
     /// - Throws: ``CLIError/failure(_:)`` when the file is missing, malformed or readable by others.
     func loadKey() throws -> SymmetricKey? {
@@ -102,8 +114,20 @@ enum OutputFormatOption {
     }
 }
 
-/// Byte counts and durations for people.
+/// Byte counts, durations and URLs for people.
 enum Formatting {
+    /// A URL as printed: a password is replaced by `***`, and a long URL (a large `data:` URL)
+    /// is cut to 200 characters with its length.
+    static func url(_ url: URL) -> String {
+        var text = url.absoluteString
+        if url.password != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) {
+            components.password = "***"
+            text = components.string ?? text
+        }
+        if text.count > 200 { text = String(text.prefix(200)) + "… (\(text.count) characters)" }
+        return text
+    }
+
     static func bytes(_ n: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(n)
@@ -124,6 +148,8 @@ enum Formatting {
         guard let value = Int64(digits), value >= 0 else {
             throw CLIError.usage("invalid value '\(text)' for '\(option)': expected bytes, e.g. 500M or 2G")
         }
-        return value * multiplier
+        let (bytes, overflow) = value.multipliedReportingOverflow(by: multiplier)
+        guard !overflow else { throw CLIError.usage("invalid value '\(text)' for '\(option)': too large") }
+        return bytes
     }
 }
