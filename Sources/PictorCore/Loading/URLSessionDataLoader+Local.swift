@@ -12,6 +12,12 @@ extension URLSessionDataLoader {
         _ url: URL, didReceiveChunk: @escaping @Sendable (Data, TransferProgress) -> Void
     ) async throws -> URLResponse {
         let path = url.path
+        // Only regular files: opening a FIFO with no writer (or a device) would block forever,
+        // outside Pictor's deadline.
+        var info = stat()
+        if stat(path, &info) == 0, info.st_mode & S_IFMT != S_IFREG {
+            throw DataLoadingError.transport(code: URLError.fileIsDirectory.rawValue, message: "not a regular file")
+        }
         let handle: FileHandle
         do {
             handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))

@@ -27,6 +27,16 @@ struct URLSessionDataLoaderTests {
         }
     }
 
+    @Test func aFIFOIsRefusedInsteadOfBlocking() async throws {
+        // A newcomer's `pictor fetch /tmp/fifo` (no writer) hung past every deadline in open(2).
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-fifo-\(UUID())").path
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        await #expect(throws: DataLoadingError.transport(code: URLError.fileIsDirectory.rawValue, message: "not a regular file")) {
+            _ = try await loader.data(for: URLRequest(url: URL(fileURLWithPath: path)))
+        }
+    }
+
     @Test func dataURLsAreDecoded() async throws {
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13])
         let url = URL(string: "data:image/png;base64,\(png.base64EncodedString())")!
