@@ -23,6 +23,16 @@ struct DiskCacheBasicTests {
         #expect(reopened.totalSize == onDiskSize(50_000))
     }
 
+    @Test func theIndexIsOwnerOnlyLikeTheEntries() throws {
+        // A newcomer found index.sqlite at 0644 while entries are 0600.
+        let cache = try DiskCache(configuration: .test(directory))
+        cache.store(testBytes(100), for: "k")
+        cache.flush()
+        var info = stat()
+        #expect(stat(directory.url.appendingPathComponent("index.sqlite").path, &info) == 0)
+        #expect(info.st_mode & 0o077 == 0, "index.sqlite mode \(String(info.st_mode & 0o777, radix: 8))")
+    }
+
     @Test func pendingWriteIsReadableAtOnce() throws {
         // Given a store whose writer has not run (the queue is held)
         let cache = try DiskCache(configuration: .test(directory))

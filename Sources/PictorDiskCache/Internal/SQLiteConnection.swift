@@ -42,6 +42,12 @@ final class SQLiteConnection {
     init(path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws(SQLiteError) {
         var handle: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
+        // Create the index owner-only, like the entry files (its -wal and -shm files take the
+        // same mode): validators and access times are nobody else's business.
+        if access(path, F_OK) != 0 {
+            let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+            if fd >= 0 { close(fd) }
+        }
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
