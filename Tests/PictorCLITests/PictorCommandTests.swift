@@ -82,6 +82,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: "--cache-dir"))
     }
 
+    @Test func outputToADashIsAUsageErrorInBothSpellings() async {
+        for args in [["-o", "-"], ["--output=-"]] {
+            let (code, console) = await run(["fetch", "http://127.0.0.1:9/a.jpg", "--no-cache"] + args)
+            #expect(code == 64, "\(args)")
+            #expect(console.errors.contains("'-o'") || console.errors.contains("missing value"), "\(console.errors)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: "-"))
+    }
+
     @Test func prefetchListErrorsNameTheRealLineNumber() async throws {
         let list = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-list-\(UUID().uuidString).txt")
         try "\n\n# comment\nnot a url\n".write(to: list, atomically: false, encoding: .utf8)

@@ -27,6 +27,9 @@ enum FetchCommand {
         if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
         let resize = try ResizeOption.parse(try parser.option("--resize"))
         let output = try parser.option("-o", "--output")
+        if output == "-" || output?.isEmpty == true {
+            throw CLIError.usage("invalid value '\(output ?? "")' for '-o': name a file or a directory (standard output is not supported)")
+        }
         let format = try OutputFormatOption.parse(try parser.option("--format"))
         let quality = try parser.intOption("--quality", in: 1...100) ?? 85
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)

@@ -19,7 +19,9 @@ enum PrefetchCommand {
       --out DIR             also write each image into DIR
       --format F            output format for --out: jpeg, png, webp, avif or gif (default: source, else png)
       --quality Q           1...100 for lossy output (default 85)
-      --data-only           fetch and validate the bytes into the disk cache without decoding
+      --data-only           fetch the bytes into the disk cache without decoding; the format is checked
+                            from the bytes, but a corrupt image is only found (and removed) when it is
+                            first decoded
       --report FILE         write one TSV line per URL: url, status, layer, width, height, bytes, ms, output, output bytes, error
     \(CacheOptions.help)
       --no-cache            use no disk cache (memory only)
