@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT_DIR=$(pwd)
 OUT="$ROOT_DIR/demo-out"
-CORPUS="$ROOT_DIR/../shared/corpus"
+CORPUS="${PICTOR_DEMO_CORPUS:-$ROOT_DIR/../shared/corpus}"   # override to try another folder
 
 bash scripts/bootstrap.sh
 echo "== building pictor (release)"
@@ -32,7 +32,6 @@ else
   : > "$OUT/paths.txt"
   for i in $(seq 1 24); do
     w=$((640 + 40 * i)); h=$((480 + 20 * (i % 7)))
-    vips black "$OUT/run/b.v" "$w" "$h" --bands 3
     vips gaussnoise "$OUT/run/n.v" "$w" "$h" --mean 128 --sigma $((20 + i))
     vips linear "$OUT/run/n.v" "$OUT/run/c.v" "1 0.8 0.6" "$((i * 5)) 20 40" --uchar
     ext=jpg; [ $((i % 3)) -eq 1 ] && ext=png; [ $((i % 3)) -eq 2 ] && ext=webp
