@@ -15,6 +15,7 @@ public enum CLIError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A one-line, human-readable description (used in logs and CLI messages).
     public var description: String {
         switch self {
         case .usage(let m): m

@@ -99,6 +99,7 @@ public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConverti
     /// The data is corrupt; `message` is the decoder library's own text.
     case corrupt(ImageFormat?, message: String)
 
+    /// A one-line, human-readable description (used in logs and CLI messages).
     public var description: String {
         switch self {
         case .emptyData: "empty data"

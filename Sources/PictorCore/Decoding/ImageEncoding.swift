@@ -19,6 +19,7 @@ public enum ImageEncodingError: Error, Sendable, Equatable, CustomStringConverti
     /// The encoding library failed; `message` is its text.
     case failed(ImageFormat, message: String)
 
+    /// A one-line, human-readable description (used in logs and CLI messages).
     public var description: String {
         switch self {
         case .unsupportedFormat(let f): "cannot encode \(f.rawValue)"

@@ -86,5 +86,6 @@ public struct TransferProgress: Sendable, Hashable {
 public enum RequestPriority: Int, Sendable, Hashable, Comparable, CaseIterable, Codable {
     case veryLow = 0, low, normal, high, veryHigh
 
+    /// Orders by raw value, lowest first.
     public static func < (lhs: RequestPriority, rhs: RequestPriority) -> Bool { lhs.rawValue < rhs.rawValue }
 }

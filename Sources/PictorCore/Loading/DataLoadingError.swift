@@ -36,6 +36,7 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
     /// A transport error (connection refused, reset, DNS, TLS…): the `URLError` code and its text.
     case transport(code: Int, message: String)
 
+    /// A one-line, human-readable description (used in logs and CLI messages).
     public var description: String {
         switch self {
         case .statusCode(let code): "HTTP status \(code)"

@@ -10,7 +10,9 @@ public struct PictorLog: Sendable {
     public enum Level: Int, Sendable, Comparable, CaseIterable, CustomStringConvertible {
         case debug, info, warning, error
 
+        /// Orders by raw value, lowest first.
         public static func < (a: Level, b: Level) -> Bool { a.rawValue < b.rawValue }
+        /// A one-line, human-readable description (used in logs and CLI messages).
         public var description: String { ["debug", "info", "warning", "error"][rawValue] }
     }
 

@@ -44,6 +44,7 @@ public enum ImageProcessingError: Error, Sendable, Equatable, CustomStringConver
     /// The pixel engine failed; `message` is its own text.
     case failed(processor: String, message: String)
 
+    /// A one-line, human-readable description (used in logs and CLI messages).
     public var description: String {
         switch self {
         case .invalidParameter(let p, let m): "\(p): invalid parameter: \(m)"

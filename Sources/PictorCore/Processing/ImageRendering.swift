@@ -27,10 +27,16 @@ public protocol ImageRendering: Sendable {
 public struct UnavailableImageRenderer: ImageRendering {
     /// Creates the renderer.
     public init() {}
+    /// Throws ``ImageProcessingError/noRenderer``.
     public func resize(_ image: Image, to options: ThumbnailOptions) throws -> Image { throw ImageProcessingError.noRenderer }
+    /// Throws ``ImageProcessingError/noRenderer``.
     public func crop(_ image: Image, x: Int, y: Int, width: Int, height: Int) throws -> Image { throw ImageProcessingError.noRenderer }
+    /// Throws ``ImageProcessingError/noRenderer``.
     public func roundCorners(_ image: Image, radius: Double) throws -> Image { throw ImageProcessingError.noRenderer }
+    /// Throws ``ImageProcessingError/noRenderer``.
     public func circle(_ image: Image) throws -> Image { throw ImageProcessingError.noRenderer }
+    /// Throws ``ImageProcessingError/noRenderer``.
     public func gaussianBlur(_ image: Image, sigma: Double) throws -> Image { throw ImageProcessingError.noRenderer }
+    /// Throws ``ImageProcessingError/noRenderer``.
     public func grayscale(_ image: Image) throws -> Image { throw ImageProcessingError.noRenderer }
 }

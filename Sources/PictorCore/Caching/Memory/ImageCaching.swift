@@ -28,11 +28,14 @@ public struct ImageCacheKey: Hashable, Sendable, CustomStringConvertible {
         self.precomputedHash = rawValue.hashValue
     }
 
+    /// Equal when the full key texts are equal (the precomputed hash is compared first).
     public static func == (lhs: ImageCacheKey, rhs: ImageCacheKey) -> Bool {
         lhs.precomputedHash == rhs.precomputedHash && lhs.rawValue == rhs.rawValue
     }
 
+    /// Feeds the hash computed once at creation.
     public func hash(into hasher: inout Hasher) { hasher.combine(precomputedHash) }
 
+    /// A one-line, human-readable description (used in logs and CLI messages).
     public var description: String { rawValue }
 }

@@ -11,6 +11,7 @@ public enum MemoryCacheEvictionReason: Int, Sendable, Hashable, CaseIterable, Cu
     /// ``MemoryCache/handleMemoryPressure(_:)``.
     case memoryPressure = 4
 
+    /// A one-line, human-readable description (used in logs and CLI messages).
     public var description: String {
         switch self {
         case .costLimit: "cost limit"
@@ -63,6 +64,7 @@ public struct MemoryCacheStatistics: Sendable, Hashable, CustomStringConvertible
         return lookups == 0 ? 0 : Double(hits) / Double(lookups)
     }
 
+    /// A one-line, human-readable description (used in logs and CLI messages).
     public var description: String {
         let evicted = MemoryCacheEvictionReason.allCases
             .map { "\($0): \(evictions($0))" }.joined(separator: ", ")
