@@ -130,10 +130,21 @@ extension DiskCache {
         let index = resources.index
         let keyCheck = KeyCheck(currentCipher)
         let rotated = keyCheck != resources.keyCheck
-        do {
+        func clearIndex() throws(SQLiteError) {
             try index.connection.transaction { () throws(SQLiteError) in
                 try index.clearAllIntoIntents()
                 if rotated { try index.setKeyCheck(keyCheck, replacing: true) }
+            }
+        }
+        do {
+            do {
+                try clearIndex()
+            } catch let error where error.isFull {
+                // A full disk leaves no room for the intents: delete the entry files first to
+                // free it, then record the clear. A crash in between leaves rows without files,
+                // which read as misses and are dropped on the next open.
+                for file in files.scanEntries() { files.remove(file.digest) }
+                try clearIndex()
             }
             resources.keyCheck = keyCheck
             try index.replayIntents(files: files)
