@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(name: "PictorCoreTests", dependencies: ["PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCryptoTests", dependencies: ["PictorCrypto", "PictorCore"]),
         .testTarget(name: "PictorDiskCacheTests", dependencies: ["PictorDiskCache", "PictorCrypto", "PictorCore", "PictorTestSupport"]),
-        .testTarget(name: "PictorVipsTests", dependencies: ["PictorVips", "PictorCore"]),
+        .testTarget(name: "PictorVipsTests", dependencies: ["PictorVips", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor"]),
         .testTarget(name: "PictorIntegrationTests", dependencies: ["Pictor", "PictorTestSupport"]),
     ]

@@ -1,6 +1,7 @@
 import Foundation
 import PictorCore
 import PictorVips
+import PictorTestSupport
 import Testing
 
 /// Cut and corrupted copies of corpus files: each decode either succeeds or throws an
@@ -13,22 +14,10 @@ struct DamagedInputTests {
         "pillow/hopper.webp", "webp/lossless_vec_1_0.webp", "pillow/iss634.webp", "pillow/avif_hopper.avif", "pillow/avif_hopper.heif",
     ]
 
-    /// SplitMix64, so the damage is the same on every run.
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func variants(of data: Data, seed: UInt64) -> [Data] {
         let n = data.count
         var out = [1, 3, 8, 16, 33, 100, n / 3, n / 2, n - 2].filter { $0 > 0 && $0 < n }.map { Data(data.prefix($0)) }
-        var generator = Generator(state: seed)
+        var generator = SplitMix64(seed: seed)
         for flips in [1, 1, 2, 4, 4, 8, 32, 32] {
             var bytes = [UInt8](data)
             for _ in 0..<flips {

@@ -1,3 +1,4 @@
+import PictorTestSupport
 import Testing
 @testable import PictorCore
 

@@ -5,18 +5,6 @@ import Testing
 
 @Suite(.timeLimit(.minutes(2)))
 struct ImagePipelineStressTests {
-    /// A deterministic pseudo-random sequence (SplitMix64), so a failure can be replayed.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [1, 2, 3])
     func thousandsOfTasksWithRandomCancellationsAllEndAndTheCountersAddUp(seed: UInt64) async throws {
         // Given 20 URLs (one failing), several chains and thumbnails, and a held network
@@ -26,7 +14,7 @@ struct ImagePipelineStressTests {
         h.fetcher.stub(failing, error: .statusCode(503))
         urls.append(failing)
         let chains: [[any ImageProcessing]] = [[], [h.tag(1)], [h.tag(1), h.tag(2)], [h.tag(3, fails: true)]]
-        var random = SplitMix(state: seed)
+        var random = SplitMix64(seed: seed)
         h.fetcher.gate.close()
 
         // When 3,000 tasks start, a third are cancelled at random moments and some change priority
@@ -77,7 +65,7 @@ struct ImagePipelineStressTests {
         let urls = (0..<200).map { h.stub("p\($0).img", width: 32, height: 32) }
         let prefetcher = ImagePrefetcher(pipeline: h.pipeline, destination: .memoryCache, maxConcurrentRequestCount: 4)
         let diskPrefetcher = ImagePrefetcher(pipeline: h.pipeline, destination: .diskCache, maxConcurrentRequestCount: 3)
-        var random = SplitMix(state: 42)
+        var random = SplitMix64(seed: 42)
         var live: [ImageTask] = []
 
         for round in 0..<50 {
