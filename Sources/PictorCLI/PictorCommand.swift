@@ -80,14 +80,6 @@ struct CommandContext: Sendable {
     let console: Console
     let environment: [String: String]
 
-    /// `$XDG_CACHE_HOME/pictor`, else `~/.cache/pictor` (XDG Base Directory specification).
-    var defaultCacheDirectory: URL {
-        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty {
-            return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("pictor", isDirectory: true)
-        }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-        return URL(fileURLWithPath: home, isDirectory: true)
-            .appendingPathComponent(".cache", isDirectory: true)
-            .appendingPathComponent("pictor", isDirectory: true)
-    }
+    /// `$XDG_CACHE_HOME/pictor`, else `~/.cache/pictor`, from this command's environment.
+    var defaultCacheDirectory: URL { DiskCache.defaultDirectory(environment: environment) }
 }
