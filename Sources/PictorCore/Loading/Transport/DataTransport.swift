@@ -1,0 +1,86 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Performs one HTTP exchange for ``DataLoader``: the network seam under the loading stage.
+///
+/// A transport sends exactly the request it is given and returns the first final response
+/// (it never follows a redirect: a 3xx comes back as is, and ``DataLoader`` decides whether to
+/// follow it). It owns what only the wire can see:
+/// - content decoding (`Accept-Encoding`); the body it returns is decoded, so its length is not
+///   comparable with an encoded `Content-Length`;
+/// - truncation: a body that ends before its `Content-Length` (counted on the wire) fails with
+///   ``DataLoadingError/truncated(received:expected:)``;
+/// - the limits in ``TransportRequest``: connect, idle and overall timeouts and the body-size
+///   cap, each failing the exchange at once with its ``DataLoadingError``;
+/// - cancellation: cancelling the calling task throws `CancellationError` promptly and releases
+///   the connection.
+///
+/// It does not validate statuses or content (``DataLoader`` does, in one place).
+///
+/// Implementations: ``URLSessionTransport`` (FoundationNetworking, in `PictorCore`) and
+/// `CurlTransport` (libcurl's multi interface, in `PictorCurl`; the default of the `Pictor`
+/// product on Linux).
+public protocol DataTransport: Sendable {
+    /// Sends `request` and returns the response with its whole (decoded) body.
+    ///
+    /// - Throws: ``DataLoadingError`` (`truncated`, `responseTooLarge`, `idleTimeout`,
+    ///   `timedOut`, `transport`), or `CancellationError`.
+    func send(_ request: TransportRequest) async throws -> TransportResponse
+}
+
+/// One exchange for a ``DataTransport``: the request and its limits.
+public struct TransportRequest: Sendable {
+    /// The request as it goes on the wire: an `http` or `https` URL, method, headers, body.
+    public var urlRequest: URLRequest
+    /// Seconds allowed to establish the connection (TCP and TLS). `10` by default.
+    public var connectTimeout: Double
+    /// Seconds without receiving a byte before the exchange fails with
+    /// ``DataLoadingError/idleTimeout(seconds:)``. `30` by default.
+    public var idleTimeout: Double
+    /// Seconds for the whole exchange, connect to last byte, before it fails with
+    /// ``DataLoadingError/timedOut(seconds:)``. `60` by default; ``DataLoader`` passes the time
+    /// left before its overall deadline.
+    public var timeout: Double
+    /// The overall deadline reported in ``DataLoadingError/timedOut(seconds:)``, in seconds
+    /// (the loader's whole budget, which may be longer than ``timeout``). Defaults to ``timeout``.
+    public var reportedTimeout: Double
+    /// Largest decoded body accepted, in bytes; past it the exchange stops at once with
+    /// ``DataLoadingError/responseTooLarge(limit:)`` (a `Content-Length` above it, on an
+    /// unencoded response, fails before the body is read). `nil` for no cap (the default).
+    public var maximumBodySize: Int64?
+    /// Called with the decoded bytes received so far and the expected total (`Content-Length`
+    /// of an unencoded response, else `-1`): once when the headers arrive, then as the body
+    /// streams. May be called on any thread; keep it cheap.
+    public var progress: (@Sendable (TransferProgress) -> Void)?
+
+    /// Creates an exchange with the defaults above.
+    public init(
+        urlRequest: URLRequest, connectTimeout: Double = 10, idleTimeout: Double = 30, timeout: Double = 60,
+        reportedTimeout: Double? = nil, maximumBodySize: Int64? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) {
+        self.urlRequest = urlRequest
+        self.connectTimeout = connectTimeout
+        self.idleTimeout = idleTimeout
+        self.timeout = timeout
+        self.reportedTimeout = reportedTimeout ?? timeout
+        self.maximumBodySize = maximumBodySize
+        self.progress = progress
+    }
+}
+
+/// What a ``DataTransport`` returns: the final response of one exchange and its decoded body.
+public struct TransportResponse: Sendable {
+    /// The response (status, headers, the URL it answered).
+    public var response: HTTPURLResponse
+    /// The whole body, content-decoded. Empty for a 304, a HEAD or an empty body.
+    public var body: Data
+
+    /// Creates a response.
+    public init(response: HTTPURLResponse, body: Data) {
+        self.response = response
+        self.body = body
+    }
+}
