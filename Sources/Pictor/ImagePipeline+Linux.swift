@@ -6,8 +6,8 @@ import PictorVips
 
 extension ImagePipeline.Configuration {
     /// The Linux stack: ``ImageCache/shared`` in memory, a ``DiskCache`` at
-    /// ``DiskCache/defaultDirectory`` (plain), the ``DataLoader`` over URLSession behind an
-    /// ``ImageDataFetcher`` (HTTP caching), the libvips decoder registry, encoder and renderer.
+    /// ``DiskCache/defaultDirectory`` (plain) with HTTP caching, a ``DataLoader`` (shared by
+    /// every default configuration), the libvips decoder registry, encoder and renderer.
     ///
     /// Every configuration made from `.default` shares one ``DiskCache`` instance, opened on
     /// first use. When the default directory cannot be opened (read-only home, a cache
@@ -22,23 +22,34 @@ extension ImagePipeline.Configuration {
     /// - Parameters:
     ///   - diskCache: the disk layer; `nil` for memory and network only.
     ///   - imageCache: the memory layer; default ``ImageCache/shared``.
-    ///   - dataLoader: the network layer; default a new ``DataLoader``.
+    ///   - dataLoader: the network layer; default ``DataLoader/shared`` (one connection pool
+    ///     per process).
+    ///   - cachePolicy: how disk entries are judged fresh; default ``ImagePipeline/HTTPCachePolicy/http``.
     ///   - logger: where warnings go; default ``PictorLog/standardError``.
     public static func standard(
         diskCache: DiskCache?,
         imageCache: (any ImageCaching)? = ImageCache.shared,
-        dataLoader: any DataLoading = DataLoader(),
+        dataLoader: any DataLoading = DataLoader.shared,
+        cachePolicy: ImagePipeline.HTTPCachePolicy = .http,
         logger: PictorLog = .standardError
     ) -> ImagePipeline.Configuration {
         ImagePipeline.Configuration(
-            dataFetcher: ImageDataFetcher(loader: dataLoader, cache: diskCache),
+            dataLoader: dataLoader,
             decoder: ImageDecoderRegistry.vips,
             imageCache: imageCache,
             dataCache: diskCache,
+            httpCachePolicy: cachePolicy,
             encoder: VipsEncoder(),
             renderer: VipsRenderer(),
             logger: logger)
     }
+}
+
+extension DataLoader {
+    /// The loader of ``ImagePipeline/Configuration/default`` and of `.standard(...)`
+    /// configurations: the default ``DataLoader/Configuration`` over one transport, created on
+    /// first use and shared, so every pipeline of the process reuses its connections.
+    public static let shared = DataLoader()
 }
 
 extension ImagePipeline {

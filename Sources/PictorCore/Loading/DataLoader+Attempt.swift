@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -17,13 +16,15 @@ extension DataLoader {
     /// The deadline covers every attempt and backoff wait: an attempt still running at the
     /// deadline fails with ``DataLoadingError/timedOut(seconds:)``; a retry whose backoff would end
     /// after the deadline is not made (the last attempt's error is thrown).
-    func performWithRetries(_ id: Int, request: URLRequest) async throws -> (Data, URLResponse) {
+    func performWithRetries(
+        _ request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> (Data, URLResponse) {
         let policy = configuration.retryPolicy
         let deadline = Deadline(seconds: configuration.timeout)
         var retry = 0
         while true {
             do {
-                return try await performFollowingRedirects(id, request: request, deadline: deadline)
+                return try await performFollowingRedirects(request, deadline: deadline, progress: progress)
             } catch let failure as AttemptFailure {
                 if case .statusCode(let code) = failure.error, let url = request.url?.absoluteString {
                     failedURLs?.record(code, for: url)
@@ -42,151 +43,59 @@ extension DataLoader {
         }
     }
 
-    /// One attempt, following redirects with the hop limit and loop detection.
-    /// Redirect targets must pass ``RedirectSchemePolicy`` (http → http(s), https → https);
-    /// any other is ``DataLoadingError/redirectNotAllowed(fromScheme:toScheme:)``, never loaded.
-    func performFollowingRedirects(_ id: Int, request original: URLRequest, deadline: Deadline) async throws -> (Data, URLResponse) {
+    /// One attempt, following redirects by ``RedirectPolicy`` and validating the final answer
+    /// by ``ResponseValidation``.
+    func performFollowingRedirects(
+        _ original: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> (Data, URLResponse) {
         var request = original
-        var visited: Set<String> = [original.url?.absoluteString ?? ""]
-        var hops = 0
+        var redirects = RedirectPolicy(maximumRedirects: configuration.maximumRedirects, start: original.url)
         while true {
-            let (data, response) = try await attempt(id, request: request, deadline: deadline)
-            if let http = response as? HTTPURLResponse, [301, 302, 303, 307, 308].contains(http.statusCode),
-               let location = http.value(forHTTPHeaderField: "Location"),
-               let next = URL(string: location, relativeTo: request.url)?.absoluteURL {
-                if let refusal = RedirectSchemePolicy.refusal(from: request.url, to: next) {
-                    throw AttemptFailure(error: refusal)
+            let exchange = try await exchange(request, deadline: deadline, progress: progress)
+            switch ResponseValidation.status(of: exchange.response, for: request) {
+            case .redirect:
+                let target = RedirectPolicy.target(of: exchange.response, for: request)!
+                do {
+                    request = try redirects.follow(request, to: target, status: exchange.response.statusCode)
+                } catch {
+                    throw AttemptFailure(error: error)
                 }
-                hops += 1
-                guard hops <= configuration.maximumRedirects, visited.insert(next.absoluteString).inserted else {
-                    throw AttemptFailure(error: .tooManyRedirects)
+            case .notModified:
+                return (Data(), exchange.response)
+            case .failure(let status, let retryAfter):
+                throw AttemptFailure(error: .statusCode(status), retryAfter: retryAfter)
+            case .content:
+                do {
+                    try ResponseValidation.checkBody(exchange.body, response: exchange.response, limit: configuration.maximumResponseSize)
+                } catch {
+                    throw AttemptFailure(error: error)
                 }
-                request = Self.redirected(request, to: next, status: http.statusCode)
-                continue
+                return (exchange.body, exchange.response)
             }
-            return try validate(data, response, for: request)
         }
     }
 
-    /// The request for the next hop: 303 (and 301/302 after a non-GET) becomes a GET without
-    /// body; `Authorization` and `Cookie` are dropped when the host changes.
-    static func redirected(_ request: URLRequest, to url: URL, status: Int) -> URLRequest {
-        var next = request
-        next.url = url
-        if status == 303 || ((status == 301 || status == 302) && request.httpMethod != "GET" && request.httpMethod != "HEAD") {
-            next.httpMethod = "GET"
-            next.httpBody = nil
-        }
-        if url.host?.lowercased() != request.url?.host?.lowercased() || url.port != request.url?.port {
-            next.setValue(nil, forHTTPHeaderField: "Authorization")
-            next.setValue(nil, forHTTPHeaderField: "Cookie")
-        }
-        return next
-    }
-
-    /// One transport call with Pictor's size limit, ended at the overall `deadline`.
-    ///
-    /// The transport's idle timeout is lowered to the time left, so URLSession gives up by
-    /// itself no later than the deadline as well.
-    func attempt(_ id: Int, request original: URLRequest, deadline: Deadline) async throws -> (Data, URLResponse) {
-        var request = original
+    /// One transport exchange within what is left of `deadline`.
+    func exchange(
+        _ request: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> TransportResponse {
         let remaining = deadline.remaining
         guard remaining > 0 else { throw AttemptFailure(error: .timedOut(seconds: deadline.seconds)) }
-        request.timeoutInterval = min(request.timeoutInterval, remaining)
-        let control = AttemptControl()
-        let buffer = ByteAccumulator()
-        let limit = configuration.maximumResponseSize
-        let transport = self.transport
-        let inner = Task { [self] in
-            try await transport.loadData(for: request) { chunk, progress in
-                if let limit, progress.total > limit || progress.completed > limit {
-                    control.fail(.responseTooLarge(limit: limit))
-                    return
-                }
-                buffer.append(chunk)
-                self.report(progress, for: id)
-            }
-        }
-        control.setTask(inner)
-        let sleep = configuration.timeoutSleep
-        let timer = Task {
-            try await sleep(remaining)
-            control.fail(.timedOut(seconds: deadline.seconds))
-        }
-        defer { timer.cancel() }
+        let exchange = TransportRequest(
+            urlRequest: request,
+            connectTimeout: min(configuration.connectTimeout, remaining),
+            idleTimeout: min(configuration.idleTimeout, request.timeoutInterval > 0 ? request.timeoutInterval : .infinity, remaining),
+            timeout: remaining, reportedTimeout: deadline.seconds,
+            maximumBodySize: configuration.maximumResponseSize, progress: progress)
         do {
-            let response = try await withTaskCancellationHandler { try await inner.value } onCancel: { inner.cancel() }
-            if let reason = control.reason { throw AttemptFailure(error: reason) }
-            return (buffer.data, response)
+            return try await transport.send(exchange)
         } catch let error as DataLoadingError {
-            throw AttemptFailure(error: control.reason ?? error)
+            throw AttemptFailure(error: error)
         } catch is CancellationError {
-            if let reason = control.reason { throw AttemptFailure(error: reason) }
             throw CancellationError()
-        } catch let failure as AttemptFailure {
-            throw failure
         } catch {
-            if let reason = control.reason { throw AttemptFailure(error: reason) }
             let nsError = error as NSError
             throw AttemptFailure(error: .transport(code: nsError.code, message: nsError.localizedDescription))
         }
-    }
-
-    /// Checks status, length, emptiness, size and image signature.
-    func validate(_ data: Data, _ response: URLResponse, for request: URLRequest) throws -> (Data, URLResponse) {
-        if let http = response as? HTTPURLResponse {
-            let code = http.statusCode
-            if code == 304, request.value(forHTTPHeaderField: "If-None-Match") != nil
-                || request.value(forHTTPHeaderField: "If-Modified-Since") != nil {
-                return (Data(), response)
-            }
-            // 206 Partial Content is part of a body (Pictor never sends Range): never an image.
-            guard (200..<300).contains(code), code != 206 else {
-                let retryAfter = (code == 429 || code == 503) ? Self.retryAfter(http.value(forHTTPHeaderField: "Retry-After")) : nil
-                throw AttemptFailure(error: .statusCode(code), retryAfter: retryAfter)
-            }
-        }
-        let expected = response.expectedContentLength
-        if expected > 0, Int64(data.count) < expected {
-            throw AttemptFailure(error: .truncated(received: Int64(data.count), expected: expected))
-        }
-        guard !data.isEmpty else { throw AttemptFailure(error: .emptyBody) }
-        if let limit = configuration.maximumResponseSize, Int64(data.count) > limit {
-            throw AttemptFailure(error: .responseTooLarge(limit: limit))
-        }
-        guard ImageFormat.sniff(data) != nil else {
-            let type = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") ?? response.mimeType
-            throw AttemptFailure(error: .notAnImage(contentType: type))
-        }
-        return (data, response)
-    }
-
-    /// `Retry-After` as seconds: delta-seconds or an HTTP-date (RFC 9110 §10.2.3).
-    static func retryAfter(_ value: String?) -> Double? {
-        guard let value = value?.trimmingCharacters(in: .whitespaces) else { return nil }
-        if let seconds = Double(value), seconds >= 0 { return seconds }
-        guard let date = HTTPDate.parse(value) else { return nil }
-        return max(0, date.timeIntervalSinceNow)
-    }
-}
-
-/// Lets a chunk callback or the timer abort an attempt with a reason.
-final class AttemptControl: Sendable {
-    private let state = Mutex<(reason: DataLoadingError?, task: Task<URLResponse, any Error>?)>((nil, nil))
-
-    var reason: DataLoadingError? { state.withLock { $0.reason } }
-
-    func setTask(_ task: Task<URLResponse, any Error>) {
-        let cancel = state.withLock { s -> Bool in s.task = task; return s.reason != nil }
-        if cancel { task.cancel() }
-    }
-
-    func fail(_ reason: DataLoadingError) {
-        let task = state.withLock { s -> Task<URLResponse, any Error>? in
-            guard s.reason == nil else { return nil }
-            s.reason = reason
-            return s.task
-        }
-        task?.cancel()
     }
 }

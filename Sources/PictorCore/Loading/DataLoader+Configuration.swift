@@ -9,22 +9,23 @@ extension DataLoader {
         /// Transfers running at once; others wait, highest priority first. `6` by default
         /// (SDWebImage's `maxConcurrentDownloads` default, and URLSession's per-host limit).
         public var maximumConcurrentRequests: Int = 6
-        /// Whether identical requests (same method, URL, headers and body) share one transfer.
-        /// `true` by default.
-        public var isCoalescingEnabled: Bool = true
-        /// Largest body accepted, in bytes, checked against `Content-Length` as soon as the
-        /// headers arrive and again while the body streams; `nil` turns the check off.
+        /// Largest HTTP body accepted, in bytes (decoded, after `Content-Encoding`), checked
+        /// against an unencoded `Content-Length` as soon as the headers arrive and again while
+        /// the body streams; `nil` turns the check off. `file:` and `data:` URLs are not capped.
         /// `50 MiB` by default (a 12,000 × 8,000 JPEG is about 30 MB).
         public var maximumResponseSize: Int64? = 50 * 1024 * 1024
         /// Pictor's overall deadline for one request, in seconds, counted from when its transfer
         /// gets a slot (waiting behind ``maximumConcurrentRequests`` does not count): connect,
         /// headers and body of every attempt, redirects, and the backoff waits between retries
-        /// all count against it (issue 6:
-        /// "an overall request timeout enforced by Pictor"). Passing it fails with
-        /// ``DataLoadingError/timedOut(seconds:)``; a retry that could not start before it is not
-        /// made. `60` by default. URLSession on Linux does not enforce a resource timeout, so
-        /// Pictor does; the transport's idle timeout is also lowered to the time left.
+        /// all count against it. Passing it fails with ``DataLoadingError/timedOut(seconds:)``;
+        /// a retry that could not start before it is not made. `60` by default.
         public var timeout: Double = 60
+        /// Seconds allowed to connect (TCP and TLS) in one attempt; `10` by default.
+        public var connectTimeout: Double = 10
+        /// Seconds without a byte received before an attempt fails with
+        /// ``DataLoadingError/idleTimeout(seconds:)`` (transient: it is retried). `30` by default;
+        /// a request's own smaller `timeoutInterval` wins.
+        public var idleTimeout: Double = 30
         /// Retries after the first attempt for transient failures. See ``RetryPolicy``.
         public var retryPolicy = RetryPolicy()
         /// Redirect hops followed before failing with ``DataLoadingError/tooManyRedirects``; a
@@ -32,19 +33,14 @@ extension DataLoader {
         public var maximumRedirects: Int = 10
         /// Memory of permanently failed URLs; `nil` (off) by default.
         public var failedURLPolicy: FailedURLPolicy? = nil
-        /// A hook run on every request before it is sent (and before coalescing); `nil` by default.
+        /// A hook run on every request before it is sent (once per load, not per retry or
+        /// redirect); `nil` by default.
         public var requestModifier: RequestModifier? = nil
         /// The `Accept` header set when a request has none; `nil` sends none.
         /// ``DataLoader/defaultAcceptHeader`` by default.
         public var acceptHeader: String? = DataLoader.defaultAcceptHeader
         /// Sleeps for the given seconds; replaced in tests to record backoff delays.
         package var sleep: @Sendable (Double) async throws -> Void = { seconds in
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
-        }
-
-        /// Sleeps until Pictor's deadline; real time always (kept apart from ``sleep`` so tests that
-        /// skip backoff waits keep working timeouts).
-        package var timeoutSleep: @Sendable (Double) async throws -> Void = { seconds in
             try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
         }
 

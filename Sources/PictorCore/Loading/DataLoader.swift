@@ -1,176 +1,119 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// Pictor's full data loader: coalescing, priorities, bounded concurrency, validation, limits,
-/// retries, redirects and request modifiers, on top of a transport (``URLSessionDataLoader``
-/// by default).
+/// Pictor's network loader: priorities, bounded concurrency, validation, size cap, deadline,
+/// retries and redirects, over a ``DataTransport`` that performs single exchanges.
 ///
 /// ```swift
-/// let loader = DataLoader { $0.maximumConcurrentRequests = 4 }
+/// let loader = DataLoader(transport: CurlTransport()) { $0.maximumConcurrentRequests = 8 }
 /// let (data, response) = try await loader.data(for: URLRequest(url: url))
 /// ```
 ///
-/// - **Coalescing**: identical requests (same method, URL, headers after the modifiers, and
-///   body) share one transfer. Each caller gets its own progress and result; a cancelled caller
-///   gets `CancellationError` at once while the others continue; the transfer stops when its
-///   last caller cancels.
-/// - **Scheduling**: at most ``Configuration/maximumConcurrentRequests`` transfers run; waiting
-///   ones start highest priority first (the highest among a transfer's callers, read when a
-///   slot frees up, so ``PriorityHandle/update(_:)`` works while queued).
-/// - **Validation**: a final status in 200..<300 other than 206 (any other is ``DataLoadingError/statusCode(_:)``,
-///   its body dropped); a body no shorter than its `Content-Length`, not empty, and whose first
-///   bytes are a known image format whatever the `Content-Type`. A `304` to a conditional
-///   request (`If-None-Match` / `If-Modified-Since`) is returned as is, with an empty body.
-/// - **Limits**: ``Configuration/maximumResponseSize`` stops the transfer as soon as the
-///   `Content-Length` or the streamed bytes exceed it; ``Configuration/timeout`` is one overall
-///   deadline for the request, every retry and backoff wait included.
-/// - **Redirects**: followed here, up to ``Configuration/maximumRedirects`` with loop detection,
-///   only `http` → `http`/`https` and `https` → `https` (never to `file:`/`data:`, never a
-///   downgrade to `http`): see ``DataLoadingError/redirectNotAllowed(fromScheme:toScheme:)``.
-/// - **Streaming**: while the transfer runs, `didReceiveChunk` gets progress with empty chunks;
-///   the validated body is delivered as one final chunk, so callers never see bytes of a failed
-///   or retried attempt.
+/// It knows nothing of caches: ``ImagePipeline``'s fetch stage decides when the network is
+/// asked, adds validators to revalidate, and shares one load between every caller of the same
+/// bytes.
 ///
-/// - Important: thread-safe; share one loader.
+/// - **Scheduling**: at most ``Configuration/maximumConcurrentRequests`` transfers run; waiting
+///   ones start highest priority first (a pipeline job's priority is followed while it waits).
+/// - **Validation** (``ResponseValidation``): a final status in 200..<300 other than 206 (any
+///   other is ``DataLoadingError/statusCode(_:)``, its body dropped); a `304` only to a
+///   conditional request, returned with an empty body; a body that is not empty, not above
+///   the size cap, and whose first bytes are a known image format whatever the `Content-Type`.
+/// - **Limits**: ``Configuration/maximumResponseSize`` stops an HTTP transfer as soon as the
+///   `Content-Length` or the decoded bytes exceed it (`file:` reads are not capped);
+///   ``Configuration/timeout`` is one overall deadline for the request, every retry and backoff
+///   wait included; ``Configuration/connectTimeout`` and ``Configuration/idleTimeout`` bound
+///   each attempt.
+/// - **Redirects** (``RedirectPolicy``): followed here, up to
+///   ``Configuration/maximumRedirects`` with loop detection, only `http` → `http`/`https` and
+///   `https` → `https`.
+/// - **URLs**: spaces and non-ASCII characters are percent-encoded once; `%XX` escapes are kept.
+///
+/// - Important: thread-safe; share one loader (its transport keeps connections alive).
 public final class DataLoader: DataLoading, Sendable {
     /// The configuration the loader was created with.
     public let configuration: Configuration
-    /// The transport that performs single attempts.
-    public let transport: any DataLoading
-    let scheduler: RequestScheduler
+    /// The transport that performs single HTTP exchanges.
+    public let transport: any DataTransport
+    let slots: PriorityQueue
     let failedURLs: FailedURLMemory?
-    let state = Mutex(State())
-
-    struct State {
-        var transfers: [Int: TransferState] = [:]
-        var byKey: [TransferKey: Int] = [:]
-        var subscriberTransfer: [Int: Int] = [:]
-        var nextID = 0
-    }
-
-    struct TransferState {
-        var key: TransferKey
-        var subscribers: [Int: Subscriber] = [:]
-        var task: Task<Void, Never>?
-    }
-
-    struct Subscriber {
-        var priority: PriorityHandle
-        var didReceiveChunk: @Sendable (Data, TransferProgress) -> Void
-        var continuation: CheckedContinuation<(Data, URLResponse), any Error>
-    }
 
     /// Creates a loader.
     ///
     /// - Parameters:
-    ///   - transport: performs single attempts; by default a ``URLSessionDataLoader`` that does
-    ///     not follow redirects itself (this loader follows them, with its limit and loop check).
+    ///   - transport: performs single exchanges; by default a ``URLSessionTransport``. The
+    ///     `Pictor` product's pipelines and the CLI use `CurlTransport` (libcurl) instead.
     ///   - configuration: see ``Configuration``.
-    public init(transport: (any DataLoading)? = nil, configuration: Configuration = Configuration()) {
+    public init(transport: (any DataTransport)? = nil, configuration: Configuration = Configuration()) {
         self.configuration = configuration
-        self.transport = transport ?? {
-            var c = URLSessionDataLoader.Configuration()
-            c.followsRedirects = false
+        self.transport = transport ?? URLSessionTransport(configuration: {
+            var c = URLSessionTransport.Configuration()
             c.maximumConnectionsPerHost = max(6, configuration.maximumConcurrentRequests)
-            return URLSessionDataLoader(configuration: c)
-        }()
-        self.scheduler = RequestScheduler(limit: configuration.maximumConcurrentRequests)
+            return c
+        }())
+        self.slots = PriorityQueue(width: configuration.maximumConcurrentRequests)
         self.failedURLs = configuration.failedURLPolicy.map(FailedURLMemory.init(policy:))
     }
 
-    /// Creates a loader with the default transport, configured by `configure`.
-    public convenience init(_ configure: (inout Configuration) -> Void) {
+    /// Creates a loader over `transport` (default ``URLSessionTransport``), configured by `configure`.
+    public convenience init(transport: (any DataTransport)? = nil, _ configure: (inout Configuration) -> Void) {
         var configuration = Configuration()
         configure(&configuration)
-        self.init(configuration: configuration)
+        self.init(transport: transport, configuration: configuration)
     }
 
-    /// Loads `request` at normal priority; see ``loadData(for:options:didReceiveChunk:)``.
-    public func loadData(
-        for request: URLRequest,
-        didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void
-    ) async throws -> URLResponse {
-        try await loadData(for: request, options: DataLoadOptions(), didReceiveChunk: didReceiveChunk)
-    }
-
-    /// Loads `request`, sharing the transfer with identical requests in flight.
+    /// Loads `request`: waits for a slot, then attempts, follows redirects and retries.
     ///
     /// - Parameters:
-    ///   - request: the request; its `timeoutInterval` is the transport's idle timeout (lowered
-    ///     to the time left before the overall deadline).
-    ///   - options: priority and a per-request modifier (run after the loader's).
-    ///   - didReceiveChunk: progress with empty chunks while loading, then the validated body
-    ///     as one chunk.
-    /// - Returns: the final response (after redirects).
+    ///   - request: the request; `http`, `https`, `file` or `data` URL.
+    ///   - options: priority (followed while waiting for a slot) and progress.
+    /// - Returns: the validated body and the final response (after redirects); an empty body
+    ///   with a `304` response for a conditional request the server confirmed.
     /// - Throws: ``DataLoadingError`` (`statusCode`, `emptyBody`, `notAnImage`, `truncated`,
     ///   `responseTooLarge`, `timedOut`, `idleTimeout`, `tooManyRedirects`, `redirectNotAllowed`,
     ///   `unsupportedURL`, `malformedDataURL`, `knownFailure`, `transport`), `CancellationError`,
-    ///   or what a request modifier throws.
-    public func loadData(
-        for request: URLRequest,
-        options: DataLoadOptions,
-        didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void
-    ) async throws -> URLResponse {
-        let request = try await prepare(request, options: options)
-        let key = TransferKey(request)
-        if let status = failedURLs?.status(for: key.url) { throw DataLoadingError.knownFailure(statusCode: status) }
-        let subscriberID = state.withLock { s -> Int in defer { s.nextID += 1 }; return s.nextID }
-        let (data, response) = try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                join(key: key, request: request, subscriberID: subscriberID,
-                     subscriber: Subscriber(priority: options.priority, didReceiveChunk: didReceiveChunk, continuation: continuation))
-            }
-        } onCancel: {
-            leave(subscriberID)
+    ///   or what the request modifier throws.
+    public func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse) {
+        let request = try await prepare(request)
+        let url = request.url!
+        switch url.scheme?.lowercased() {
+        case "file": return try await LocalDataLoader.loadFile(url, progress: options.progress)
+        case "data": return try LocalDataLoader.loadDataURL(url, progress: options.progress)
+        default: break
         }
-        if !data.isEmpty {
-            let size = Int64(data.count)
-            didReceiveChunk(data, TransferProgress(completed: size, total: size))
+        if let status = failedURLs?.status(for: url.absoluteString) { throw DataLoadingError.knownFailure(statusCode: status) }
+        return try await slots.withSlot(priority: options.priorityHandle) {
+            try await performWithRetries(request, progress: options.progress)
         }
-        return response
     }
 
     /// Transfers running now.
-    public var runningCount: Int { scheduler.runningCount }
+    public var runningCount: Int { slots.runningCount }
     /// Transfers waiting for a slot.
-    public var waitingCount: Int { scheduler.waitingCount }
-
-    /// Callers waiting on a transfer (for tests).
-    package var callerCount: Int { state.withLock { $0.subscriberTransfer.count } }
+    public var waitingCount: Int { slots.waitingCount }
 
     /// Forgets every remembered failed URL.
     public func removeAllFailedURLs() { failedURLs?.removeAll() }
 
-    /// Applies the modifiers and the default `Accept` header.
-    private func prepare(_ request: URLRequest, options: DataLoadOptions) async throws -> URLRequest {
+    /// Applies the modifier, the URL's percent-encoding and the default `Accept` header.
+    private func prepare(_ request: URLRequest) async throws -> URLRequest {
         var request = request
         if let modifier = configuration.requestModifier { request = try await modifier(request) }
-        if let modifier = options.requestModifier { request = try await modifier(request) }
-        if let accept = configuration.acceptHeader, request.value(forHTTPHeaderField: "Accept") == nil,
-           let scheme = request.url?.scheme?.lowercased(), scheme == "http" || scheme == "https" {
-            request.setValue(accept, forHTTPHeaderField: "Accept")
-        }
-        guard let scheme = request.url?.scheme?.lowercased(), ["http", "https", "file", "data"].contains(scheme) else {
+        guard let url = request.url, let scheme = url.scheme?.lowercased(),
+              ["http", "https", "file", "data"].contains(scheme) else {
             throw DataLoadingError.unsupportedURL
         }
+        guard scheme == "http" || scheme == "https" else { return request }
+        let encoded = URLNormalization.percentEncoded(url.absoluteString)
+        if encoded != url.absoluteString {
+            guard let normalized = URL(string: encoded) else { throw DataLoadingError.unsupportedURL }
+            request.url = normalized
+        }
+        if let accept = configuration.acceptHeader, request.value(forHTTPHeaderField: "Accept") == nil {
+            request.setValue(accept, forHTTPHeaderField: "Accept")
+        }
         return request
-    }
-}
-
-/// What makes two requests identical for coalescing: method, URL, headers, body.
-struct TransferKey: Hashable, Sendable {
-    var url: String
-    var method: String
-    var headers: [String]
-    var body: Data?
-
-    init(_ request: URLRequest) {
-        url = request.url?.absoluteString ?? ""
-        method = request.httpMethod ?? "GET"
-        headers = (request.allHTTPHeaderFields ?? [:]).map { "\($0.key.lowercased()):\($0.value)" }.sorted()
-        body = request.httpBody
     }
 }

@@ -3,66 +3,71 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Transfers the bytes of one request: the network seam of the pipeline.
+/// Loads the bytes of one request: the network seam of ``ImagePipeline``.
 ///
-/// Implementations stream the body through `didReceiveChunk`, return the final response, and
-/// stop the transfer promptly when the calling task is cancelled (throwing `CancellationError`).
+/// ``DataLoader`` is Pictor's implementation (validation, redirects, retries, deadline, size
+/// cap, priorities) over a ``DataTransport``; tests use a fake. The pipeline's fetch stage
+/// decides whether the network is asked at all (memory, disk, then the network) and shares one
+/// load between every caller of the same bytes, so a loader needs no cache and no coalescing.
 public protocol DataLoading: Sendable {
-    /// Loads `request`.
+    /// Loads `request` and returns its whole body.
     ///
     /// - Parameters:
-    ///   - request: the request to send.
-    ///   - didReceiveChunk: called for each body chunk in order, with the running progress.
-    /// - Returns: the response, once the whole body was received.
+    ///   - request: the request to send (`http`, `https`, `file` or `data` URL).
+    ///   - options: priority and progress.
+    /// - Returns: the validated body and the final response. A `304 Not Modified` answer to a
+    ///   conditional request (`If-None-Match` / `If-Modified-Since`) is returned with an empty
+    ///   body.
     /// - Throws: ``DataLoadingError``, or `CancellationError` when the task was cancelled.
-    func loadData(
-        for request: URLRequest,
-        didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void
-    ) async throws -> URLResponse
-
-    /// Loads `request` with per-request options (priority, request modifier).
-    ///
-    /// The default implementation applies ``DataLoadOptions/requestModifier``, ignores the
-    /// priority and calls ``loadData(for:didReceiveChunk:)``. ``DataLoader`` schedules by the
-    /// priority and coalesces identical requests.
-    ///
-    /// - Throws: ``DataLoadingError``, `CancellationError`, or what the modifier throws.
-    func loadData(
-        for request: URLRequest,
-        options: DataLoadOptions,
-        didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void
-    ) async throws -> URLResponse
+    func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse)
 }
 
 extension DataLoading {
-    /// Applies the options' request modifier, then loads through ``loadData(for:didReceiveChunk:)``.
-    public func loadData(
-        for request: URLRequest,
-        options: DataLoadOptions,
-        didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void
-    ) async throws -> URLResponse {
-        var request = request
-        if let modifier = options.requestModifier { request = try await modifier(request) }
-        return try await loadData(for: request, didReceiveChunk: didReceiveChunk)
-    }
-}
-
-extension DataLoading {
-    /// Loads `request` and collects the whole body.
+    /// Loads `request` at normal priority.
     ///
     /// - Throws: ``DataLoadingError``, or `CancellationError`.
     public func data(
-        for request: URLRequest,
-        progress: @escaping @Sendable (TransferProgress) -> Void = { _ in }
+        for request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> (Data, URLResponse) {
-        let buffer = ByteAccumulator()
-        let response = try await loadData(for: request) { chunk, p in
-            buffer.append(chunk)
-            progress(p)
-        }
-        return (buffer.data, response)
+        try await loadData(for: request, options: DataLoadOptions(progress: progress))
     }
 }
+
+/// Per-request options of a load, beside the `URLRequest` itself.
+public struct DataLoadOptions: Sendable {
+    /// The priority of the transfer while it waits for a slot. `.normal` by default.
+    public var priority: RequestPriority {
+        get { handle?.value ?? fixedPriority }
+        set { fixedPriority = newValue; handle = nil }
+    }
+    /// Called as body bytes arrive, on any thread; `nil` by default.
+    public var progress: (@Sendable (TransferProgress) -> Void)?
+
+    private var fixedPriority: RequestPriority
+    /// The live priority of the pipeline job behind this load: it changes while the load
+    /// waits, and a loader that queues follows it.
+    package var handle: PriorityHandle?
+
+    /// Creates options; defaults: normal priority, no progress.
+    public init(priority: RequestPriority = .normal, progress: (@Sendable (TransferProgress) -> Void)? = nil) {
+        self.fixedPriority = priority
+        self.progress = progress
+    }
+
+    /// Options whose priority follows `handle`.
+    package init(handle: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?) {
+        self.fixedPriority = handle.value
+        self.handle = handle
+        self.progress = progress
+    }
+
+    /// The handle to queue with: the live one, or a fixed one.
+    package var priorityHandle: PriorityHandle { handle ?? PriorityHandle(fixedPriority) }
+}
+
+/// An async hook that may change a request just before it is sent, for example to add a fresh
+/// `Authorization` header. Throwing fails the load with the error.
+public typealias RequestModifier = @Sendable (URLRequest) async throws -> URLRequest
 
 /// Bytes received so far and expected in all for one transfer.
 public struct TransferProgress: Sendable, Hashable {

@@ -16,8 +16,8 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
     /// Pictor's own overall deadline elapsed, in seconds: ``DataLoader/Configuration/timeout``
     /// bounds the whole request (connect, headers, body, every retry and backoff wait).
     case timedOut(seconds: Double)
-    /// The transport received no byte for this many seconds (``URLSessionDataLoader``'s idle
-    /// timeout, one attempt only). ``DataLoader`` reports its overall deadline as ``timedOut(seconds:)``.
+    /// No byte arrived for this many seconds in one attempt (``DataLoader/Configuration/idleTimeout``);
+    /// transient, so the attempt is retried within the overall deadline.
     case idleTimeout(seconds: Double)
     /// More redirects than allowed, or a redirect loop.
     case tooManyRedirects

@@ -28,7 +28,7 @@ extension ImagePipeline {
     /// The processed variant of `p` decoded from the disk cache, if the policy keeps variants
     /// and one is stored. A variant that fails to decode is removed (`discarded` set).
     func processedVariant(_ p: PreparedRequest, priority: PriorityHandle, discarded: inout Bool) async throws -> StageOutput? {
-        guard usesVariants(p), !p.fetchKey.ignoresCachedData, let cache = configuration.dataCache,
+        guard usesVariants(p), p.fetchKey.readsCaches, let cache = configuration.dataCache,
               let entry = cache.entry(for: p.imageKey.rawValue) else { return nil }
         let decoder = configuration.decoder
         let options = configuration.decodingOptions

@@ -30,21 +30,51 @@ extension ImagePipeline {
         var storesProcessed: Bool { self == .processed || self == .both }
     }
 
-    /// Everything an ``ImagePipeline`` is built from: its caches, fetcher, decoder, encoder,
+    /// How the fetch stage uses the disk cache's original bytes.
+    public enum HTTPCachePolicy: String, Sendable, Hashable, CaseIterable, Codable {
+        /// HTTP caching done by Pictor (RFC 9111, as a private cache): a fresh entry is served
+        /// with no request; a stale one with validators is revalidated with `If-None-Match` /
+        /// `If-Modified-Since` (a 304 serves the cached bytes and refreshes freshness); a stale
+        /// one without validators is downloaded again; `no-store` responses are never written.
+        ///
+        /// Why it is the default: servers that want images kept (CDNs, content-hashed URLs) say
+        /// so with `max-age` / `immutable`; for the others a revalidation costs one small 304
+        /// instead of serving an image the server has replaced.
+        case http
+        /// Keep until evicted: any entry is served as is, and every downloaded image is stored
+        /// whatever its headers say (`no-store` included). SDWebImage's and Kingfisher's default;
+        /// suits URLs that never change content.
+        case ignoreHTTPHeaders
+    }
+
+    /// Everything an ``ImagePipeline`` is built from: its caches, loader, decoder, encoder,
     /// renderer, queue widths and policies.
     ///
     /// The core has no default stack (no C library); the `Pictor` product adds
     /// `ImagePipeline.Configuration.default` with the memory cache, the SQLite disk cache, the
-    /// URLSession loader and libvips.
+    /// libcurl loader and libvips.
     public struct Configuration: Sendable {
         /// The memory cache of final images; `nil` disables it. Default `nil`.
         public var imageCache: (any ImageCaching)?
-        /// Fetches original bytes: disk cache, then network. Required.
-        public var dataFetcher: any DataFetching
-        /// The disk cache the pipeline uses directly: to store and read processed variants
-        /// (by ``diskCachePolicy``) and to remove an original that failed to decode. Usually the
-        /// same store the fetcher uses. Default `nil`.
+        /// Loads original bytes from the network (and `file:`/`data:` URLs) when no cache tier
+        /// answers: a ``DataLoader`` in production. Required.
+        public var dataLoader: any DataLoading
+        /// The disk cache of original bytes and processed variants: read before the network,
+        /// written after a validated download, revalidated by ``httpCachePolicy``, and cleared
+        /// of an entry that fails to decode. Default `nil` (no disk tier).
         public var dataCache: (any DataCaching)?
+        /// How disk entries of original bytes are judged fresh. Default ``HTTPCachePolicy/http``.
+        public var httpCachePolicy: HTTPCachePolicy = .http
+        /// Cap of the heuristic freshness given to responses that have `Last-Modified` but no
+        /// `max-age` / `Expires` (10 % of their age, RFC 9111 §4.2.2), in seconds. `86,400`
+        /// (one day) by default.
+        public var maximumHeuristicLifetime: Double = 86_400
+        /// Whether a stale entry is served when revalidation fails with a transient error
+        /// (timeout, transport error, 5xx) and the entry has no `must-revalidate` / `no-cache`
+        /// (RFC 9111 §4.2.4). `true` by default.
+        public var servesStaleOnError: Bool = true
+        /// The current time, for freshness; replaced in tests.
+        package var now: @Sendable () -> Date = { Date() }
         /// Decodes original bytes (and processed variants read from disk). Required.
         public var decoder: any ImageDecoding
         /// Encodes processed variants for the disk cache; `nil` (the default) stores none.
@@ -80,10 +110,11 @@ extension ImagePipeline {
 
         /// Creates a configuration; see each property for its default.
         public init(
-            dataFetcher: any DataFetching,
+            dataLoader: any DataLoading,
             decoder: any ImageDecoding,
             imageCache: (any ImageCaching)? = nil,
             dataCache: (any DataCaching)? = nil,
+            httpCachePolicy: HTTPCachePolicy = .http,
             encoder: (any ImageEncoding)? = nil,
             renderer: any ImageRendering = UnavailableImageRenderer(),
             decodingQueueWidth: Int = 2,
@@ -95,10 +126,11 @@ extension ImagePipeline {
             decodingOptions: ImageDecodingOptions = ImageDecodingOptions(),
             logger: PictorLog = .disabled
         ) {
-            self.dataFetcher = dataFetcher
+            self.dataLoader = dataLoader
             self.decoder = decoder
             self.imageCache = imageCache
             self.dataCache = dataCache
+            self.httpCachePolicy = httpCachePolicy
             self.encoder = encoder
             self.renderer = renderer
             self.decodingQueueWidth = decodingQueueWidth

@@ -66,9 +66,9 @@ extension ImagePipeline {
         start: ContinuousClock.Instant
     ) async throws(Error) -> ImageResponse {
         do {
-            let fetched = try await fetch(p, p.originalFetchKey, priority: priority, progress: progress)
+            let fetched = try await fetch(p, p.fetchKey, priority: priority, progress: progress, storesToDisk: p.storesOriginal(originalOnly: true))
             let source = fetched.output.fetched.source
-            let layer: CacheLayer = source == .network ? .network : .disk
+            let layer = fetched.output.fetched.layer
             counters.withLock { $0.record(layer) }
             var metrics = ImageTaskMetrics()
             metrics.loadDuration = fetched.output.duration
@@ -91,8 +91,9 @@ extension ImagePipeline {
         counters.withLock { $0.requests += 1 }
         let prepared = PreparedRequest(request, configuration: configuration)
         do {
-            let output = try await fetch(prepared, prepared.originalFetchKey, priority: priority, progress: nil).output
-            let layer: CacheLayer = output.fetched.source == .network ? .network : .disk
+            let output = try await fetch(
+                prepared, prepared.fetchKey, priority: priority, progress: nil, storesToDisk: prepared.storesOriginal(originalOnly: true)).output
+            let layer = output.fetched.layer
             counters.withLock { $0.record(layer) }
             var metrics = ImageTaskMetrics()
             metrics.loadDuration = output.duration
@@ -170,7 +171,8 @@ extension ImagePipeline {
             for: p.decodeKey, priority: priority, progress: progress, joined: { joined.set($0) }
         ) { [self] context in
             self.counters.withLock { $0.decodesStarted += 1 }
-            let first = try await self.fetch(p, p.fetchKey, priority: context.priority, progress: context.reportProgress)
+            let first = try await self.fetch(
+                p, p.fetchKey, priority: context.priority, progress: context.reportProgress, storesToDisk: p.storesOriginal())
             do {
                 var output = try await self.decode(first.output, p, priority: context.priority)
                 output.metrics.wasShared = first.joined
@@ -181,7 +183,8 @@ extension ImagePipeline {
                 self.counters.withLock { $0.discardedCacheEntries += 1 }
                 self.log(.warning, p.request, "cached bytes failed to decode and were removed: \(error)")
                 guard !p.fetchKey.isCacheOnly else { throw error }
-                let second = try await self.fetch(p, p.fetchKey.reloading, priority: context.priority, progress: context.reportProgress)
+                let second = try await self.fetch(
+                    p, p.fetchKey.reloading, priority: context.priority, progress: context.reportProgress, storesToDisk: p.storesOriginal())
                 var output = try await self.decode(second.output, p, priority: context.priority)
                 output.discardedCachedEntry = true
                 output.metrics.loadDuration += first.output.duration
@@ -221,33 +224,8 @@ extension ImagePipeline {
         metrics.queueWaitDuration = result.queueWait
         metrics.originalByteCount = data.count
         return StageOutput(
-            image: result.value.0, layer: source == .network ? .network : .disk, isRevalidated: source == .revalidated,
+            image: result.value.0, layer: fetched.fetched.layer, isRevalidated: source == .revalidated,
             urlResponse: fetched.fetched.response, metrics: metrics)
-    }
-
-    /// Fetches the original bytes through the configured fetcher, shared per fetch key.
-    func fetch(
-        _ p: PreparedRequest, _ key: FetchKey, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
-    ) async throws -> (output: FetchOutput, joined: Bool) {
-        let joined = JoinFlag()
-        let output = try await fetches.value(
-            for: key, priority: priority, progress: progress, joined: { joined.set($0) }
-        ) { [self] context in
-            self.counters.withLock { $0.fetchesStarted += 1 }
-            let request = DataFetchRequest(
-                urlRequest: p.request.urlRequest, cacheKey: key.dataKey, priority: context.priority,
-                ignoresCachedData: key.ignoresCachedData, isCacheOnly: key.isCacheOnly, storesToDisk: key.storesToDisk)
-            let start = ContinuousClock.now
-            do {
-                let fetched = try await self.configuration.dataFetcher.fetchData(for: request, progress: context.reportProgress)
-                return FetchOutput(fetched: fetched, duration: (ContinuousClock.now - start).seconds)
-            } catch {
-                if error is CancellationError || Task.isCancelled { throw CancellationError() }
-                throw Error.loadingFailed(error)
-            }
-        }
-        if joined.value { counters.withLock { $0.sharedRequests += 1 } }
-        return (output, joined.value)
     }
 }
 

@@ -18,7 +18,7 @@ enum EntryContainer {
     static let footerSize = 16
 
     private enum Tag: UInt8 {
-        case created = 1, expiresAt, etag, lastModified, cacheControl, format, userInfo
+        case created = 1, expiresAt, etag, lastModified, cacheControl, format, userInfo, vary
     }
 
     /// The metadata section and footer to write after `payloadCount` bytes of payload.
@@ -42,6 +42,7 @@ enum EntryContainer {
         if let v = m.cacheControl { field(.cacheControl, Array(v.utf8)) }
         if let v = m.format { field(.format, Array(v.rawValue.utf8)) }
         if let v = m.userInfo { field(.userInfo, v) }
+        if let v = m.vary { field(.vary, Array(v.utf8)) }
         let metadataCount = out.count
         append(UInt64(payloadCount), to: &out)
         append(UInt32(metadataCount), to: &out)
@@ -111,6 +112,7 @@ enum EntryContainer {
                 case .cacheControl?: metadata.cacheControl = text()
                 case .format?: metadata.format = ImageFormat(rawValue: text())
                 case .userInfo?: metadata.userInfo = Data(bytes)
+                case .vary?: metadata.vary = text()
                 case nil: break
                 }
                 offset += length

@@ -5,36 +5,66 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// A scripted ``DataLoading`` (the network seam) for tests: answers per URL with a status,
-/// headers and a body delivered in chunks, counts every load, and holds answers at a gate
-/// until the test releases them.
+/// A scripted ``DataLoading`` (the pipeline's network seam) for tests: answers per URL as a
+/// validating ``DataLoader`` would, counts every load, records each request with its live
+/// priority, and holds answers at gates until the test releases them.
 ///
-/// Unknown URLs answer HTTP 404 with an empty body, so a test never reaches a real server.
+/// ```swift
+/// let loader = MockDataLoader()
+/// loader.stub(url, data: TestImageCodec.encode(width: 8, height: 8))
+/// loader.gate.close()                          // hold the network
+/// // … start requests …
+/// await loader.gate.waitUntil(waiting: 1)      // the one shared download is waiting
+/// loader.gate.open()
+/// ```
+///
+/// Stubbed bodies are answered with `Cache-Control: max-age=3600` and an `ETag` unless the
+/// stub gives its own headers, so a stored entry is fresh for an hour. Unknown URLs fail with
+/// ``DataLoadingError/statusCode(_:)`` 404, so a test never silently reaches a real server.
 public final class MockDataLoader: DataLoading, Sendable {
     /// One scripted answer.
     public struct Stub: Sendable {
         /// The HTTP status, default 200.
         public var statusCode: Int
-        /// Response headers; `Content-Length` is added when missing.
-        public var headers: [String: String]
+        /// Response headers; `nil` for the defaults above.
+        public var headers: [String: String]?
         /// The body.
         public var body: Data
-        /// Number of chunks the body is delivered in (≥ 1), default 2.
-        public var chunkCount: Int
+        /// Progress callbacks reported before the answer (≥ 0), default 2.
+        public var progressSteps: Int
 
         /// Creates an answer.
-        public init(statusCode: Int = 200, headers: [String: String] = [:], body: Data, chunkCount: Int = 2) {
+        public init(statusCode: Int = 200, headers: [String: String]? = nil, body: Data, progressSteps: Int = 2) {
             self.statusCode = statusCode
             self.headers = headers
             self.body = body
-            self.chunkCount = max(1, chunkCount)
+            self.progressSteps = max(0, progressSteps)
+        }
+    }
+
+    /// One load as received: the request and the live priority it was queued with.
+    public struct Load: Sendable {
+        /// The request, with any validators the pipeline added.
+        public var request: URLRequest
+        private let options: DataLoadOptions
+        init(request: URLRequest, options: DataLoadOptions) {
+            self.request = request
+            self.options = options
+        }
+        /// The load's priority now (it follows the pipeline's changes while queued).
+        public var priority: RequestPriority { options.priority }
+        /// Whether it carried validators (a revalidation).
+        public var isConditional: Bool {
+            request.value(forHTTPHeaderField: "If-None-Match") != nil || request.value(forHTTPHeaderField: "If-Modified-Since") != nil
         }
     }
 
     private struct State {
         var stubs: [String: Result<Stub, DataLoadingError>] = [:]
+        var loads: [Load] = []
         var counts: [String: Int] = [:]
-        var requests: [URLRequest] = []
+        var urlGates: [String: AsyncGate] = [:]
+        var revalidating: Set<String> = []
     }
     private let state = Mutex(State())
 
@@ -46,52 +76,70 @@ public final class MockDataLoader: DataLoading, Sendable {
 
     /// Answers `url` with `stub`.
     public func stub(_ url: URL, _ stub: Stub) { state.withLock { $0.stubs[url.absoluteString] = .success(stub) } }
-    /// Answers `url` with a 200 and `data`.
-    public func stub(_ url: URL, data: Data) { stub(url, Stub(body: data)) }
-    /// Fails `url` with `error` (thrown, as a transport failure would be).
+    /// Answers `url` with a 200 and `data`, after `progressSteps` progress callbacks.
+    public func stub(_ url: URL, data: Data, progressSteps: Int = 2) { stub(url, Stub(body: data, progressSteps: progressSteps)) }
+    /// Fails `url` with `error`.
     public func stub(_ url: URL, error: DataLoadingError) { state.withLock { $0.stubs[url.absoluteString] = .failure(error) } }
 
+    /// Makes conditional loads of `url` answer `304 Not Modified` (a confirmed revalidation).
+    public func setRevalidating(_ url: URL, _ revalidates: Bool = true) {
+        state.withLock { s in
+            if revalidates { s.revalidating.insert(url.absoluteString) } else { s.revalidating.remove(url.absoluteString) }
+        }
+    }
+
+    /// A gate for the answers of `url` alone, closed when first asked for (in addition to
+    /// ``gate``): open it to release that URL, so tests can complete requests in any order.
+    public func gate(for url: URL) -> AsyncGate {
+        state.withLock { s in
+            if let gate = s.urlGates[url.absoluteString] { return gate }
+            let gate = AsyncGate(isOpen: false)
+            s.urlGates[url.absoluteString] = gate
+            return gate
+        }
+    }
+
     /// Loads started, for every URL.
-    public var loadCount: Int { state.withLock { $0.requests.count } }
+    public var loadCount: Int { state.withLock { $0.loads.count } }
     /// Loads started for `url`.
     public func loadCount(for url: URL) -> Int { state.withLock { $0.counts[url.absoluteString] ?? 0 } }
+    /// Every load received, in order.
+    public var loads: [Load] { state.withLock { $0.loads } }
     /// Every request received, in order.
-    public var requests: [URLRequest] { state.withLock { $0.requests } }
+    public var requests: [URLRequest] { loads.map(\.request) }
+    /// The live priority of the latest load of `url`.
+    public func currentPriority(for url: URL) -> RequestPriority? {
+        state.withLock { $0.loads.last { $0.request.url == url }?.priority }
+    }
 
-    /// Answers from the stubs after passing ``gate``: the body in ``Stub/chunkCount`` chunks, then
-    /// the response (404 with an empty body for unknown URLs).
+    /// Answers from the stubs after passing ``gate`` and the URL's gate.
     ///
-    /// - Throws: the stubbed ``DataLoadingError``, or `CancellationError`.
-    public func loadData(
-        for request: URLRequest,
-        didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void
-    ) async throws -> URLResponse {
+    /// - Throws: the stubbed ``DataLoadingError``, 404 for unknown URLs or a stubbed error
+    ///   status, or `CancellationError`.
+    public func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse) {
         guard let url = request.url else { throw DataLoadingError.unsupportedURL }
-        let stub = state.withLock { s in
-            s.counts[url.absoluteString, default: 0] += 1
-            s.requests.append(request)
-            return s.stubs[url.absoluteString]
+        let key = url.absoluteString
+        let load = Load(request: request, options: options)
+        let (stub, urlGate, revalidates) = state.withLock { s in
+            s.counts[key, default: 0] += 1
+            s.loads.append(load)
+            return (s.stubs[key], s.urlGates[key], s.revalidating.contains(key))
         }
         try await gate.pass()
+        try await urlGate?.pass()
         try Task.checkCancellation()
-        let answer = try (stub ?? .success(Stub(statusCode: 404, body: Data()))).get()
-        var headers = answer.headers
-        if headers["Content-Length"] == nil { headers["Content-Length"] = "\(answer.body.count)" }
+        if revalidates, load.isConditional {
+            return (Data(), HTTPURLResponse(url: url, statusCode: 304, httpVersion: "HTTP/1.1", headerFields: ["Cache-Control": "max-age=3600"])!)
+        }
+        guard let stub else { throw DataLoadingError.statusCode(404) }
+        let answer = try stub.get()
+        guard (200..<300).contains(answer.statusCode) else { throw DataLoadingError.statusCode(answer.statusCode) }
         let total = Int64(answer.body.count)
-        if !answer.body.isEmpty {
-            let size = (answer.body.count + answer.chunkCount - 1) / answer.chunkCount
-            var offset = 0
-            while offset < answer.body.count {
-                try Task.checkCancellation()
-                let end = min(offset + size, answer.body.count)
-                let chunk = answer.body.subdata(in: offset..<end)
-                offset = end
-                didReceiveChunk(chunk, TransferProgress(completed: Int64(offset), total: total))
-            }
+        for step in 0..<answer.progressSteps {
+            options.progress?(TransferProgress(completed: total * Int64(step + 1) / Int64(answer.progressSteps), total: total))
         }
-        guard let response = HTTPURLResponse(url: url, statusCode: answer.statusCode, httpVersion: "HTTP/1.1", headerFields: headers) else {
-            throw DataLoadingError.unsupportedURL
-        }
-        return response
+        var headers = answer.headers ?? ["Cache-Control": "max-age=3600", "ETag": "\"mock\""]
+        if headers["Content-Length"] == nil { headers["Content-Length"] = "\(answer.body.count)" }
+        return (answer.body, HTTPURLResponse(url: url, statusCode: answer.statusCode, httpVersion: "HTTP/1.1", headerFields: headers)!)
     }
 }

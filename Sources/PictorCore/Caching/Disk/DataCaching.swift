@@ -59,11 +59,15 @@ public struct DataCacheMetadata: Sendable, Hashable, Codable {
     public var format: ImageFormat?
     /// A small caller-defined blob (at most a few kB).
     public var userInfo: Data?
+    /// The response's `Vary` header, verbatim (RFC 9110 §12.5.5), when it names anything the
+    /// cache cannot match on (`*`, or a header other than `Accept-Encoding`): such an entry is
+    /// never served without revalidation.
+    public var vary: String?
 
     /// Creates metadata; every field defaults to `nil`.
     public init(
         etag: String? = nil, lastModified: String? = nil, cacheControl: String? = nil,
-        expiresAt: Date? = nil, format: ImageFormat? = nil, userInfo: Data? = nil
+        expiresAt: Date? = nil, format: ImageFormat? = nil, userInfo: Data? = nil, vary: String? = nil
     ) {
         self.etag = etag
         self.lastModified = lastModified
@@ -71,5 +75,6 @@ public struct DataCacheMetadata: Sendable, Hashable, Codable {
         self.expiresAt = expiresAt
         self.format = format
         self.userInfo = userInfo
+        self.vary = vary
     }
 }

@@ -3,17 +3,28 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The identity of a fetch of original bytes: the data key and how the caches may be used.
+/// The identity of a fetch of original bytes: exactly what the bytes depend on, the data key,
+/// and which tiers may answer. Whether the result is written to disk is not part of it
+/// (callers that differ only there share one fetch; see ``FetchOutput/storedToDisk``).
 struct FetchKey: Hashable, Sendable {
-    let dataKey: String
-    let ignoresCachedData: Bool
-    let isCacheOnly: Bool
-    let storesToDisk: Bool
-
-    /// The same fetch, but skipping the disk read (after a cached entry failed to decode).
-    var reloading: FetchKey {
-        FetchKey(dataKey: dataKey, ignoresCachedData: true, isCacheOnly: isCacheOnly, storesToDisk: storesToDisk)
+    /// Which tiers may answer.
+    enum Mode: Hashable, Sendable {
+        /// The caches, then the network.
+        case normal
+        /// The network only (a reload, or after a cached entry failed to decode).
+        case reload
+        /// The caches only.
+        case cacheOnly
     }
+
+    let dataKey: String
+    let mode: Mode
+
+    var readsCaches: Bool { mode != .reload }
+    var isCacheOnly: Bool { mode == .cacheOnly }
+
+    /// The same fetch, but skipping the caches (after a cached entry failed to decode).
+    var reloading: FetchKey { FetchKey(dataKey: dataKey, mode: .reload) }
 }
 
 /// The identity of a decode: the fetch it decodes and the thumbnail it decodes at.
@@ -50,23 +61,25 @@ struct PreparedRequest: Sendable {
     let processors: [any ImageProcessing]
     private let policy: ImagePipeline.DiskCachePolicy
 
-    /// The fetch of the original bytes for this request (its options and the disk policy).
-    var fetchKey: FetchKey { makeFetchKey(storingAsProcessed: request.isProcessed) }
-    /// The fetch when only the original bytes are wanted (``ImagePipeline/data(for:)``,
-    /// ``ImageRequest/Options/skipDecode``): stored on disk as for an unprocessed request.
-    var originalFetchKey: FetchKey { makeFetchKey(storingAsProcessed: false) }
+    /// The fetch of the original bytes for this request.
+    var fetchKey: FetchKey {
+        let options = request.options
+        let mode: FetchKey.Mode =
+            options.contains(.reloadIgnoringCachedData) || options.contains(.disableDiskCacheReads) ? .reload
+            : options.contains(.returnCacheDataDontLoad) ? .cacheOnly : .normal
+        return FetchKey(dataKey: dataKey, mode: mode)
+    }
+
+    /// Whether this caller wants downloaded original bytes written to disk: its options and
+    /// the disk policy (`originalOnly` for ``ImagePipeline/data(for:)`` and
+    /// ``ImageRequest/Options/skipDecode``, which store as for an unprocessed request).
+    func storesOriginal(originalOnly: Bool = false) -> Bool {
+        !request.options.contains(.disableDiskCacheWrites)
+            && policy.storesOriginal(forProcessedRequest: originalOnly ? false : request.isProcessed)
+    }
 
     var decodeKey: DecodeKey { DecodeKey(fetch: fetchKey, thumbnail: thumbnail) }
     var loadKey: LoadKey { LoadKey(image: imageKey, fetch: fetchKey, options: request.options) }
-
-    private func makeFetchKey(storingAsProcessed processed: Bool) -> FetchKey {
-        let options = request.options
-        return FetchKey(
-            dataKey: dataKey,
-            ignoresCachedData: options.contains(.reloadIgnoringCachedData) || options.contains(.disableDiskCacheReads),
-            isCacheOnly: options.contains(.returnCacheDataDontLoad),
-            storesToDisk: !options.contains(.disableDiskCacheWrites) && policy.storesOriginal(forProcessedRequest: processed))
-    }
 
     init(_ request: ImageRequest, configuration: ImagePipeline.Configuration) {
         self.request = request
@@ -103,8 +116,10 @@ struct StageOutput: Sendable {
     var metrics = ImageTaskMetrics()
 }
 
-/// The fetched bytes and the time the fetch took, in seconds.
+/// The fetched bytes, the time the fetch took in seconds, and whether the job wrote them to
+/// the disk cache.
 struct FetchOutput: Sendable {
-    let fetched: FetchedData
+    let fetched: FetchResult
     let duration: Double
+    var storedToDisk: Bool = false
 }

@@ -3,7 +3,7 @@ import Synchronization
 
 /// A priority that can change while work is queued: the scheduler reads ``value`` and registers
 /// ``onChange(_:)`` to reorder its queue.
-public final class PriorityHandle: Sendable {
+package final class PriorityHandle: Sendable {
     private struct State {
         var value: RequestPriority
         var observers: [@Sendable (RequestPriority) -> Void] = []
@@ -11,13 +11,13 @@ public final class PriorityHandle: Sendable {
     private let state: Mutex<State>
 
     /// Creates a handle at `priority`.
-    public init(_ priority: RequestPriority) { state = Mutex(State(value: priority)) }
+    package init(_ priority: RequestPriority) { state = Mutex(State(value: priority)) }
 
     /// The current priority.
-    public var value: RequestPriority { state.withLock { $0.value } }
+    package var value: RequestPriority { state.withLock { $0.value } }
 
     /// Changes the priority and notifies observers (outside the lock) when it differs.
-    public func update(_ priority: RequestPriority) {
+    package func update(_ priority: RequestPriority) {
         let observers: [@Sendable (RequestPriority) -> Void] = state.withLock {
             guard $0.value != priority else { return [] }
             $0.value = priority
@@ -27,7 +27,7 @@ public final class PriorityHandle: Sendable {
     }
 
     /// Registers a closure called with each new priority.
-    public func onChange(_ observer: @escaping @Sendable (RequestPriority) -> Void) {
+    package func onChange(_ observer: @escaping @Sendable (RequestPriority) -> Void) {
         state.withLock { $0.observers.append(observer) }
     }
 }

@@ -3,14 +3,20 @@ import Foundation
 import FoundationNetworking
 #endif
 
-extension URLSessionDataLoader {
-    /// Chunk size for `file://` reads, in bytes (256 KiB).
-    static let fileChunkSize = 256 * 1024
+/// Reads `file:` and `data:` URLs for ``DataLoader``: local bytes, with no transport, no
+/// redirect and no HTTP size cap (a 100 MB local PNG can be thumbnailed; the decoder's
+/// pixel-count guard still applies).
+enum LocalDataLoader {
+    /// Chunk size for `file://` reads, in bytes (1 MiB).
+    static let fileChunkSize = 1024 * 1024
 
     /// Reads a `file://` URL in chunks, checking for cancellation between them.
+    ///
+    /// - Throws: ``DataLoadingError/transport(code:message:)`` for a missing, unreadable or
+    ///   non-regular file (a FIFO would block forever); `CancellationError`.
     static func loadFile(
-        _ url: URL, didReceiveChunk: @escaping @Sendable (Data, TransferProgress) -> Void
-    ) async throws -> URLResponse {
+        _ url: URL, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> (Data, URLResponse) {
         let path = url.path
         // Only regular files: opening a FIFO with no writer (or a device) would block forever,
         // outside Pictor's deadline.
@@ -29,8 +35,9 @@ extension URLSessionDataLoader {
         }
         defer { try? handle.close() }
         let total = Int64((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? -1)
-        didReceiveChunk(Data(), TransferProgress(completed: 0, total: total))
-        var completed: Int64 = 0
+        progress?(TransferProgress(completed: 0, total: total))
+        var body = Data()
+        if total > 0 { body.reserveCapacity(Int(total)) }
         while true {
             try Task.checkCancellation()
             let chunk: Data
@@ -40,10 +47,10 @@ extension URLSessionDataLoader {
                 throw DataLoadingError.transport(code: URLError.cannotOpenFile.rawValue, message: "file read failed")
             }
             if chunk.isEmpty { break }
-            completed += Int64(chunk.count)
-            didReceiveChunk(chunk, TransferProgress(completed: completed, total: total))
+            body.append(chunk)
+            progress?(TransferProgress(completed: Int64(body.count), total: total))
         }
-        return URLResponse(url: url, mimeType: nil, expectedContentLength: Int(total), textEncodingName: nil)
+        return (body, URLResponse(url: url, mimeType: nil, expectedContentLength: Int(total), textEncodingName: nil))
     }
 
     /// Decodes a `data:` URL (RFC 2397): `data:[<mediatype>][;base64],<data>`.
@@ -51,8 +58,8 @@ extension URLSessionDataLoader {
     /// - Throws: ``DataLoadingError/malformedDataURL`` without a comma or with a payload that
     ///   does not decode.
     static func loadDataURL(
-        _ url: URL, didReceiveChunk: @escaping @Sendable (Data, TransferProgress) -> Void
-    ) throws -> URLResponse {
+        _ url: URL, progress: (@Sendable (TransferProgress) -> Void)?
+    ) throws -> (Data, URLResponse) {
         let string = url.absoluteString
         guard let comma = string.firstIndex(of: ",") else { throw DataLoadingError.malformedDataURL }
         let header = string[string.index(string.startIndex, offsetBy: 5)..<comma]
@@ -68,9 +75,8 @@ extension URLSessionDataLoader {
         }
         guard let data else { throw DataLoadingError.malformedDataURL }
         let total = Int64(data.count)
-        didReceiveChunk(Data(), TransferProgress(completed: 0, total: total))
-        if !data.isEmpty { didReceiveChunk(data, TransferProgress(completed: total, total: total)) }
-        return URLResponse(url: url, mimeType: mimeType, expectedContentLength: data.count, textEncodingName: nil)
+        progress?(TransferProgress(completed: total, total: total))
+        return (data, URLResponse(url: url, mimeType: mimeType, expectedContentLength: data.count, textEncodingName: nil))
     }
 
     /// Forgiving base64 (WHATWG "forgiving-base64 decode"): ASCII whitespace is skipped and

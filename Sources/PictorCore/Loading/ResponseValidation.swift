@@ -1,0 +1,70 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What makes a response an image Pictor accepts: the one status and content validation of the
+/// loading stage.
+///
+/// - Status: 200..<300 other than 206 (Pictor never sends `Range`, so a partial body is never an
+///   image); a `304` only as the answer to a conditional request. Any other status is
+///   ``DataLoadingError/statusCode(_:)`` and its body is dropped, never cached.
+/// - Body: not empty, not above the size cap, and its first bytes a known image format whatever
+///   the `Content-Type` says (``ImageFormat/sniff(_:)``).
+///
+/// A body shorter than its `Content-Length` is the transport's to detect (it counts wire bytes;
+/// a content-decoded body is not comparable with an encoded length).
+enum ResponseValidation {
+    /// What a status means for the loader.
+    enum StatusVerdict: Equatable {
+        /// A body to check with ``checkBody(_:response:limit:)``.
+        case content
+        /// `304` to a conditional request: the cached entry is still valid.
+        case notModified
+        /// A redirect for ``RedirectPolicy`` to decide.
+        case redirect
+        /// A failure: the status, and the server's `Retry-After` in seconds (429 and 503 only).
+        case failure(status: Int, retryAfter: Double?)
+    }
+
+    /// Classifies `response` to `request`.
+    static func status(of response: URLResponse, for request: URLRequest) -> StatusVerdict {
+        guard let http = response as? HTTPURLResponse else { return .content }
+        let code = http.statusCode
+        if code == 304, isConditional(request) { return .notModified }
+        if RedirectPolicy.redirectStatuses.contains(code), RedirectPolicy.target(of: response, for: request) != nil {
+            return .redirect
+        }
+        guard (200..<300).contains(code), code != 206 else {
+            let retryAfter = (code == 429 || code == 503) ? Self.retryAfter(http.value(forHTTPHeaderField: "Retry-After")) : nil
+            return .failure(status: code, retryAfter: retryAfter)
+        }
+        return .content
+    }
+
+    /// Checks emptiness, size and image signature.
+    ///
+    /// - Throws: ``DataLoadingError/emptyBody``, ``DataLoadingError/responseTooLarge(limit:)`` or
+    ///   ``DataLoadingError/notAnImage(contentType:)``.
+    static func checkBody(_ data: Data, response: URLResponse, limit: Int64?) throws(DataLoadingError) {
+        guard !data.isEmpty else { throw .emptyBody }
+        if let limit, Int64(data.count) > limit { throw .responseTooLarge(limit: limit) }
+        guard ImageFormat.sniff(data) != nil else {
+            let type = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") ?? response.mimeType
+            throw .notAnImage(contentType: type)
+        }
+    }
+
+    /// Whether `request` carries validators, so a 304 is a valid answer.
+    static func isConditional(_ request: URLRequest) -> Bool {
+        request.value(forHTTPHeaderField: "If-None-Match") != nil || request.value(forHTTPHeaderField: "If-Modified-Since") != nil
+    }
+
+    /// `Retry-After` as seconds: delta-seconds or an HTTP-date (RFC 9110 §10.2.3).
+    static func retryAfter(_ value: String?, now: Date = Date()) -> Double? {
+        guard let value = value?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if let seconds = Double(value), seconds >= 0 { return seconds }
+        guard let date = HTTPDate.parse(value) else { return nil }
+        return max(0, date.timeIntervalSince(now))
+    }
+}

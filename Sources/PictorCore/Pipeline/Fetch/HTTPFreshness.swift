@@ -1,0 +1,119 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The parts of `Cache-Control` (RFC 9111 §5.2.2) a private image cache acts on.
+struct CacheControl: Sendable, Hashable {
+    /// `max-age` in seconds.
+    var maxAge: Double?
+    /// `no-store`: never write the response to disk.
+    var noStore = false
+    /// `no-cache`: store, but revalidate before every use.
+    var noCache = false
+    /// `must-revalidate`: never serve it stale (not even when the network fails).
+    var mustRevalidate = false
+
+    /// Parses a header value such as `public, max-age=3600, must-revalidate`.
+    init(_ header: String?) {
+        for directive in (header ?? "").split(separator: ",") {
+            let parts = directive.split(separator: "=", maxSplits: 1).map {
+                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
+            }
+            guard let name = parts.first else { continue }
+            switch name {
+            case "max-age": maxAge = parts.count > 1 ? Double(parts[1]).map { max(0, $0) } : nil
+            case "no-store": noStore = true
+            case "no-cache": noCache = true
+            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
+            default: break
+            }
+        }
+    }
+}
+
+/// Freshness, age and validators of a response (RFC 9111 §4.2), as a private cache computes
+/// them. Pure functions: the fetch stage passes the times.
+///
+/// - Freshness lifetime (§4.2.1): `max-age`; else `Expires` − `Date` (both the server's clock,
+///   so a server whose clock is off neither shortens nor lengthens it; without `Date`, `Expires`
+///   − the local receive time; an invalid `Expires` is in the past); else 10 % of `Date` −
+///   `Last-Modified`, capped (the heuristic of §4.2.2); else none.
+/// - Age (§4.2.3): the `Age` header plus the time the request took. The apparent age from
+///   `Date` is not used: with a server clock that is off it would make every fresh response
+///   stale (or the reverse), and caches on the way report their residence time in `Age`.
+/// - `expiresAt` = local receive time + lifetime − age; `no-cache`, `Vary: *` and a `Vary` on
+///   any header but `Accept-Encoding` are stale at once (revalidated on every use).
+enum HTTPFreshness {
+    /// When a response was asked for and received, on the local clock.
+    struct Exchange: Sendable {
+        var requested: Date
+        var received: Date
+    }
+
+    /// The metadata to store for `response`.
+    static func metadata(for response: URLResponse, data: Data, exchange: Exchange, heuristicCap: Double) -> DataCacheMetadata {
+        var metadata = DataCacheMetadata(format: ImageFormat.sniff(data))
+        guard let http = response as? HTTPURLResponse else { return metadata }
+        metadata.etag = http.value(forHTTPHeaderField: "ETag")
+        metadata.lastModified = http.value(forHTTPHeaderField: "Last-Modified")
+        metadata.cacheControl = http.value(forHTTPHeaderField: "Cache-Control")
+        metadata.vary = unmatchableVary(http.value(forHTTPHeaderField: "Vary"))
+        metadata.expiresAt = expiry(of: metadata, headers: http, exchange: exchange, heuristicCap: heuristicCap)
+        return metadata
+    }
+
+    /// The refreshed metadata after a 304: headers present on the 304 replace the stored ones
+    /// (RFC 9111 §4.3.4), and freshness is computed anew.
+    static func refreshed(_ stored: DataCacheMetadata, with response: URLResponse, exchange: Exchange, heuristicCap: Double) -> DataCacheMetadata {
+        var metadata = stored
+        guard let http = response as? HTTPURLResponse else { return metadata }
+        if let etag = http.value(forHTTPHeaderField: "ETag") { metadata.etag = etag }
+        if let lastModified = http.value(forHTTPHeaderField: "Last-Modified") { metadata.lastModified = lastModified }
+        if let cacheControl = http.value(forHTTPHeaderField: "Cache-Control") { metadata.cacheControl = cacheControl }
+        if let vary = http.value(forHTTPHeaderField: "Vary") { metadata.vary = unmatchableVary(vary) }
+        metadata.expiresAt = expiry(of: metadata, headers: http, exchange: exchange, heuristicCap: heuristicCap)
+        return metadata
+    }
+
+    /// Whether `metadata` may be served without asking the server at `now`.
+    static func isFresh(_ metadata: DataCacheMetadata, now: Date) -> Bool {
+        guard metadata.vary == nil, !CacheControl(metadata.cacheControl).noCache, let expiresAt = metadata.expiresAt else { return false }
+        return now < expiresAt
+    }
+
+    /// The `Vary` value when it names `*` or a header other than `Accept-Encoding` (the body is
+    /// stored decoded, so the encoding does not change what is served), else `nil`.
+    static func unmatchableVary(_ header: String?) -> String? {
+        guard let header else { return nil }
+        let names = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+        return names.contains(where: { $0 != "accept-encoding" }) ? header : nil
+    }
+
+    /// When the response stops being fresh on the local clock, or `nil` when it has no
+    /// freshness information.
+    private static func expiry(of metadata: DataCacheMetadata, headers http: HTTPURLResponse, exchange: Exchange, heuristicCap: Double) -> Date? {
+        let control = CacheControl(metadata.cacheControl)
+        if control.noCache || metadata.vary != nil { return exchange.received }
+        let date = http.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse)
+        let lifetime: Double
+        if let maxAge = control.maxAge {
+            lifetime = maxAge
+        } else if let expires = http.value(forHTTPHeaderField: "Expires") {
+            guard let expiresDate = HTTPDate.parse(expires) else { return .distantPast }
+            lifetime = expiresDate.timeIntervalSince(date ?? exchange.received)
+        } else if let lastModified = metadata.lastModified.flatMap(HTTPDate.parse) {
+            lifetime = min(heuristicCap, max(0, (date ?? exchange.received).timeIntervalSince(lastModified)) * 0.1)
+        } else {
+            return nil
+        }
+        let responseDelay = max(0, exchange.received.timeIntervalSince(exchange.requested))
+        let age = Self.age(http) + responseDelay
+        return exchange.received.addingTimeInterval(lifetime - age)
+    }
+
+    /// The `Age` header in seconds, or 0.
+    private static func age(_ http: HTTPURLResponse) -> Double {
+        http.value(forHTTPHeaderField: "Age").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.map { max(0, $0) } ?? 0
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The fetch stage: the one owner of the tiers below the memory cache. A fetch job per
+/// ``FetchKey`` runs ``FetchStateMachine``'s actions: it reads and writes
+/// ``Configuration/dataCache``, asks ``Configuration/dataLoader`` (conditionally, to
+/// revalidate), and is shared by every caller of the same bytes.
+extension ImagePipeline {
+    /// Fetches the original bytes for `p`, shared per fetch key.
+    ///
+    /// - Parameter storesToDisk: whether this caller wants a download written to disk. The job
+    ///   writes when its first caller wants it; a later caller that wants it and finds it not
+    ///   written writes it itself, so callers that differ only there still share one download.
+    func fetch(
+        _ p: PreparedRequest, _ key: FetchKey, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
+        storesToDisk: Bool
+    ) async throws -> (output: FetchOutput, joined: Bool) {
+        let joined = JoinFlag()
+        let output = try await fetches.value(
+            for: key, priority: priority, progress: progress, joined: { joined.set($0) }
+        ) { [self] context in
+            self.counters.withLock { $0.fetchesStarted += 1 }
+            let start = ContinuousClock.now
+            do {
+                var output = try await self.runFetchJob(p, key, context, storesToDisk: storesToDisk)
+                output = FetchOutput(fetched: output.fetched, duration: (ContinuousClock.now - start).seconds, storedToDisk: output.storedToDisk)
+                return output
+            } catch {
+                if error is CancellationError || Task.isCancelled { throw CancellationError() }
+                throw (error as? Error) ?? Error.loadingFailed(error)
+            }
+        }
+        if joined.value {
+            counters.withLock { $0.sharedRequests += 1 }
+            if storesToDisk, !output.storedToDisk, output.fetched.source == .network, output.fetched.response is HTTPURLResponse,
+               let cache = configuration.dataCache, !cache.contains(key.dataKey) {
+                store(output.fetched, for: key.dataKey, in: cache)
+            }
+        }
+        return (output, joined.value)
+    }
+
+    /// One fetch job: drives the state machine until it finishes.
+    private func runFetchJob(
+        _ p: PreparedRequest, _ key: FetchKey, _ context: SharedWorkPool<FetchKey, FetchOutput>.Context, storesToDisk: Bool
+    ) async throws -> FetchOutput {
+        let cache = configuration.dataCache
+        var machine = FetchStateMachine(FetchStateMachine.Inputs(
+            readsCaches: key.readsCaches && cache != nil, isCacheOnly: key.isCacheOnly, policy: configuration.httpCachePolicy,
+            servesStaleOnError: configuration.servesStaleOnError, hasSharedTier: false,
+            heuristicCap: configuration.maximumHeuristicLifetime))
+        var action = machine.start()
+        while true {
+            switch action {
+            case .readDisk:
+                action = machine.diskRead(cache?.entry(for: key.dataKey), now: configuration.now())
+            case .readShared:
+                // The slot for a shared remote tier: none is configured yet.
+                action = machine.sharedRead(nil, now: configuration.now())
+            case .load(let validators):
+                var request = p.request.urlRequest
+                if let etag = validators?.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+                if let lastModified = validators?.lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
+                let requested = configuration.now()
+                do {
+                    let (data, response) = try await configuration.dataLoader.loadData(
+                        for: request, options: DataLoadOptions(handle: context.priority, progress: context.reportProgress))
+                    action = machine.loaded(data, response: response, exchange: .init(requested: requested, received: configuration.now()))
+                } catch {
+                    if error is CancellationError || Task.isCancelled { throw CancellationError() }
+                    action = machine.loadFailed(error)
+                }
+            case .finish(let result, let write):
+                var stored = false
+                if let cache {
+                    switch write {
+                    case .store where storesToDisk:
+                        store(result, for: key.dataKey, in: cache)
+                        stored = true
+                    case .updateMetadata:
+                        cache.updateMetadata(result.metadata, for: key.dataKey)
+                    case .store, .none:
+                        break
+                    }
+                }
+                return FetchOutput(fetched: result, duration: 0, storedToDisk: stored)
+            case .fail(let error):
+                if let error = error as? Error { throw error }
+                throw Error.loadingFailed(error)
+            }
+        }
+    }
+
+    private func store(_ result: FetchResult, for key: String, in cache: any DataCaching) {
+        cache.store(result.data, for: key, metadata: result.metadata)
+    }
+}
+
+extension FetchResult {
+    /// The layer reported for these bytes.
+    var layer: CacheLayer { source == .network ? .network : .disk }
+}

@@ -1,0 +1,59 @@
+import Dispatch
+import Foundation
+
+/// A bounded queue for heavy synchronous work (decode, process, encode): a ``PriorityQueue``
+/// for the order, and a Dispatch concurrent queue for the threads, so the work never blocks
+/// the Swift cooperative pool.
+///
+/// A waiting item whose Swift task is cancelled leaves the queue at once with
+/// `CancellationError`; an item that already runs completes.
+final class WorkQueue: Sendable {
+    private let slots: PriorityQueue
+    private let dispatchQueue: DispatchQueue
+
+    /// Maximum number of items running at once (≥ 1).
+    var width: Int { slots.width }
+
+    /// Creates a queue running at most `width` items at once (clamped to ≥ 1).
+    init(width: Int, label: String) {
+        slots = PriorityQueue(width: width)
+        dispatchQueue = DispatchQueue(label: label, attributes: .concurrent)
+    }
+
+    /// Runs `work` when a slot is free.
+    ///
+    /// - Returns: the work's result and the time spent waiting for a slot, in seconds.
+    /// - Throws: what `work` throws, or `CancellationError` when cancelled while waiting.
+    func execute<T: Sendable>(
+        priority: PriorityHandle, _ work: @escaping @Sendable () throws -> T
+    ) async throws -> (value: T, queueWait: Double) {
+        let enqueued = ContinuousClock.now
+        try await slots.acquire(priority: priority)
+        let waited = (ContinuousClock.now - enqueued).seconds
+        defer { slots.release() }
+        let value: T = try await withCheckedThrowingContinuation { continuation in
+            dispatchQueue.async {
+                continuation.resume(with: Result { try work() })
+            }
+        }
+        return (value, waited)
+    }
+
+    /// Items waiting for a slot (for tests).
+    var waitingCount: Int { slots.waitingCount }
+    /// Whether every slot is taken (for tests).
+    var isBusy: Bool { slots.runningCount >= slots.width }
+
+    /// Takes a slot (internal for tests).
+    func acquire(priority: PriorityHandle) async throws { try await slots.acquire(priority: priority) }
+    /// Frees a slot taken by ``acquire(priority:)`` (internal for tests).
+    func release() { slots.release() }
+}
+
+extension Duration {
+    /// The duration in seconds, as a `Double`.
+    var seconds: Double {
+        let (s, atto) = components
+        return Double(s) + Double(atto) * 1e-18
+    }
+}
