@@ -36,7 +36,9 @@ Routes (all GET/HEAD; `key` query parameters isolate per-test state):
   /absolute-redirect?to=URL    one redirect to an absolute URL
   /etag?key=K&cc=CC&tag=T      ETag T (default "v1"); If-None-Match match -> 304; optional Cache-Control
   /lastmod?key=K&cc=CC         Last-Modified fixed date; If-Modified-Since equal -> 304
-  /cache?cc=CC&expires=E       image with Cache-Control CC and optional Expires E (raw)
+  /cache?cc=CC&expires=E&vary=V  image with Cache-Control CC, optional Expires E and Vary V (raw)
+  any route: dateoff=S         the Date header is the server's clock moved by S seconds (a
+                               server whose clock is off); Expires given as expoff=S is Date + S
   /hold?key=K                  waits (at most 30 s) until /_release?key=K, then 200 image
   /_release?key=K              releases every request held under K (and later ones at once)
   /_requests?prefix=P          JSON list of recorded requests whose target starts with P
@@ -374,12 +376,22 @@ class Handler(BaseHTTPRequestHandler):
     def route_absolute_redirect(self):
         self.send(302, b"", None, {"Location": self.q("to", "/image")})
 
+    def date_time_string(self, timestamp=None):
+        # A server whose clock is off: every Date header (and expoff's Expires) moves with it.
+        if timestamp is None:
+            timestamp = time.time() + (self.qi("dateoff", 0) if hasattr(self, "query") else 0)
+        return super().date_time_string(timestamp)
+
     def cc_headers(self):
         h = {}
         if self.q("cc") is not None:
             h["Cache-Control"] = self.q("cc")
         if self.q("expires") is not None:
             h["Expires"] = self.q("expires")
+        if self.q("expoff") is not None:
+            h["Expires"] = self.date_time_string(time.time() + self.qi("dateoff", 0) + self.qi("expoff", 0))
+        if self.q("vary") is not None:
+            h["Vary"] = self.q("vary")
         return h
 
     def route_etag(self):

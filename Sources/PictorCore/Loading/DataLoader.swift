@@ -78,10 +78,16 @@ public final class DataLoader: DataLoading, Sendable {
     public func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse) {
         let request = try await prepare(request)
         let url = request.url!
+        let local: (Data, URLResponse)?
         switch url.scheme?.lowercased() {
-        case "file": return try await LocalDataLoader.loadFile(url, progress: options.progress)
-        case "data": return try LocalDataLoader.loadDataURL(url, progress: options.progress)
-        default: break
+        case "file": local = try await LocalDataLoader.loadFile(url, progress: options.progress)
+        case "data": local = try LocalDataLoader.loadDataURL(url, progress: options.progress)
+        default: local = nil
+        }
+        if let (data, response) = local {
+            // Local bytes are validated like a download, but not held to the HTTP size cap.
+            try ResponseValidation.checkBody(data, response: response, limit: nil)
+            return (data, response)
         }
         if let status = failedURLs?.status(for: url.absoluteString) { throw DataLoadingError.knownFailure(statusCode: status) }
         return try await slots.withSlot(priority: options.priorityHandle) {

@@ -7,7 +7,7 @@ import FoundationNetworking
 
 /// A scripted ``DataTransport`` for ``DataLoader`` tests: answers single exchanges per URL with
 /// a status, headers and body, exactly as given (no validation, no redirects followed), and
-/// records every request.
+/// records every request, and holds answers at ``gate``.
 ///
 /// Unknown URLs answer HTTP 404 with an empty body.
 public final class MockTransport: DataTransport, Sendable {
@@ -34,6 +34,9 @@ public final class MockTransport: DataTransport, Sendable {
     }
     private let state = Mutex(State())
 
+    /// Answers wait at this gate (after the request is recorded); open by default.
+    public let gate = AsyncGate()
+
     /// Creates a transport with no answers.
     public init() {}
 
@@ -55,6 +58,8 @@ public final class MockTransport: DataTransport, Sendable {
             s.requests.append(request.urlRequest)
             return s.answers[url.absoluteString]
         }
+        try await gate.pass()
+        try Task.checkCancellation()
         let answer = try (scripted ?? .success(Answer(statusCode: 404))).get()
         if let limit = request.maximumBodySize, Int64(answer.body.count) > limit { throw DataLoadingError.responseTooLarge(limit: limit) }
         request.progress?(TransferProgress(completed: Int64(answer.body.count), total: Int64(answer.body.count)))

@@ -10,34 +10,34 @@ import Testing
 @Suite(.enabled(if: NginxServer.isAvailable), .timeLimit(.minutes(1)))
 struct NginxLoadingTests {
     @Test func corpusImagesLoadAndRevalidateWith304() async throws {
-        // Given nginx serving the corpus and an HTTP-policy fetcher whose entries are stale
+        // Given nginx serving the corpus and an HTTP-policy pipeline whose entries are stale
         let server = try NginxServer.start(root: LoadingFixtures.corpus)
         defer { server.stop() }
         let cache = InMemoryDataCache()
-        let fetcher = ImageDataFetcher(loader: DataLoader(), cache: cache)
+        let pipeline = ImagePipeline(configuration: ImagePipeline.Configuration(
+            dataLoader: DataLoader(), decoder: CountingImageDecoder(), dataCache: cache))
         let path = "/pngsuite/basn2c08.png"
         let url = server.url(path)
-        let request = DataFetchRequest(urlRequest: URLRequest(url: url), cacheKey: url.absoluteString)
 
         // When fetched twice (nginx sends ETag and Last-Modified but no max-age; the heuristic
         // freshness keeps it fresh), then again after the entry is marked stale
-        let first = try await fetcher.fetchData(for: request) { _ in }
-        let second = try await fetcher.fetchData(for: request) { _ in }
+        let first = try await pipeline.data(for: ImageRequest(url: url))
+        let second = try await pipeline.data(for: ImageRequest(url: url))
         var stale = try #require(cache.entry(for: url.absoluteString)).metadata
         stale.expiresAt = Date(timeIntervalSince1970: 0)
         cache.updateMetadata(stale, for: url.absoluteString)
-        let third = try await fetcher.fetchData(for: request) { _ in }
+        let third = try await pipeline.data(for: ImageRequest(url: url))
 
         // Then
-        #expect(first.source == .network)
+        #expect(first.cacheLayer == .network)
         #expect(first.data == (try Data(contentsOf: LoadingFixtures.corpus.appendingPathComponent(path))))
-        #expect(first.metadata.etag != nil)
-        #expect(second.source == .disk)
-        #expect(third.source == .revalidated)
+        #expect(stale.etag != nil)
+        #expect(second.cacheLayer == .disk && !second.isRevalidated)
+        #expect(third.cacheLayer == .disk && third.isRevalidated)
         #expect(third.data == first.data)
         let logged = try server.loggedRequests().filter { $0.uri == path }
         #expect(logged.map(\.status) == [200, 304])
-        #expect(logged.last?.ifNoneMatch == first.metadata.etag)
+        #expect(logged.last?.ifNoneMatch == stale.etag)
     }
 
     @Test func manyDistinctImagesWithBoundedConcurrency() async throws {

@@ -16,7 +16,7 @@ struct ImagePipelineCacheTests {
         let response = try await h.pipeline.image(for: ImageRequest(url: url, options: .reloadIgnoringCachedData))
 
         #expect(response.cacheLayer == .network)
-        #expect(h.fetcher.networkRequestCount == 2)
+        #expect(h.network.loadCount == 2)
         #expect(h.memory.storedKeys.count == 2)
     }
 
@@ -29,7 +29,7 @@ struct ImagePipelineCacheTests {
         let response = try await h.pipeline.image(for: ImageRequest(url: url, options: .cacheOnly))
 
         #expect(response.cacheLayer == .disk)
-        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.network.loadCount == 1)
     }
 
     @Test func cacheOnlyFailsWithNotCachedOnAMiss() async throws {
@@ -43,7 +43,7 @@ struct ImagePipelineCacheTests {
             #expect(error.kind == .loading)
             #expect(error.dataLoadingError == .notCached)
         }
-        #expect(h.fetcher.networkRequestCount == 0)
+        #expect(h.network.loadCount == 0)
         #expect(h.pipeline.statistics.errors[.loading] == 1)
     }
 
@@ -114,7 +114,7 @@ struct ImagePipelineCacheTests {
 
         #expect(response.cacheLayer == .disk)
         #expect(response.image.pixels.first == 5)
-        #expect(h.fetcher.fetchCount == 1)
+        #expect(h.network.loadCount == 1)
         #expect(h.processors.count("tag(5)") == 1)
     }
 
@@ -145,7 +145,7 @@ struct ImagePipelineCacheTests {
         #expect(h.disk.removedKeys == [url.absoluteString])
         #expect(h.disk.entry(for: url.absoluteString)?.data == TestImageCodec.encode(width: 64, height: 48))
         #expect(h.pipeline.statistics.discardedCacheEntries == 1)
-        #expect(h.fetcher.requests.map(\.ignoresCachedData) == [false, true])
+        #expect(h.network.loadCount == 1)
     }
 
     @Test func aCorruptCachedOriginalWithCacheOnlyFailsAndIsRemoved() async throws {
@@ -157,13 +157,13 @@ struct ImagePipelineCacheTests {
             try await h.pipeline.image(for: ImageRequest(url: url, options: .cacheOnly))
         }
         #expect(!h.disk.contains(url.absoluteString))
-        #expect(h.fetcher.networkRequestCount == 0)
+        #expect(h.network.loadCount == 0)
     }
 
     @Test func aDownloadThatFailsToDecodeIsAnErrorAndIsNotLeftInTheCache() async throws {
         let h = Harness()
         let url = URL(string: "https://example.test/bad.img")!
-        h.fetcher.stub(url, data: Data("PTST".utf8))
+        h.network.stub(url, data: Data("PTST".utf8))
 
         do {
             _ = try await h.pipeline.image(for: ImageRequest(url: url))
@@ -174,7 +174,7 @@ struct ImagePipelineCacheTests {
         }
         #expect(!h.disk.contains(url.absoluteString))
         #expect(h.memory.count == 0)
-        #expect(h.fetcher.networkRequestCount == 1, "a network result is not retried")
+        #expect(h.network.loadCount == 1, "a network result is not retried")
     }
 
     @Test func aCorruptProcessedVariantIsRemovedAndRebuilt() async throws {
@@ -221,17 +221,20 @@ struct ImagePipelineSkipDecodeTests {
 @Suite(.timeLimit(.minutes(1)))
 struct ImagePipelineRevalidationTests {
     @Test func aRevalidatedDiskEntryIsServedFromDiskAndSaysSo() async throws {
-        let h = Harness(memoryCache: false)
-        let url = h.stub()
+        let h = Harness(memoryCache: false) { $0.httpCachePolicy = .http }
+        let url = URL(string: "https://example.test/revalidated.img")!
+        h.network.stub(url, MockDataLoader.Stub(
+            headers: ["ETag": "\"v1\"", "Cache-Control": "no-cache"], body: TestImageCodec.encode(width: 64, height: 48)))
         _ = try await h.pipeline.image(for: ImageRequest(url: url))
-        h.fetcher.setRevalidating(url)
+        h.network.setRevalidating(url)
 
         let response = try await h.pipeline.image(for: ImageRequest(url: url))
 
         #expect(response.cacheLayer == .disk)
         #expect(response.isRevalidated)
         #expect((response.urlResponse as? HTTPURLResponse)?.statusCode == 304)
-        #expect(h.fetcher.networkRequestCount == 2)
+        #expect(h.network.loadCount == 2)
+        #expect(h.network.loads.last?.request.value(forHTTPHeaderField: "If-None-Match") == "\"v1\"")
     }
 }
 
@@ -274,6 +277,6 @@ struct ImagePipelineOriginalBytesTests {
         _ = try await h.pipeline.image(for: ImageRequest(url: url, processors: [h.tag(2)], options: .skipDecode))
 
         #expect(h.disk.keys == [url.absoluteString])
-        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.network.loadCount == 1)
     }
 }

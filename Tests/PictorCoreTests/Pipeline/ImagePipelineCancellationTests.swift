@@ -9,11 +9,11 @@ struct ImagePipelineCancellationTests {
         // Given two callers waiting on one held download
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let first = h.pipeline.imageTask(for: ImageRequest(url: url))
         let second = h.pipeline.imageTask(for: ImageRequest(url: url))
         await h.waitForCallers(2)
-        await h.fetcher.gate.waitUntil(waiting: 1)
+        await h.network.gate.waitUntil(waiting: 1)
 
         // When one cancels
         first.cancel()
@@ -21,23 +21,23 @@ struct ImagePipelineCancellationTests {
         // Then it ends at once, and the other still gets the image from the same download
         await #expect(throws: ImagePipeline.Error.self) { try await first.response }
         #expect(first.state == .cancelled)
-        #expect(h.fetcher.gate.waitingCount == 1, "the download was not cancelled")
-        h.fetcher.gate.open()
+        #expect(h.network.gate.waitingCount == 1, "the download was not cancelled")
+        h.network.gate.open()
         let response = try await second.response
         #expect(response.cacheLayer == .network)
-        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.network.loadCount == 1)
     }
 
     @Test func cancellingTheLastCallerCancelsTheWorkAtEveryStage() async throws {
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let task = h.pipeline.imageTask(for: ImageRequest(url: url, processors: [h.tag(1)]))
-        await h.fetcher.gate.waitUntil(waiting: 1)
+        await h.network.gate.waitUntil(waiting: 1)
 
         task.cancel()
 
-        await until { h.fetcher.gate.waitingCount == 0 }
+        await until { h.network.gate.waitingCount == 0 }
         await until { h.pipeline.isIdle }
         #expect(h.decoder.decodeCount == 0)
         #expect(h.processors.total == 0)
@@ -49,25 +49,25 @@ struct ImagePipelineCancellationTests {
     @Test func aRequestAfterTheLastCallerCancelledStartsFreshWork() async throws {
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let cancelled = h.pipeline.imageTask(for: ImageRequest(url: url))
-        await h.fetcher.gate.waitUntil(waiting: 1)
+        await h.network.gate.waitUntil(waiting: 1)
         cancelled.cancel()
-        await until { h.fetcher.gate.waitingCount == 0 }
+        await until { h.network.gate.waitingCount == 0 }
 
-        h.fetcher.gate.open()
+        h.network.gate.open()
         let response = try await h.pipeline.image(for: ImageRequest(url: url))
 
         #expect(response.cacheLayer == .network)
-        #expect(h.fetcher.networkRequestCount == 2)
+        #expect(h.network.loadCount == 2)
     }
 
     @Test func cancellingTheCallingSwiftTaskCancelsTheRequest() async throws {
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let caller = Task { try await h.pipeline.image(for: ImageRequest(url: url)) }
-        await h.fetcher.gate.waitUntil(waiting: 1)
+        await h.network.gate.waitUntil(waiting: 1)
 
         caller.cancel()
 
@@ -106,7 +106,7 @@ struct ImagePipelineCancellationTests {
     @Test func theCallbackAPIDeliversCancellationOnItsQueue() async throws {
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let queue = DispatchQueue(label: "test.callbacks")
         try await confirmation { delivered in
             let result: Result<ImageResponse, ImagePipeline.Error> = await withCheckedContinuation { continuation in

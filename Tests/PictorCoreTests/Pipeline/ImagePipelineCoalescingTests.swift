@@ -9,16 +9,16 @@ struct ImagePipelineCoalescingTests {
         // Given a held network
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
 
         // When 100 callers ask for the same image
         let tasks = (0..<100).map { _ in h.pipeline.imageTask(for: ImageRequest(url: url)) }
         await h.waitForCallers(100)
-        h.fetcher.gate.open()
+        h.network.gate.open()
         for task in tasks { _ = try await task.response }
 
         // Then
-        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.network.loadCount == 1)
         #expect(h.decoder.decodeCount == 1)
         #expect(h.pipeline.statistics.fetchesStarted == 1)
         #expect(h.pipeline.statistics.sharedRequests >= 99)
@@ -27,32 +27,32 @@ struct ImagePipelineCoalescingTests {
     @Test func differentThumbnailsShareTheFetchButDecodeOnceEach() async throws {
         let h = Harness()
         let url = h.stub(width: 400, height: 400)
-        h.fetcher.gate.close()
+        h.network.gate.close()
 
         let sizes = [100, 200, 100, 200, 100]
         let tasks = sizes.map { h.pipeline.imageTask(for: ImageRequest(url: url, thumbnail: ThumbnailOptions(width: $0))) }
         await h.waitForCallers(5)
-        h.fetcher.gate.open()
+        h.network.gate.open()
         let widths = try await tasks.asyncMap { try await $0.image.width }
 
         #expect(widths == sizes)
-        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.network.loadCount == 1)
         #expect(h.decoder.decodeCount == 2)
     }
 
     @Test func differentChainsShareTheFetchAndTheDecodeAndACommonPrefix() async throws {
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
 
         let chains: [[any ImageProcessing]] = [[h.tag(1), h.tag(2)], [h.tag(1), h.tag(3)], [h.tag(1), h.tag(2)], []]
         let tasks = chains.map { h.pipeline.imageTask(for: ImageRequest(url: url, processors: $0)) }
         await h.waitForCallers(4)
-        h.fetcher.gate.open()
+        h.network.gate.open()
         let markers = try await tasks.asyncMap { try await $0.image.pixels.first }
 
         #expect(markers == [2, 3, 2, 0])
-        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.network.loadCount == 1)
         #expect(h.decoder.decodeCount == 1)
         #expect(h.processors.count("tag(1)") == 1, "the shared prefix runs once")
         #expect(h.processors.count("tag(2)") == 1)
@@ -62,17 +62,17 @@ struct ImagePipelineCoalescingTests {
     @Test func dataAndImageRequestsShareTheFetch() async throws {
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
 
         let image = h.pipeline.imageTask(for: ImageRequest(url: url))
         async let data = h.pipeline.data(for: ImageRequest(url: url))
         await h.waitForCallers(1)
         await until { h.pipeline.fetches.subscriberCount == 2 }
-        h.fetcher.gate.open()
+        h.network.gate.open()
         _ = try await image.response
         _ = try await data
 
-        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.network.loadCount == 1)
     }
 
     @Test func workIsNotSharedAfterItFinished() async throws {
@@ -89,14 +89,14 @@ struct ImagePipelineCoalescingTests {
     @Test func progressReachesEveryCallerOfSharedWork() async throws {
         let h = Harness()
         let url = URL(string: "https://example.test/p.img")!
-        h.fetcher.stub(url, data: TestImageCodec.encode(width: 8, height: 8), progressSteps: 4)
-        h.fetcher.gate.close()
+        h.network.stub(url, data: TestImageCodec.encode(width: 8, height: 8), progressSteps: 4)
+        h.network.gate.close()
 
         let first = h.pipeline.imageTask(for: ImageRequest(url: url))
         let second = h.pipeline.imageTask(for: ImageRequest(url: url, processors: [h.tag(1)]))
         let firstProgress = first.progress, secondProgress = second.progress
         await h.waitForCallers(2)
-        h.fetcher.gate.open()
+        h.network.gate.open()
 
         var a: [TransferProgress] = [], b: [TransferProgress] = []
         for await p in firstProgress { a.append(p) }

@@ -3,8 +3,8 @@ import PictorCore
 import PictorTestSupport
 import Testing
 
-/// The pipeline over the core's real layers — ``ImageCache``, ``ImageDataFetcher`` — with only
-/// the transport, the disk store and the decoder faked.
+/// The pipeline over the core's real layers — ``ImageCache`` and the fetch stage's HTTP caching
+/// — with only the network, the disk store and the decoder faked.
 @Suite(.timeLimit(.minutes(1)))
 struct ImagePipelineCoreStackTests {
     let loader = MockDataLoader()
@@ -14,7 +14,7 @@ struct ImagePipelineCoreStackTests {
 
     init() {
         pipeline = ImagePipeline(configuration: ImagePipeline.Configuration(
-            dataFetcher: ImageDataFetcher(loader: loader, cache: disk), decoder: decoder,
+            dataLoader: loader, decoder: decoder,
             imageCache: ImageCache(), dataCache: disk, renderer: InMemoryRenderer()))
     }
 

@@ -8,7 +8,7 @@ struct ImagePipelineErrorTests {
     @Test func aLoadingErrorIsWrappedWithItsCause() async throws {
         let h = Harness()
         let url = URL(string: "https://example.test/missing.img")!
-        h.fetcher.stub(url, error: .statusCode(500))
+        h.network.stub(url, error: .statusCode(500))
 
         let error = await #expect(throws: ImagePipeline.Error.self) { try await h.pipeline.image(for: ImageRequest(url: url)) }
 
@@ -73,15 +73,15 @@ struct ImagePipelineErrorTests {
     @Test func errorsAreSharedByEveryCallerAndCountedOnce() async throws {
         let h = Harness()
         let url = URL(string: "https://example.test/x.img")!
-        h.fetcher.stub(url, error: .notAnImage(contentType: "text/html"))
-        h.fetcher.gate.close()
+        h.network.stub(url, error: .notAnImage(contentType: "text/html"))
+        h.network.gate.close()
 
         let tasks = (0..<5).map { _ in h.pipeline.imageTask(for: ImageRequest(url: url)) }
         await h.waitForCallers(5)
-        h.fetcher.gate.open()
+        h.network.gate.open()
         for task in tasks { await #expect(throws: ImagePipeline.Error.self) { try await task.response } }
 
-        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.network.loadCount == 1)
         #expect(h.pipeline.statistics.failed == 5)
         #expect(tasks.allSatisfy { $0.state == .failed })
     }
@@ -94,7 +94,7 @@ struct ImagePipelineErrorTests {
                 $0.logger = PictorLog(level: .debug, revealsURLs: reveals) { _, message in lines.append(message) }
             }
             let url = URL(string: secretURL)!
-            h.fetcher.stub(url, data: Data("PTST".utf8))
+            h.network.stub(url, data: Data("PTST".utf8))
             _ = try? await h.pipeline.image(for: ImageRequest(url: url))
             let leaked = lines.items.contains { $0.contains("secret-name") }
             #expect(leaked == reveals)

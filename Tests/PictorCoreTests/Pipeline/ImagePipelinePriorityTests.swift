@@ -10,36 +10,36 @@ struct ImagePipelinePriorityTests {
     @Test func sharedWorkRunsAtTheHighestPriorityOfItsCallers() async throws {
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let low = h.pipeline.imageTask(for: ImageRequest(url: url, priority: .low))
-        await h.fetcher.gate.waitUntil(waiting: 1)
-        #expect(h.fetcher.currentPriority(for: url) == .low)
+        await h.network.gate.waitUntil(waiting: 1)
+        #expect(h.network.currentPriority(for: url) == .low)
 
         // A high-priority caller joins: the download is raised.
         let high = h.pipeline.imageTask(for: ImageRequest(url: url, processors: [h.tag(1)], priority: .high))
-        await until { h.fetcher.currentPriority(for: url) == .high }
+        await until { h.network.currentPriority(for: url) == .high }
 
         // It leaves: the download falls back.
         high.cancel()
-        await until { h.fetcher.currentPriority(for: url) == .low }
+        await until { h.network.currentPriority(for: url) == .low }
 
-        h.fetcher.gate.open()
+        h.network.gate.open()
         _ = try await low.response
     }
 
     @Test func changingATasksPriorityReachesTheDownload() async throws {
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let task = h.pipeline.imageTask(for: ImageRequest(url: url, priority: .normal))
         let events = task.events
-        await h.fetcher.gate.waitUntil(waiting: 1)
+        await h.network.gate.waitUntil(waiting: 1)
 
         task.setPriority(.veryHigh)
 
-        await until { h.fetcher.currentPriority(for: url) == .veryHigh }
+        await until { h.network.currentPriority(for: url) == .veryHigh }
         #expect(task.priority == .veryHigh)
-        h.fetcher.gate.open()
+        h.network.gate.open()
         var sawChange = false, sawFinish = false
         for await event in events {
             switch event {

@@ -11,11 +11,11 @@ struct ImagePipelineStressTests {
         let h = Harness()
         var urls = (0..<20).map { h.stub("s\($0).img", width: 64, height: 64) }
         let failing = URL(string: "https://example.test/fail.img")!
-        h.fetcher.stub(failing, error: .statusCode(503))
+        h.network.stub(failing, error: .statusCode(503))
         urls.append(failing)
         let chains: [[any ImageProcessing]] = [[], [h.tag(1)], [h.tag(1), h.tag(2)], [h.tag(3, fails: true)]]
         var random = SplitMix64(seed: seed)
-        h.fetcher.gate.close()
+        h.network.gate.close()
 
         // When 3,000 tasks start, a third are cancelled at random moments and some change priority
         let count = 3_000
@@ -28,7 +28,7 @@ struct ImagePipelineStressTests {
             if random.next() % 5 == 0 { request.options = .reloadIgnoringCachedData }
             let task = h.pipeline.imageTask(for: request)
             tasks.append(task)
-            if i == count / 2 { h.fetcher.gate.open() }
+            if i == count / 2 { h.network.gate.open() }
             switch random.next() % 6 {
             case 0, 1: tasks[Int(random.next() % UInt64(tasks.count))].cancel()
             case 2: tasks[Int(random.next() % UInt64(tasks.count))].setPriority(.veryHigh)
@@ -56,8 +56,8 @@ struct ImagePipelineStressTests {
         #expect(s.memoryHits + s.diskHits + s.networkLoads == s.completed)
         #expect(s.errors.values.reduce(0, +) == s.failed)
         #expect(s.completed >= outcomes[.completed] ?? 0)
-        #expect(h.fetcher.gate.waitingCount == 0)
-        #expect(h.fetcher.networkRequestCount <= h.pipeline.statistics.fetchesStarted)
+        #expect(h.network.gate.waitingCount == 0)
+        #expect(h.network.loadCount <= h.pipeline.statistics.fetchesStarted)
     }
 
     @Test func prefetchingWithRandomStopsAndLiveRequestsEndsWithCountsThatAddUp() async throws {
@@ -91,6 +91,6 @@ struct ImagePipelineStressTests {
             #expect(stats.failed == 0)
         }
         await until { h.pipeline.isIdle }
-        #expect(h.fetcher.networkRequestCount <= urls.count + h.pipeline.statistics.cancelled)
+        #expect(h.network.loadCount <= urls.count + h.pipeline.statistics.cancelled)
     }
 }

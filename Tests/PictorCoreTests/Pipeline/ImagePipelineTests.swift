@@ -20,7 +20,7 @@ struct ImagePipelineTests {
         #expect(response.metrics.originalByteCount == TestImageCodec.encode(width: 64, height: 48).count)
         #expect(h.memory.peek(ImageCacheKey(url.absoluteString)) != nil)
         #expect(h.disk.contains(url.absoluteString))
-        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.network.loadCount == 1)
         #expect(h.decoder.decodeCount == 1)
     }
 
@@ -32,7 +32,7 @@ struct ImagePipelineTests {
         let response = try await h.pipeline.image(for: ImageRequest(url: url))
 
         #expect(response.cacheLayer == .memory)
-        #expect(h.fetcher.fetchCount == 1)
+        #expect(h.network.loadCount == 1)
         #expect(h.decoder.decodeCount == 1)
         #expect(h.pipeline.cachedImage(for: ImageRequest(url: url)) != nil)
     }
@@ -47,7 +47,7 @@ struct ImagePipelineTests {
 
         #expect(response.cacheLayer == .disk)
         #expect(response.urlResponse == nil)
-        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.network.loadCount == 1)
         #expect(h.decoder.decodeCount == 2)
         #expect(h.memory.peek(ImageCacheKey(url.absoluteString)) != nil, "a disk hit is promoted to memory")
     }
@@ -127,8 +127,8 @@ struct ImagePipelineTests {
         }
         let first = URL(string: "https://example.test/a.img?sig=1")!
         let second = URL(string: "https://example.test/a.img?sig=2")!
-        h.fetcher.stub(first, data: TestImageCodec.encode(width: 8, height: 8))
-        h.fetcher.stub(second, data: TestImageCodec.encode(width: 8, height: 8))
+        h.network.stub(first, data: TestImageCodec.encode(width: 8, height: 8))
+        h.network.stub(second, data: TestImageCodec.encode(width: 8, height: 8))
 
         _ = try await h.pipeline.image(for: ImageRequest(url: first))
         let response = try await h.pipeline.image(for: ImageRequest(url: second))

@@ -37,22 +37,22 @@ struct ImagePrefetcherTests {
         #expect(h.disk.keys.count == 5)
         #expect(prefetcher.statistics.networkLoads == 5)
         #expect(prefetcher.statistics.diskHits == 5)
-        #expect(h.fetcher.fetchCount == 5, "a disk hit is answered by contains(), not a read")
+        #expect(h.network.loadCount == 5, "a disk hit is answered by contains(), not a read")
     }
 
     @Test func concurrencyIsBoundedAndPrefetchesRunAtLowPriority() async throws {
         let h = Harness()
         let urls = (0..<6).map { h.stub("c\($0).img") }
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let prefetcher = ImagePrefetcher(pipeline: h.pipeline, maxConcurrentRequestCount: 2)
 
         prefetcher.startPrefetching(with: urls)
-        await h.fetcher.gate.waitUntil(waiting: 2)
+        await h.network.gate.waitUntil(waiting: 2)
 
         #expect(prefetcher.statistics.running == 2)
         #expect(prefetcher.statistics.pending == 4)
-        #expect(h.fetcher.requests.allSatisfy { $0.priority.value == .low })
-        h.fetcher.gate.open()
+        #expect(h.network.loads.allSatisfy { $0.priority == .low })
+        h.network.gate.open()
         await prefetcher.waitUntilIdle()
         #expect(prefetcher.statistics.completed == 6)
     }
@@ -60,53 +60,53 @@ struct ImagePrefetcherTests {
     @Test func aLiveRequestSharesThePrefetchAndRaisesItsPriority() async throws {
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let prefetcher = ImagePrefetcher(pipeline: h.pipeline)
         prefetcher.startPrefetching(with: [url])
-        await h.fetcher.gate.waitUntil(waiting: 1)
+        await h.network.gate.waitUntil(waiting: 1)
 
         let live = h.pipeline.imageTask(for: ImageRequest(url: url, priority: .high))
-        await until { h.fetcher.currentPriority(for: url) == .high }
-        h.fetcher.gate.open()
+        await until { h.network.currentPriority(for: url) == .high }
+        h.network.gate.open()
         _ = try await live.response
         await prefetcher.waitUntilIdle()
 
-        #expect(h.fetcher.networkRequestCount == 1)
+        #expect(h.network.loadCount == 1)
         #expect(h.decoder.decodeCount == 1)
     }
 
     @Test func stoppingCancelsRunningAndDropsQueuedPrefetches() async throws {
         let h = Harness()
         let urls = (0..<5).map { h.stub("s\($0).img") }
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let prefetcher = ImagePrefetcher(pipeline: h.pipeline, maxConcurrentRequestCount: 2)
         prefetcher.startPrefetching(with: urls)
-        await h.fetcher.gate.waitUntil(waiting: 2)
+        await h.network.gate.waitUntil(waiting: 2)
 
         prefetcher.stopPrefetching()
         await prefetcher.waitUntilIdle()
 
         #expect(prefetcher.statistics.cancelled == 5)
         #expect(prefetcher.statistics.completed == 0)
-        await until { h.fetcher.gate.waitingCount == 0 }
+        await until { h.network.gate.waitingCount == 0 }
         await until { h.pipeline.isIdle }
     }
 
     @Test func stoppingOneRequestLeavesTheOthers() async throws {
         let h = Harness()
         let urls = (0..<3).map { h.stub("o\($0).img") }
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let prefetcher = ImagePrefetcher(pipeline: h.pipeline, maxConcurrentRequestCount: 1)
         prefetcher.startPrefetching(with: urls)
-        await h.fetcher.gate.waitUntil(waiting: 1)
+        await h.network.gate.waitUntil(waiting: 1)
 
         prefetcher.stopPrefetching(with: [ImageRequest(url: urls[2])])
-        h.fetcher.gate.open()
+        h.network.gate.open()
         await prefetcher.waitUntilIdle()
 
         #expect(prefetcher.statistics.completed == 2)
         #expect(prefetcher.statistics.cancelled == 1)
-        #expect(h.fetcher.networkRequestCount(for: urls[2]) == 0)
+        #expect(h.network.loadCount(for: urls[2]) == 0)
     }
 
     @Test func pausingHoldsQueuedPrefetchesUntilResumed() async throws {
@@ -118,7 +118,7 @@ struct ImagePrefetcherTests {
         prefetcher.startPrefetching(with: urls)
         await prefetcher.waitUntilIdle()
         #expect(prefetcher.statistics.pending == 3)
-        #expect(h.fetcher.fetchCount == 0)
+        #expect(h.network.loadCount == 0)
 
         prefetcher.resume()
         await prefetcher.waitUntilIdle()

@@ -57,17 +57,17 @@ struct ImageTargetBinderTests {
     @Test func aNewRequestCancelsThePreviousOne() async throws {
         let h = Harness()
         let first = h.stub("1.img"), second = h.stub("2.img")
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let binder = ImageTargetBinder(target: RecordingTarget(), pipeline: h.pipeline)
 
         let old = try #require(binder.setImage(with: ImageRequest(url: first)))
-        await h.fetcher.gate.waitUntil(waiting: 1)
+        await h.network.gate.waitUntil(waiting: 1)
         let new = try #require(binder.setImage(with: ImageRequest(url: second)))
 
         #expect(old.state == .cancelled)
         #expect(new.state == .running)
-        await until { h.fetcher.networkRequestCount(for: second) == 1 && h.fetcher.gate.waitingCount == 1 }
-        h.fetcher.gate.open()
+        await until { h.network.loadCount(for: second) == 1 && h.network.gate.waitingCount == 1 }
+        h.network.gate.open()
         _ = try await new.response
     }
 
@@ -75,7 +75,7 @@ struct ImageTargetBinderTests {
         // Given A, whose download a live caller keeps alive, then B, on a reused target
         let h = Harness()
         let a = h.stub("a.img"), b = h.stub("b.img")
-        let gateA = h.fetcher.gate(for: a), gateB = h.fetcher.gate(for: b)
+        let gateA = h.network.gate(for: a), gateB = h.network.gate(for: b)
         let live = h.pipeline.imageTask(for: ImageRequest(url: a, processors: [h.tag(1)]))
         let target = RecordingTarget()
         let binder = ImageTargetBinder(target: target, pipeline: h.pipeline)
@@ -100,7 +100,7 @@ struct ImageTargetBinderTests {
     @Test func aFailureShowsTheFailureImage() async throws {
         let h = Harness()
         let url = URL(string: "https://example.test/gone.img")!
-        h.fetcher.stub(url, error: .statusCode(410))
+        h.network.stub(url, error: .statusCode(410))
         let target = RecordingTarget()
         let binder = ImageTargetBinder(target: target, pipeline: h.pipeline)
 
@@ -116,7 +116,7 @@ struct ImageTargetBinderTests {
     @Test func aNilRequestCancelsAndShowsThePlaceholder() async throws {
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let target = RecordingTarget()
         let binder = ImageTargetBinder(target: target, pipeline: h.pipeline)
         let task = try #require(binder.setImage(with: ImageRequest(url: url)))

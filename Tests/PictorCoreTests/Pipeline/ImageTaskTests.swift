@@ -9,12 +9,12 @@ struct ImageTaskTests {
     @Test func eventsArriveInOrderAndEndWithFinished() async throws {
         let h = Harness()
         let url = URL(string: "https://example.test/e.img")!
-        h.fetcher.stub(url, data: TestImageCodec.encode(width: 8, height: 8), progressSteps: 3)
-        h.fetcher.gate.close()
+        h.network.stub(url, data: TestImageCodec.encode(width: 8, height: 8), progressSteps: 3)
+        h.network.gate.close()
         let task = h.pipeline.imageTask(for: ImageRequest(url: url))
         let events = task.events
-        await h.fetcher.gate.waitUntil(waiting: 1)
-        h.fetcher.gate.open()
+        await h.network.gate.waitUntil(waiting: 1)
+        h.network.gate.open()
 
         var names: [String] = []
         for await event in events {
@@ -46,7 +46,7 @@ struct ImageTaskTests {
     @Test func theCallbackAPIDeliversProgressAndTheResultOnTheChosenQueue() async throws {
         let h = Harness()
         let url = URL(string: "https://example.test/cb.img")!
-        h.fetcher.stub(url, data: TestImageCodec.encode(width: 8, height: 8), progressSteps: 2)
+        h.network.stub(url, data: TestImageCodec.encode(width: 8, height: 8), progressSteps: 2)
         let queue = DispatchQueue(label: "test.delivery")
         let progressCount = OrderLog()
 
@@ -70,10 +70,10 @@ struct ImageTaskTests {
     @Test func cancellingTheTaskAwaitingTheResponseCancelsTheImageTask() async throws {
         let h = Harness()
         let url = h.stub()
-        h.fetcher.gate.close()
+        h.network.gate.close()
         let task = h.pipeline.imageTask(for: ImageRequest(url: url))
         let waiter = Task { try await task.response }
-        await h.fetcher.gate.waitUntil(waiting: 1)
+        await h.network.gate.waitUntil(waiting: 1)
 
         waiter.cancel()
 

@@ -32,20 +32,22 @@ struct PipelineFakesTests {
         #expect(clock.sleeperCount == 0)
     }
 
-    @Test func theMockLoaderStreamsChunksAndCounts() async throws {
+    @Test func theMockLoaderReportsProgressAndCounts() async throws {
         let loader = MockDataLoader()
         let url = URL(string: "https://example.test/x")!
-        loader.stub(url, MockDataLoader.Stub(headers: ["ETag": "\"1\""], body: Data(repeating: 7, count: 10), chunkCount: 3))
+        loader.stub(url, MockDataLoader.Stub(headers: ["ETag": "\"1\""], body: Data(repeating: 7, count: 10), progressSteps: 3))
+        let progress = ProgressRecorder()
 
-        let (data, response) = try await loader.data(for: URLRequest(url: url))
+        let (data, response) = try await loader.data(for: URLRequest(url: url), progress: { progress.record(Data(), $0) })
 
         #expect(data == Data(repeating: 7, count: 10))
+        #expect(progress.recorded.map(\.completed) == [3, 6, 10])
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect((response as? HTTPURLResponse)?.value(forHTTPHeaderField: "ETag") == "\"1\"")
         #expect(loader.loadCount(for: url) == 1)
     }
 
-    @Test func theMockLoaderAnswers404ForUnknownURLsAndHoldsAtItsGate() async throws {
+    @Test func theMockLoaderFailsUnknownURLsWith404AndHoldsAtItsGate() async throws {
         let loader = MockDataLoader()
         let url = URL(string: "https://example.test/unknown")!
         loader.gate.close()
@@ -53,9 +55,7 @@ struct PipelineFakesTests {
         await loader.gate.waitUntil(waiting: 1)
         loader.gate.open()
 
-        let (_, response) = try await load.value
-
-        #expect((response as? HTTPURLResponse)?.statusCode == 404)
+        await #expect(throws: DataLoadingError.statusCode(404)) { _ = try await load.value }
     }
 
     @Test func theTestCodecRoundTripsAndShrinksOnLoad() throws {

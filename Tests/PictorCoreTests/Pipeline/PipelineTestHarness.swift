@@ -29,7 +29,7 @@ final class TestDataCache: DataCaching, Sendable {
 
 /// One pipeline with every fake, built per test.
 struct Harness {
-    let fetcher: MockDataFetcher
+    let network: MockDataLoader
     let decoder = CountingImageDecoder()
     let encoder = TestImageEncoder()
     let memory = RecordingImageCache()
@@ -44,10 +44,11 @@ struct Harness {
     ) {
         let disk = TestDataCache()
         self.disk = disk
-        fetcher = MockDataFetcher(diskCache: disk)
+        network = MockDataLoader()
+        // Stage tests serve any disk entry as is; HTTP freshness has its own tests.
         var configuration = ImagePipeline.Configuration(
-            dataFetcher: fetcher, decoder: decoder, imageCache: memoryCache ? memory : nil, dataCache: disk,
-            encoder: encoder, renderer: renderer, diskCachePolicy: policy)
+            dataLoader: network, decoder: decoder, imageCache: memoryCache ? memory : nil, dataCache: disk,
+            httpCachePolicy: .ignoreHTTPHeaders, encoder: encoder, renderer: renderer, diskCachePolicy: policy)
         configure(&configuration)
         pipeline = ImagePipeline(configuration: configuration)
     }
@@ -56,7 +57,7 @@ struct Harness {
     @discardableResult
     func stub(_ path: String = "a.img", width: Int = 64, height: Int = 48) -> URL {
         let url = URL(string: "https://example.test/\(path)")!
-        fetcher.stub(url, data: TestImageCodec.encode(width: width, height: height))
+        network.stub(url, data: TestImageCodec.encode(width: width, height: height))
         return url
     }
 

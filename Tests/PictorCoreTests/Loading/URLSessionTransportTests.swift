@@ -6,19 +6,28 @@ import FoundationNetworking
 import PictorTestSupport
 import Testing
 
-/// The URLSession transport: local URLs, cancellation, timeouts, error mapping, redirects.
+/// Local URLs (`file:`, `data:`), read by ``DataLoader`` itself with no transport.
 @Suite(.timeLimit(.minutes(1)))
-struct URLSessionDataLoaderTests {
-    let loader = URLSessionDataLoader()
+struct LocalDataLoaderTests {
+    let loader = LoadingFixtures.loader()
 
     @Test func fileURLsAreReadFromDisk() async throws {
         let url = LoadingFixtures.corpus.appendingPathComponent("pngsuite/basn2c08.png")
         let expected = try Data(contentsOf: url)
         let progress = ProgressRecorder()
-        let response = try await loader.loadData(for: URLRequest(url: url), didReceiveChunk: progress.record)
-        #expect(progress.data == expected)
+        let (data, response) = try await loader.data(for: URLRequest(url: url), progress: { progress.record(Data(), $0) })
+        #expect(data == expected)
         #expect(response.expectedContentLength == expected.count)
         #expect(progress.recorded.last == TransferProgress(completed: Int64(expected.count), total: Int64(expected.count)))
+    }
+
+    @Test func fileURLsAreNotHeldToTheHTTPSizeCap() async throws {
+        // A local file larger than the HTTP cap still loads (the decoder's pixel guard applies).
+        let url = LoadingFixtures.corpus.appendingPathComponent("pngsuite/basn2c08.png")
+        let size = try Data(contentsOf: url).count
+        let loader = LoadingFixtures.loader { $0.maximumResponseSize = Int64(size / 2) }
+        let (data, _) = try await loader.data(for: URLRequest(url: url))
+        #expect(data.count == size)
     }
 
     @Test func missingFileIsATransportError() async throws {
@@ -43,32 +52,45 @@ struct URLSessionDataLoaderTests {
         let (data, response) = try await loader.data(for: URLRequest(url: url))
         #expect(data == png)
         #expect(response.mimeType == "image/png")
-        let (text, _) = try await loader.data(for: URLRequest(url: URL(string: "data:,Hello%20there")!))
+        let (text, _) = try await LocalDataLoader.loadDataURL(URL(string: "data:,Hello%20there")!, progress: nil)
         #expect(String(decoding: text, as: UTF8.self) == "Hello there")
+    }
+}
+
+/// The URLSession transport: one exchange, limits, cancellation, error mapping.
+@Suite(.timeLimit(.minutes(1)))
+struct URLSessionTransportTests {
+    let transport = URLSessionTransport()
+
+    func send(_ url: URL, idle: Double = 30, timeout: Double = 60, cap: Int64? = nil) async throws -> TransportResponse {
+        try await transport.send(TransportRequest(urlRequest: URLRequest(url: url), idleTimeout: idle, timeout: timeout, maximumBodySize: cap))
     }
 
     @Test func timeoutsAreRoundedUpToWholeSeconds() {
-        #expect(URLSessionDataLoader.wholeSeconds(0.5) == 1)
-        #expect(URLSessionDataLoader.wholeSeconds(1.5) == 2)
-        #expect(URLSessionDataLoader.wholeSeconds(3) == 3)
-        #expect(URLSessionDataLoader.wholeSeconds(0) == 1)
-        #expect(URLSessionDataLoader.wholeSeconds(.infinity) == 1)
+        #expect(URLSessionTransport.wholeSeconds(0.5) == 1)
+        #expect(URLSessionTransport.wholeSeconds(1.5) == 2)
+        #expect(URLSessionTransport.wholeSeconds(3) == 3)
+        #expect(URLSessionTransport.wholeSeconds(0) == 1)
     }
 
     @Test(.enabled(if: LoadingFixtures.hasFaultServer))
-    func subSecondRequestTimeoutStillAllowsAFastResponse() async throws {
+    func subSecondIdleTimeoutStillAllowsAFastResponse() async throws {
         // URLSession alone would fail at once with a 0.5 s timeout (truncated to 0).
-        var request = URLRequest(url: LoadingFixtures.faultServer!.url("/delay?ms=100"))
-        request.timeoutInterval = 0.5
-        let (data, _) = try await loader.data(for: request)
-        #expect(ImageFormat.sniff(data) == .png)
+        let answer = try await send(LoadingFixtures.faultServer!.url("/delay?ms=100"), idle: 0.5)
+        #expect(ImageFormat.sniff(answer.body) == .png)
     }
 
     @Test(.enabled(if: LoadingFixtures.hasFaultServer))
     func idleTimeoutMapsToIdleTimeout() async throws {
-        var request = URLRequest(url: LoadingFixtures.faultServer!.url("/delay?ms=4000&k=\(LoadingFixtures.key())"))
-        request.timeoutInterval = 1
-        await #expect(throws: DataLoadingError.idleTimeout(seconds: 1)) { _ = try await loader.data(for: request) }
+        await #expect(throws: DataLoadingError.idleTimeout(seconds: 1)) {
+            _ = try await send(LoadingFixtures.faultServer!.url("/delay?ms=4000&k=\(LoadingFixtures.key())"), idle: 1)
+        }
+    }
+
+    @Test(.enabled(if: LoadingFixtures.hasFaultServer))
+    func theOverallTimeoutIsEnforced() async throws {
+        let url = LoadingFixtures.faultServer!.url("/drip?chunks=20&ms=200&size=4000&k=\(LoadingFixtures.key())")
+        await #expect(throws: DataLoadingError.timedOut(seconds: 1)) { _ = try await send(url, idle: 5, timeout: 1) }
     }
 
     @Test(.enabled(if: LoadingFixtures.hasFaultServer))
@@ -76,7 +98,7 @@ struct URLSessionDataLoaderTests {
         let server = LoadingFixtures.faultServer!
         let key = LoadingFixtures.key()
         defer { try? server.release(key: key) }
-        let task = Task { try await loader.data(for: URLRequest(url: server.url("/hold?key=\(key)"))) }
+        let task = Task { try await send(server.url("/hold?key=\(key)")) }
         while try server.requestCount(prefix: "/hold?key=\(key)") == 0 { try await Task.sleep(nanoseconds: 1_000_000) }
         task.cancel()
         await #expect(throws: CancellationError.self) { _ = try await task.value }
@@ -85,22 +107,21 @@ struct URLSessionDataLoaderTests {
     @Test func cancelledBeforeStartThrowsCancellationError() async throws {
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await loader.data(for: URLRequest(url: URL(string: "http://127.0.0.1:1/")!))
+            return try await send(URL(string: "http://127.0.0.1:1/")!)
         }
         await #expect(throws: CancellationError.self) { _ = try await task.value }
     }
 
     @Test(.enabled(if: LoadingFixtures.hasFaultServer))
     func truncatedBodyMapsToTruncated() async throws {
-        let url = LoadingFixtures.faultServer!.url("/truncated?send=40&pad=1000")
         await #expect(throws: DataLoadingError.truncated(received: 40, expected: 1098)) {
-            _ = try await loader.data(for: URLRequest(url: url))
+            _ = try await send(LoadingFixtures.faultServer!.url("/truncated?send=40&pad=1000"))
         }
     }
 
     @Test func connectionRefusedIsATransportError() async throws {
         await #expect {
-            _ = try await loader.data(for: URLRequest(url: URL(string: "http://127.0.0.1:1/a.png")!))
+            _ = try await send(URL(string: "http://127.0.0.1:1/a.png")!)
         } throws: { error in
             if case DataLoadingError.transport(let code, _)? = error as? DataLoadingError { return code == URLError.cannotConnectToHost.rawValue }
             return false
@@ -108,33 +129,19 @@ struct URLSessionDataLoaderTests {
     }
 
     @Test(.enabled(if: LoadingFixtures.hasFaultServer))
-    func redirectsFollowedWithLimitAndLoopDetection() async throws {
-        let server = LoadingFixtures.faultServer!
-        var configuration = URLSessionDataLoader.Configuration()
-        configuration.maximumRedirects = 3
-        let loader = URLSessionDataLoader(configuration: configuration)
-        let (_, ok) = try await loader.data(for: URLRequest(url: server.url("/redirect?n=3")))
-        #expect((ok as? HTTPURLResponse)?.statusCode == 200)
-        await #expect(throws: DataLoadingError.tooManyRedirects) {
-            _ = try await loader.data(for: URLRequest(url: server.url("/redirect?n=4")))
-        }
-        await #expect(throws: DataLoadingError.tooManyRedirects) {
-            _ = try await loader.data(for: URLRequest(url: server.url("/loop?hop=0")))
-        }
+    func redirectsAreReturnedNotFollowed() async throws {
+        let answer = try await send(LoadingFixtures.faultServer!.url("/redirect?n=1"))
+        #expect(answer.response.statusCode == 302)
+        #expect(answer.response.value(forHTTPHeaderField: "Location") == "/image")
     }
 
-    @Test(.enabled(if: LoadingFixtures.hasFaultServer))
-    func notFollowingRedirectsReturnsThe3xx() async throws {
-        var configuration = URLSessionDataLoader.Configuration()
-        configuration.followsRedirects = false
-        let loader = URLSessionDataLoader(configuration: configuration)
-        let (_, response) = try await loader.data(for: URLRequest(url: LoadingFixtures.faultServer!.url("/redirect?n=1")))
-        #expect((response as? HTTPURLResponse)?.statusCode == 302)
+    @Test func onlyHTTPURLsAreSent() async throws {
+        await #expect(throws: DataLoadingError.unsupportedURL) { _ = try await send(URL(fileURLWithPath: "/etc/passwd")) }
     }
 
     @Test func noCookiesAreStoredOrSent() {
-        #expect(loader.session.configuration.httpCookieStorage == nil)
-        #expect(loader.session.configuration.urlCache == nil)
-        #expect(loader.session.configuration.httpShouldSetCookies == false)
+        #expect(transport.session.configuration.httpCookieStorage == nil)
+        #expect(transport.session.configuration.urlCache == nil)
+        #expect(transport.session.configuration.httpShouldSetCookies == false)
     }
 }

@@ -1,0 +1,301 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import PictorCore
+import PictorTestSupport
+import Synchronization
+import Testing
+
+/// A settable clock for freshness tests.
+final class TestClock: Sendable {
+    private let current = Mutex(Date())
+    var now: Date { current.withLock { $0 } }
+    func advance(_ seconds: Double) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+/// Where a fetch was answered, as the pipeline reports it.
+enum FetchSource: Equatable {
+    case network, disk, revalidated
+}
+
+/// Pictor's HTTP caching in the pipeline's fetch stage, against the fault server: the disk
+/// tier, freshness, revalidation and what is (never) stored.
+@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(1)))
+struct FetchStageHTTPCachingTests {
+    let server = LoadingFixtures.faultServer!
+    let cache = InMemoryDataCache()
+    let clock = TestClock()
+
+    func pipeline(
+        _ policy: ImagePipeline.HTTPCachePolicy = .http, cache: (any DataCaching)? = nil, withoutCache: Bool = false,
+        cacheKey: (@Sendable (ImageRequest) -> String)? = nil
+    ) -> ImagePipeline {
+        var configuration = ImagePipeline.Configuration(
+            dataLoader: LoadingFixtures.loader(), decoder: CountingImageDecoder(),
+            dataCache: withoutCache ? nil : (cache ?? self.cache), httpCachePolicy: policy)
+        let clock = self.clock
+        configuration.now = { clock.now }
+        if let cacheKey { configuration.cacheKey = cacheKey }
+        return ImagePipeline(configuration: configuration)
+    }
+
+    func fetch(
+        _ pipeline: ImagePipeline, _ path: String, options: ImageRequest.Options = []
+    ) async throws -> (source: FetchSource, data: Data, response: URLResponse?) {
+        let response = try await pipeline.data(for: ImageRequest(url: server.url(path), options: options))
+        let source: FetchSource = response.cacheLayer == .network ? .network : response.isRevalidated ? .revalidated : .disk
+        return (source, response.data, response.urlResponse)
+    }
+
+    func metadata(_ path: String) -> DataCacheMetadata? { cache.entry(for: server.url(path).absoluteString)?.metadata }
+
+    @Test func freshEntryIsServedWithoutARequest() async throws {
+        let pipeline = pipeline()
+        let path = "/cache?cc=max-age%3D600&k=\(LoadingFixtures.key())"
+        let first = try await fetch(pipeline, path)
+        clock.advance(300)
+        let second = try await fetch(pipeline, path)
+        #expect(first.source == .network)
+        #expect(second.source == .disk)
+        #expect(second.data == first.data)
+        #expect(metadata(path)?.format == .png)
+        #expect(metadata(path)?.cacheControl == "max-age=600")
+        #expect(try server.requestCount(prefix: path) == 1)
+    }
+
+    @Test func staleEntryWithETagIsRevalidatedAnd304RefreshesFreshness() async throws {
+        // Given an entry with an ETag that is fresh for 60 s
+        let pipeline = pipeline()
+        let path = "/etag?key=\(LoadingFixtures.key())&cc=max-age%3D60&tag=abc"
+        let first = try await fetch(pipeline, path)
+        // When it goes stale
+        clock.advance(120)
+        let second = try await fetch(pipeline, path)
+        // Then a conditional request got a 304 and the bytes came from the cache, fresh again
+        #expect(second.source == .revalidated)
+        #expect(second.data == first.data)
+        let requests = try server.requests(prefix: path)
+        #expect(requests.count == 2)
+        #expect(requests.last?.headers["if-none-match"] == "\"abc\"")
+        #expect(cache.updateCount == 1)
+        #expect(cache.storeCount == 1)
+        let third = try await fetch(pipeline, path)
+        #expect(third.source == .disk)
+        #expect(try server.requestCount(prefix: path) == 2)
+    }
+
+    @Test func staleEntryWithLastModifiedIsRevalidated() async throws {
+        let pipeline = pipeline()
+        let path = "/lastmod?key=\(LoadingFixtures.key())&cc=no-cache"
+        _ = try await fetch(pipeline, path)
+        let second = try await fetch(pipeline, path)
+        #expect(second.source == .revalidated)
+        let requests = try server.requests(prefix: path)
+        #expect(requests.count == 2)
+        #expect(requests.last?.headers["if-modified-since"] == "Wed, 21 Oct 2015 07:28:00 GMT")
+    }
+
+    @Test func noCacheIsRevalidatedOnEveryUse() async throws {
+        let pipeline = pipeline()
+        let path = "/etag?key=\(LoadingFixtures.key())&cc=no-cache"
+        _ = try await fetch(pipeline, path)
+        #expect(try await fetch(pipeline, path).source == .revalidated)
+        #expect(try await fetch(pipeline, path).source == .revalidated)
+        #expect(try server.requestCount(prefix: path) == 3)
+    }
+
+    @Test func noStoreIsNeverWrittenToDisk() async throws {
+        let pipeline = pipeline()
+        let path = "/cache?cc=no-store&k=\(LoadingFixtures.key())"
+        #expect(try await fetch(pipeline, path).source == .network)
+        #expect(try await fetch(pipeline, path).source == .network)
+        #expect(cache.storeCount == 0)
+        #expect(try server.requestCount(prefix: path) == 2)
+    }
+
+    @Test func ignoreHTTPHeadersKeepsEverythingUntilEvicted() async throws {
+        let pipeline = pipeline(.ignoreHTTPHeaders)
+        let path = "/cache?cc=no-store&k=\(LoadingFixtures.key())"
+        _ = try await fetch(pipeline, path)
+        clock.advance(1_000_000)
+        #expect(try await fetch(pipeline, path).source == .disk)
+        #expect(try server.requestCount(prefix: path) == 1)
+    }
+
+    @Test func expiresHeaderInThePastIsStale() async throws {
+        let pipeline = pipeline()
+        let path = "/cache?expires=Thu%2C%2001%20Dec%201994%2016%3A00%3A00%20GMT&k=\(LoadingFixtures.key())"
+        _ = try await fetch(pipeline, path)
+        #expect(try await fetch(pipeline, path).source == .network)
+        #expect(try server.requestCount(prefix: path) == 2)
+    }
+
+    @Test func cacheOnlyMissFailsWithNotCachedAndHitsServeStaleEntries() async throws {
+        let pipeline = pipeline()
+        let path = "/etag?key=\(LoadingFixtures.key())&cc=max-age%3D1"
+        await #expect(throws: ImagePipeline.Error.self) { _ = try await fetch(pipeline, path, options: .returnCacheDataDontLoad) }
+        do {
+            _ = try await fetch(pipeline, path, options: .returnCacheDataDontLoad)
+        } catch let error as ImagePipeline.Error {
+            #expect(error.dataLoadingError == .notCached)
+        }
+        _ = try await fetch(pipeline, path)
+        clock.advance(60)
+        #expect(try await fetch(pipeline, path, options: .returnCacheDataDontLoad).source == .disk)
+        #expect(try server.requestCount(prefix: path) == 1)
+    }
+
+    @Test func ignoringCachedDataDownloadsAgainAndStores() async throws {
+        let pipeline = pipeline()
+        let path = "/cache?cc=max-age%3D600&k=\(LoadingFixtures.key())"
+        _ = try await fetch(pipeline, path)
+        #expect(try await fetch(pipeline, path, options: .reloadIgnoringCachedData).source == .network)
+        #expect(cache.storeCount == 2)
+        #expect(try server.requestCount(prefix: path) == 2)
+    }
+
+    @Test func errorsAreNeverCachedEvenWithAnImageBody() async throws {
+        let pipeline = pipeline()
+        for (path, expected) in [("/status?code=404", DataLoadingError.statusCode(404)),
+                                 ("/html", .notAnImage(contentType: "text/html; charset=utf-8"))] {
+            do {
+                _ = try await fetch(pipeline, path)
+                Issue.record("\(path) loaded")
+            } catch let error as ImagePipeline.Error {
+                #expect(error.dataLoadingError == expected)
+            }
+        }
+        await #expect(throws: (any Error).self) { _ = try await fetch(pipeline, "/truncated?pad=1000") }
+        #expect(cache.storeCount == 0)
+    }
+
+    @Test func staleEntryIsServedWhenRevalidationFailsTransiently() async throws {
+        let pipeline = pipeline(cacheKey: { _ in "entry" })
+        let key = LoadingFixtures.key()
+        _ = try await fetch(pipeline, "/cache?cc=max-age%3D1&k=\(key)")
+        clock.advance(60)
+        #expect(try await fetch(pipeline, "/flaky?key=\(key)&fail=100").source == .disk)
+    }
+
+    @Test func heuristicFreshnessFromLastModified() async throws {
+        // Last-Modified in 2015 → 10 % of ~10 years, capped at one day.
+        let pipeline = pipeline()
+        let path = "/lastmod?key=\(LoadingFixtures.key())"
+        _ = try await fetch(pipeline, path)
+        let expiresAt = try #require(metadata(path)?.expiresAt)
+        #expect(abs(expiresAt.timeIntervalSince(clock.now) - 86_400) < 5)
+        clock.advance(3600)
+        #expect(try await fetch(pipeline, path).source == .disk)
+    }
+
+    @Test func disableDiskCacheWritesWritesNothing() async throws {
+        let pipeline = pipeline()
+        let path = "/cache?cc=max-age%3D600&k=\(LoadingFixtures.key())"
+        #expect(try await fetch(pipeline, path, options: .disableDiskCacheWrites).source == .network)
+        #expect(cache.storeCount == 0)
+    }
+
+    @Test func withoutACacheEveryFetchGoesToTheNetwork() async throws {
+        let pipeline = pipeline(withoutCache: true)
+        let path = "/cache?cc=max-age%3D600&k=\(LoadingFixtures.key())"
+        #expect(try await fetch(pipeline, path).source == .network)
+        #expect(try await fetch(pipeline, path).source == .network)
+        await #expect(throws: ImagePipeline.Error.self) { _ = try await fetch(pipeline, path, options: .returnCacheDataDontLoad) }
+    }
+
+    @Test func redirectedResponsesAreCachedUnderTheURLAskedFor() async throws {
+        let pipeline = pipeline()
+        let path = "/redirect?n=2&final=%2Fcache%3Fcc%3Dmax-age%253D600&k=\(LoadingFixtures.key())"
+        let first = try await fetch(pipeline, path)
+        #expect(first.response?.url?.path == "/cache")
+        #expect(cache.contains(server.url(path).absoluteString))
+        #expect(cache.count == 1)
+        #expect(try await fetch(pipeline, path).source == .disk)
+    }
+
+    // MARK: - Servers whose clock is off (RFC 9111 §4.2.1: lifetime = Expires − Date)
+
+    @Test(arguments: [-7200, 7200])
+    func expiresIsMeasuredFromTheServersDate(offset: Int) async throws {
+        // A server whose clock is two hours off says "fresh for 10 minutes" as Expires = Date + 600.
+        let pipeline = pipeline()
+        let path = "/cache?dateoff=\(offset)&expoff=600&k=\(LoadingFixtures.key())"
+        _ = try await fetch(pipeline, path)
+        // Fresh for ten minutes on our clock, whichever way the server's clock is off.
+        let expiresAt = try #require(metadata(path)?.expiresAt)
+        #expect(abs(expiresAt.timeIntervalSince(clock.now) - 600) < 5)
+        clock.advance(300)
+        #expect(try await fetch(pipeline, path).source == .disk)
+        clock.advance(400)
+        #expect(try await fetch(pipeline, path).source == .network)
+        #expect(try server.requestCount(prefix: path) == 2)
+    }
+
+    @Test func maxAgeIsNotShortenedByASkewedDate() async throws {
+        let pipeline = pipeline()
+        let path = "/cache?dateoff=-86400&cc=max-age%3D600&k=\(LoadingFixtures.key())"
+        _ = try await fetch(pipeline, path)
+        clock.advance(300)
+        #expect(try await fetch(pipeline, path).source == .disk)
+    }
+
+    // MARK: - Vary
+
+    @Test func varyStarIsNeverServedWithoutRevalidation() async throws {
+        let pipeline = pipeline()
+        let path = "/etag?key=\(LoadingFixtures.key())&cc=max-age%3D600&vary=*"
+        _ = try await fetch(pipeline, path)
+        #expect(try await fetch(pipeline, path).source == .revalidated)
+        // A 304 that does not repeat Vary does not make the entry fresh either.
+        #expect(try await fetch(pipeline, path).source == .revalidated)
+        #expect(try server.requestCount(prefix: path) == 3)
+    }
+
+    @Test func varyOnARequestHeaderIsTreatedAsStale() async throws {
+        let pipeline = pipeline()
+        let path = "/etag?key=\(LoadingFixtures.key())&cc=max-age%3D600&vary=Accept%2C%20User-Agent"
+        _ = try await fetch(pipeline, path)
+        #expect(try await fetch(pipeline, path).source == .revalidated)
+    }
+
+    @Test func varyOnAcceptEncodingAloneIsServedFresh() async throws {
+        let pipeline = pipeline()
+        let path = "/cache?cc=max-age%3D600&vary=Accept-Encoding&k=\(LoadingFixtures.key())"
+        _ = try await fetch(pipeline, path)
+        #expect(try await fetch(pipeline, path).source == .disk)
+    }
+
+    // MARK: - Redirects and validators
+
+    @Test func aConditionalRequestIsNeverSentToARedirectTarget() async throws {
+        // Given an entry stored through a redirect, with the target's ETag, now stale
+        let pipeline = pipeline()
+        let key = LoadingFixtures.key()
+        let target = "/etag?key=\(key)&cc=max-age%3D60&tag=t1"
+        let path = "/redirect?n=1&k=\(key)&final=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+        _ = try await fetch(pipeline, path)
+        clock.advance(120)
+        // When it is fetched again
+        #expect(try await fetch(pipeline, path).source == .network)
+        // Then the redirect target was asked without validators (they belong to the old answer)
+        let toTarget = try server.requests(prefix: target)
+        #expect(toTarget.count == 2)
+        #expect(toTarget.allSatisfy { $0.headers["if-none-match"] == nil })
+    }
+
+    @Test func aRedirectThatNowLeadsElsewhereReplacesTheCachedImage() async throws {
+        let pipeline = pipeline(cacheKey: { _ in "one entry" })
+        let key = LoadingFixtures.key()
+        func via(_ final: String) -> String {
+            "/redirect?n=1&k=\(key)&final=\(final.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+        }
+        let old = try await fetch(pipeline, via("/etag?key=\(key)&cc=max-age%3D60&tag=a"))
+        clock.advance(120)
+        let new = try await fetch(pipeline, via("/etag?key=\(key)b&cc=max-age%3D60&tag=b&pad=10"))
+        #expect(new.source == .network)
+        #expect(new.data != old.data)
+        #expect(cache.entry(for: "one entry")?.data == new.data)
+        #expect(cache.entry(for: "one entry")?.metadata.etag == "\"b\"")
+    }
+}
