@@ -89,7 +89,7 @@ struct URLSessionTransportTests {
 
     @Test(.enabled(if: LoadingFixtures.hasFaultServer))
     func theOverallTimeoutIsEnforced() async throws {
-        let url = LoadingFixtures.faultServer!.url("/drip?chunks=20&ms=200&size=4000&k=\(LoadingFixtures.key())")
+        let url = LoadingFixtures.faultServer!.url("/drip?chunks=40&ms=200&size=8000&k=\(LoadingFixtures.key())")
         await #expect(throws: DataLoadingError.timedOut(seconds: 1)) { _ = try await send(url, idle: 5, timeout: 1) }
     }
 

@@ -91,10 +91,10 @@ public final class URLSessionTransport: DataTransport, Sendable {
         let task = session.dataTask(with: request)
         let handler = TaskHandler(exchange: exchange, idleTimeout: idle) { Self.cancelInBackground(task) }
         delegate.register(handler, for: task.taskIdentifier)
-        let timer = Task {
-            try await Task.sleep(nanoseconds: UInt64(max(0, min(exchange.timeout, 1e9)) * 1_000_000_000))
-            handler.fail(.timedOut(seconds: exchange.reportedTimeout))
-        }
+        // A Dispatch timer, not a sleeping task: the cooperative pool may be saturated exactly
+        // when a deadline matters.
+        let timer = DispatchWorkItem { handler.fail(.timedOut(seconds: exchange.reportedTimeout)) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + max(0, min(exchange.timeout, 1e6)), execute: timer)
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in

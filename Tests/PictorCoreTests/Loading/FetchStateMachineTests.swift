@@ -1,0 +1,225 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import PictorCore
+import Testing
+
+/// Which tier answers a fetch, with no disk, no network and no clock but the one passed in.
+@Suite struct FetchStateMachineTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let url = URL(string: "https://example.test/a.png")!
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+
+    func inputs(
+        readsCaches: Bool = true, cacheOnly: Bool = false, policy: ImagePipeline.HTTPCachePolicy = .http,
+        servesStale: Bool = true, shared: Bool = false
+    ) -> FetchStateMachine.Inputs {
+        .init(readsCaches: readsCaches, isCacheOnly: cacheOnly, policy: policy, servesStaleOnError: servesStale,
+              hasSharedTier: shared, heuristicCap: 86_400)
+    }
+
+    func entry(expiresIn seconds: Double?, etag: String? = nil, cacheControl: String? = nil) -> DataCacheEntry {
+        DataCacheEntry(data: Self.png, metadata: DataCacheMetadata(
+            etag: etag, cacheControl: cacheControl, expiresAt: seconds.map { Self.now.addingTimeInterval($0) }, format: .png))
+    }
+
+    func response(_ status: Int, _ headers: [String: String] = [:]) -> HTTPURLResponse {
+        HTTPURLResponse(url: Self.url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    }
+
+    var exchange: HTTPFreshness.Exchange { .init(requested: Self.now, received: Self.now) }
+
+    @Test func aFreshDiskEntryIsServedWithoutTheNetwork() {
+        var machine = FetchStateMachine(inputs())
+        guard case .readDisk = machine.start() else { Issue.record("expected readDisk"); return }
+        guard case .finish(let result, let write) = machine.diskRead(entry(expiresIn: 60), now: Self.now) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .disk)
+        #expect(write == .none)
+    }
+
+    @Test func aStaleEntryWithValidatorsIsRevalidatedAndA304RefreshesIt() {
+        var machine = FetchStateMachine(inputs())
+        _ = machine.start()
+        guard case .load(let validators) = machine.diskRead(entry(expiresIn: -1, etag: "\"v\""), now: Self.now) else {
+            Issue.record("expected load"); return
+        }
+        #expect(validators?.etag == "\"v\"")
+        guard case .finish(let result, let write) = machine.loaded(Data(), response: response(304, ["Cache-Control": "max-age=60"]), exchange: exchange) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .revalidated)
+        #expect(result.data == Self.png)
+        #expect(write == .updateMetadata)
+        #expect(result.metadata.expiresAt == Self.now.addingTimeInterval(60))
+    }
+
+    @Test func aStaleEntryWithoutValidatorsIsDownloadedUnconditionally() {
+        var machine = FetchStateMachine(inputs())
+        _ = machine.start()
+        guard case .load(let validators) = machine.diskRead(entry(expiresIn: -1), now: Self.now) else { Issue.record("expected load"); return }
+        #expect(validators == nil)
+        // A 304 that nobody asked for is an error, never the stale bytes.
+        guard case .fail = machine.loaded(Data(), response: response(304), exchange: exchange) else { Issue.record("expected fail"); return }
+    }
+
+    @Test func aDownloadIsStoredUnlessNoStore() {
+        for (headers, expected) in [([String: String](), FetchStateMachine.CacheWrite.store), (["Cache-Control": "no-store"], .none)] {
+            var machine = FetchStateMachine(inputs())
+            _ = machine.start()
+            _ = machine.diskRead(nil, now: Self.now)
+            guard case .finish(let result, let write) = machine.loaded(Self.png, response: response(200, headers), exchange: exchange) else {
+                Issue.record("expected finish"); return
+            }
+            #expect(result.source == .network)
+            #expect(write == expected)
+        }
+    }
+
+    @Test func ignoringHTTPHeadersStoresNoStoreAndServesStaleEntries() {
+        var machine = FetchStateMachine(inputs(policy: .ignoreHTTPHeaders))
+        _ = machine.start()
+        guard case .finish(let result, _) = machine.diskRead(entry(expiresIn: -3600), now: Self.now) else { Issue.record("expected finish"); return }
+        #expect(result.source == .disk)
+        var second = FetchStateMachine(inputs(policy: .ignoreHTTPHeaders))
+        _ = second.start()
+        _ = second.diskRead(nil, now: Self.now)
+        guard case .finish(_, let write) = second.loaded(Self.png, response: response(200, ["Cache-Control": "no-store"]), exchange: exchange) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(write == .store)
+    }
+
+    @Test func localFilesAreNeverStored() {
+        var machine = FetchStateMachine(inputs())
+        _ = machine.start()
+        _ = machine.diskRead(nil, now: Self.now)
+        let file = URLResponse(url: URL(fileURLWithPath: "/tmp/a.png"), mimeType: nil, expectedContentLength: 16, textEncodingName: nil)
+        guard case .finish(_, let write) = machine.loaded(Self.png, response: file, exchange: exchange) else { Issue.record("expected finish"); return }
+        #expect(write == .none)
+    }
+
+    @Test func cacheOnlyServesAnyEntryAndFailsOnAMiss() {
+        var hit = FetchStateMachine(inputs(cacheOnly: true))
+        _ = hit.start()
+        guard case .finish(let result, _) = hit.diskRead(entry(expiresIn: -3600), now: Self.now) else { Issue.record("expected finish"); return }
+        #expect(result.source == .disk)
+        var miss = FetchStateMachine(inputs(cacheOnly: true))
+        _ = miss.start()
+        guard case .fail(let error) = miss.diskRead(nil, now: Self.now) else { Issue.record("expected fail"); return }
+        #expect(error as? DataLoadingError == .notCached)
+        var reloadOnly = FetchStateMachine(inputs(readsCaches: false, cacheOnly: true))
+        guard case .fail = reloadOnly.start() else { Issue.record("expected fail"); return }
+    }
+
+    @Test func aReloadSkipsEveryCacheTier() {
+        var machine = FetchStateMachine(inputs(readsCaches: false, shared: true))
+        guard case .load(let validators) = machine.start() else { Issue.record("expected load"); return }
+        #expect(validators == nil)
+    }
+
+    @Test func theSharedTierSitsBetweenDiskAndNetwork() {
+        var machine = FetchStateMachine(inputs(shared: true))
+        _ = machine.start()
+        guard case .readShared = machine.diskRead(nil, now: Self.now) else { Issue.record("expected readShared"); return }
+        guard case .finish(let result, let write) = machine.sharedRead(entry(expiresIn: 60), now: Self.now) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .shared)
+        #expect(write == .store, "a shared hit is written to the local disk cache")
+        var miss = FetchStateMachine(inputs(shared: true))
+        _ = miss.start()
+        _ = miss.diskRead(entry(expiresIn: -1, etag: "\"v\""), now: Self.now)
+        guard case .load(let validators) = miss.sharedRead(nil, now: Self.now) else { Issue.record("expected load"); return }
+        #expect(validators?.etag == "\"v\"", "the disk entry's validators still revalidate after a shared miss")
+    }
+
+    @Test func aStaleEntryStandsInForATransientFailureOnly() {
+        func run(_ error: any Error, cacheControl: String? = nil, servesStale: Bool = true) -> FetchStateMachine.Action {
+            var machine = FetchStateMachine(inputs(servesStale: servesStale))
+            _ = machine.start()
+            _ = machine.diskRead(entry(expiresIn: -1, etag: "\"v\"", cacheControl: cacheControl), now: Self.now)
+            return machine.loadFailed(error)
+        }
+        guard case .finish(let result, .none) = run(DataLoadingError.statusCode(503)) else { Issue.record("expected stale"); return }
+        #expect(result.source == .disk)
+        guard case .fail = run(DataLoadingError.statusCode(404)) else { Issue.record("a 404 is not transient"); return }
+        guard case .fail = run(DataLoadingError.statusCode(503), cacheControl: "must-revalidate") else { Issue.record("must-revalidate"); return }
+        guard case .fail = run(DataLoadingError.statusCode(503), servesStale: false) else { Issue.record("turned off"); return }
+    }
+
+    @Test func aTransitionOutOfOrderFailsInsteadOfCrashing() {
+        var machine = FetchStateMachine(inputs())
+        guard case .fail = machine.loaded(Self.png, response: response(200), exchange: exchange) else { Issue.record("expected fail"); return }
+    }
+}
+
+/// Freshness as RFC 9111 §4.2 computes it, with times passed in.
+@Suite struct HTTPFreshnessTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    func metadata(_ headers: [String: String], requested: Date = now, received: Date = now) -> DataCacheMetadata {
+        let response = HTTPURLResponse(url: URL(string: "https://example.test/a")!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers)!
+        return HTTPFreshness.metadata(
+            for: response, data: Data(), exchange: .init(requested: requested, received: received), heuristicCap: 86_400)
+    }
+
+    @Test(arguments: [-86_400.0, -3600, 0, 3600, 86_400])
+    func expiresCountsFromTheServersDate(skew: Double) {
+        let serverNow = Self.now.addingTimeInterval(skew)
+        let m = metadata(["Date": HTTPDate.format(serverNow), "Expires": HTTPDate.format(serverNow.addingTimeInterval(600))])
+        #expect(m.expiresAt == Self.now.addingTimeInterval(600))
+    }
+
+    @Test func maxAgeWinsOverExpiresAndAgeAndTheRequestTimeAreSubtracted() {
+        let m = metadata(["Cache-Control": "max-age=600", "Age": "100", "Expires": HTTPDate.format(Self.now.addingTimeInterval(9999))],
+                         requested: Self.now.addingTimeInterval(-5))
+        #expect(m.expiresAt == Self.now.addingTimeInterval(600 - 100 - 5))
+    }
+
+    @Test func aSkewedDateDoesNotShortenMaxAge() {
+        let m = metadata(["Cache-Control": "max-age=600", "Date": HTTPDate.format(Self.now.addingTimeInterval(-86_400))])
+        #expect(m.expiresAt == Self.now.addingTimeInterval(600))
+    }
+
+    @Test func heuristicFreshnessUsesTheServersDate() {
+        let serverNow = Self.now.addingTimeInterval(-7200)
+        let m = metadata(["Date": HTTPDate.format(serverNow), "Last-Modified": HTTPDate.format(serverNow.addingTimeInterval(-10_000))])
+        #expect(m.expiresAt == Self.now.addingTimeInterval(1000))
+    }
+
+    @Test func anInvalidExpiresIsInThePast() {
+        #expect(metadata(["Expires": "0"]).expiresAt == .distantPast)
+    }
+
+    @Test func varyOtherThanAcceptEncodingIsNeverFresh() {
+        #expect(HTTPFreshness.unmatchableVary("Accept-Encoding") == nil)
+        #expect(HTTPFreshness.unmatchableVary(" accept-encoding , ") == nil)
+        #expect(HTTPFreshness.unmatchableVary("*") == "*")
+        #expect(HTTPFreshness.unmatchableVary("Accept-Encoding, User-Agent") != nil)
+        let m = metadata(["Cache-Control": "max-age=600", "Vary": "Accept"])
+        #expect(m.vary == "Accept")
+        #expect(!HTTPFreshness.isFresh(m, now: Self.now))
+        #expect(HTTPFreshness.isFresh(metadata(["Cache-Control": "max-age=600", "Vary": "Accept-Encoding"]), now: Self.now))
+    }
+}
+
+/// URLs as users type them, percent-encoded exactly once.
+@Suite struct URLNormalizationTests {
+    @Test(arguments: [
+        ("http://h/a b.png", "http://h/a%20b.png"),
+        ("http://h/caf\u{E9}.png?q=\u{E9}t\u{E9}#fr\u{E9}", "http://h/caf%C3%A9.png?q=%C3%A9t%C3%A9#fr%C3%A9"),
+        ("http://h/a%20b.png", "http://h/a%20b.png"),
+        ("http://h/100%.png", "http://h/100%25.png"),
+        ("http://h/%E2%82%AC and \u{20AC}", "http://h/%E2%82%AC%20and%20%E2%82%AC"),
+        ("https://user@h:8080/p?x=1&y=[2]", "https://user@h:8080/p?x=1&y=[2]"),
+        ("http://h/\"quoted\"<>", "http://h/%22quoted%22%3C%3E"),
+    ])
+    func encodesOnce(input: String, expected: String) {
+        #expect(URLNormalization.percentEncoded(input) == expected)
+        #expect(URLNormalization.percentEncoded(expected) == expected, "encoding twice changes nothing")
+        #expect(URLNormalization.url(input) != nil)
+    }
+}
