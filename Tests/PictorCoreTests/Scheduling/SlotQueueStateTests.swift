@@ -5,9 +5,9 @@ import Testing
 @Suite struct SlotQueueStateTests {
     @Test func runsUpToItsWidthThenQueues() {
         var queue = SlotQueueState<String>(width: 2)
-        #expect(queue.acquire(id: 1, priority: .normal, waiter: "a") == .run)
-        #expect(queue.acquire(id: 2, priority: .normal, waiter: "b") == .run)
-        #expect(queue.acquire(id: 3, priority: .normal, waiter: "c") == .wait)
+        do { let result = queue.acquire(id: 1, priority: .normal, waiter: "a"); #expect(result == .run) }
+        do { let result = queue.acquire(id: 2, priority: .normal, waiter: "b"); #expect(result == .run) }
+        do { let result = queue.acquire(id: 3, priority: .normal, waiter: "c"); #expect(result == .wait) }
         #expect(queue.running == 2)
         #expect(queue.waitingCount == 1)
     }
@@ -18,11 +18,11 @@ import Testing
         _ = queue.acquire(id: 1, priority: .low, waiter: "low")
         _ = queue.acquire(id: 2, priority: .high, waiter: "high 1")
         _ = queue.acquire(id: 3, priority: .high, waiter: "high 2")
-        #expect(queue.release() == "high 1")
-        #expect(queue.release() == "high 2")
-        #expect(queue.release() == "low")
+        do { let result = queue.release(); #expect(result == "high 1") }
+        do { let result = queue.release(); #expect(result == "high 2") }
+        do { let result = queue.release(); #expect(result == "low") }
         #expect(queue.running == 1)
-        #expect(queue.release() == nil)
+        do { let result = queue.release(); #expect(result == nil) }
         #expect(queue.running == 0)
     }
 
@@ -31,8 +31,8 @@ import Testing
         _ = queue.acquire(id: 0, priority: .normal, waiter: "running")
         _ = queue.acquire(id: 1, priority: .normal, waiter: "queued")
         // The slot is handed over on release; the count never drops to zero in between.
-        #expect(queue.release() == "queued")
-        #expect(queue.acquire(id: 2, priority: .veryHigh, waiter: "late") == .wait)
+        do { let result = queue.release(); #expect(result == "queued") }
+        do { let result = queue.acquire(id: 2, priority: .veryHigh, waiter: "late"); #expect(result == .wait) }
     }
 
     @Test func reprioritizingMovesAWaiterBehindThoseAlreadyThere() {
@@ -44,9 +44,9 @@ import Testing
         queue.reprioritize(id: 2, to: .high)
         queue.reprioritize(id: 3, to: .normal)   // unchanged: no-op
         queue.reprioritize(id: 99, to: .high)    // unknown: no-op
-        #expect(queue.release() == "high")
-        #expect(queue.release() == "raised")
-        #expect(queue.release() == "normal")
+        do { let result = queue.release(); #expect(result == "high") }
+        do { let result = queue.release(); #expect(result == "raised") }
+        do { let result = queue.release(); #expect(result == "normal") }
     }
 
     @Test func cancellingAWaiterRemovesItAndReturnsItOnce() {
@@ -54,10 +54,10 @@ import Testing
         _ = queue.acquire(id: 0, priority: .normal, waiter: "running")
         _ = queue.acquire(id: 1, priority: .normal, waiter: "cancelled")
         _ = queue.acquire(id: 2, priority: .normal, waiter: "next")
-        #expect(queue.cancel(id: 1) == "cancelled")
-        #expect(queue.cancel(id: 1) == nil)
-        #expect(queue.cancel(id: 0) == nil, "a running item is not waiting")
-        #expect(queue.release() == "next")
+        do { let result = queue.cancel(id: 1); #expect(result == "cancelled") }
+        do { let result = queue.cancel(id: 1); #expect(result == nil) }
+        do { let result = queue.cancel(id: 0); #expect(result == nil, "a running item is not waiting") }
+        do { let result = queue.release(); #expect(result == "next") }
         #expect(queue.waitingCount == 0)
     }
 
@@ -73,6 +73,6 @@ import Testing
     @Test func widthIsAtLeastOne() {
         var queue = SlotQueueState<String>(width: 0)
         #expect(queue.width == 1)
-        #expect(queue.acquire(id: 1, priority: .normal, waiter: "a") == .run)
+        do { let result = queue.acquire(id: 1, priority: .normal, waiter: "a"); #expect(result == .run) }
     }
 }

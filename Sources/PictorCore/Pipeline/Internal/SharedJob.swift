@@ -20,16 +20,9 @@ final class SharedJob<Value: Sendable>: Sendable {
         var progress: (@Sendable (TransferProgress) -> Void)?
     }
 
-    private struct State {
-        var subscribers: [Int: Subscriber] = [:]
-        var task: Task<Void, Never>?
-        var isClosed = false
-        var lastProgress: TransferProgress?
-    }
-
     /// The highest priority among the subscribers; the work reads and observes it.
     let priority: PriorityHandle
-    private let state = Mutex(State())
+    private let state = Mutex(SharedJobState<Subscriber, Task<Void, Never>>())
 
     init(priority: RequestPriority) {
         self.priority = PriorityHandle(priority)
@@ -38,11 +31,7 @@ final class SharedJob<Value: Sendable>: Sendable {
     /// Adds a subscriber; returns `false` when the job is already finished or cancelled. The
     /// caller then calls ``didSubscribe(_:)`` outside its pool's lock.
     func subscribe(id: Int, _ subscriber: Subscriber) -> Bool {
-        state.withLock {
-            guard !$0.isClosed else { return false }
-            $0.subscribers[id] = subscriber
-            return true
-        }
+        state.withLock { $0.subscribe(id: id, subscriber) }
     }
 
     /// Follows the new subscriber's priority (called with no lock held, since priority
@@ -56,50 +45,36 @@ final class SharedJob<Value: Sendable>: Sendable {
     func start(_ body: @escaping @Sendable () async -> Void) {
         let task = Task { await body() }
         // The last subscriber may have left before the task existed.
-        let cancelNow = state.withLock { s -> Bool in
-            s.task = task
-            return s.isClosed
-        }
-        if cancelNow { task.cancel() }
+        state.withLock { $0.start(task) }?.cancel()
     }
 
     /// Removes one subscriber and fails its continuation with `CancellationError`. Returns `true`
     /// when it was the last one, in which case the work is cancelled and the job closed.
     @discardableResult
     func unsubscribe(id: Int) -> Bool {
-        let (removed, task, wasLast): (Subscriber?, Task<Void, Never>?, Bool) = state.withLock { s in
-            guard let sub = s.subscribers.removeValue(forKey: id) else { return (nil, nil, false) }
-            if s.subscribers.isEmpty && !s.isClosed {
-                s.isClosed = true
-                return (sub, s.task, true)
-            }
-            return (sub, nil, false)
-        }
-        removed?.continuation.resume(throwing: CancellationError())
-        if wasLast {
-            task?.cancel()
-        } else if removed != nil {
+        switch state.withLock({ $0.unsubscribe(id: id) }) {
+        case .none:
+            return false
+        case .cancelSubscriber(let subscriber):
+            subscriber.continuation.resume(throwing: CancellationError())
             updatePriority()
+            return false
+        case .cancelSubscriberAndWork(let subscriber, let task):
+            subscriber.continuation.resume(throwing: CancellationError())
+            task?.cancel()
+            return true
         }
-        return wasLast
     }
 
     /// Delivers the outcome to every subscriber and closes the job.
     func finish(_ result: Result<Value, any Error>) {
-        let subscribers: [Subscriber] = state.withLock { s in
-            s.isClosed = true
-            defer { s.subscribers.removeAll() }
-            return Array(s.subscribers.values)
-        }
+        let subscribers = state.withLock { $0.finish() }
         for subscriber in subscribers { subscriber.continuation.resume(with: result) }
     }
 
     /// Forwards transfer progress to every subscriber that asked for it.
     func reportProgress(_ progress: TransferProgress) {
-        let callbacks = state.withLock { s -> [@Sendable (TransferProgress) -> Void] in
-            s.lastProgress = progress
-            return s.subscribers.values.compactMap(\.progress)
-        }
+        let callbacks = state.withLock { $0.subscribers.values.compactMap(\.progress) }
         for callback in callbacks { callback(progress) }
     }
 
