@@ -192,3 +192,15 @@ import Testing
         #expect(console.output.contains("USAGE: pictor fetch"))
     }
 }
+
+/// URLs typed with spaces or non-ASCII text: encoded once, escapes kept.
+@Suite struct URLArgumentTests {
+    @Test(arguments: [
+        ("http://127.0.0.1/a b.png", "http://127.0.0.1/a%20b.png"),
+        ("http://127.0.0.1/caf\u{E9}.png", "http://127.0.0.1/caf%C3%A9.png"),
+        ("http://127.0.0.1/a%20b.png", "http://127.0.0.1/a%20b.png"),
+    ])
+    func urlsArePercentEncodedOnce(text: String, expected: String) throws {
+        #expect(try FetchCommand.parseURL(text).absoluteString == expected)
+    }
+}

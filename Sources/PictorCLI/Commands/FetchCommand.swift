@@ -68,7 +68,8 @@ enum FetchCommand {
         if text.hasPrefix("/") || text.hasPrefix("./") || text.hasPrefix("../") {
             return URL(fileURLWithPath: text, isDirectory: false)
         }
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+        // Spaces and non-ASCII characters are percent-encoded once, as a browser's address bar does.
+        guard let url = URLNormalization.url(text), let scheme = url.scheme?.lowercased(),
               ["http", "https", "file", "data"].contains(scheme) else {
             throw CLIError.usage("invalid URL '\(text)': expected http, https, file or data URL, or an absolute path")
         }

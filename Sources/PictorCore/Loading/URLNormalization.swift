@@ -6,14 +6,14 @@ import Foundation
 ///
 /// Only the path, query and fragment are touched: the scheme and authority are left alone (an
 /// internationalised host name is the transport's to convert, with IDNA).
-enum URLNormalization {
+package enum URLNormalization {
     /// Characters kept as they are: RFC 3986 unreserved and reserved characters, and `%` when it
     /// starts a valid escape.
     private static let allowed: Set<UInt8> = Set(
         Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=".utf8))
 
     /// `string` with every byte outside the allowed set percent-encoded once.
-    static func percentEncoded(_ string: String) -> String {
+    package static func percentEncoded(_ string: String) -> String {
         let bytes = Array(string.utf8)
         let start = authorityEnd(bytes)
         guard bytes[start...].contains(where: { !allowed.contains($0) }) else { return string }
@@ -40,7 +40,7 @@ enum URLNormalization {
     }
 
     /// A URL for `string` after ``percentEncoded(_:)``, or `nil` when even that does not parse.
-    static func url(_ string: String) -> URL? {
+    package static func url(_ string: String) -> URL? {
         URL(string: percentEncoded(string))
     }
 

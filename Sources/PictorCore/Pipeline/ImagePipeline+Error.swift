@@ -11,8 +11,6 @@ extension ImagePipeline {
         /// A processor failed; `processor` is its identifier, the cause usually an
         /// ``ImageProcessingError``.
         case processingFailed(processor: String, underlying: any Swift.Error)
-        /// Reading or writing a cache failed (for example encoding a processed variant).
-        case cachingFailed(_ underlying: any Swift.Error)
         /// The request was cancelled.
         case cancelled
 
@@ -24,8 +22,6 @@ extension ImagePipeline {
             case decoding
             /// Running a processor.
             case processing
-            /// Reading or writing a cache.
-            case caching
             /// Cancellation by the caller.
             case cancelled
         }
@@ -36,7 +32,6 @@ extension ImagePipeline {
             case .loadingFailed: .loading
             case .decodingFailed: .decoding
             case .processingFailed: .processing
-            case .cachingFailed: .caching
             case .cancelled: .cancelled
             }
         }
@@ -44,7 +39,7 @@ extension ImagePipeline {
         /// The wrapped cause, `nil` for ``cancelled``.
         public var underlying: (any Swift.Error)? {
             switch self {
-            case .loadingFailed(let e), .decodingFailed(let e), .cachingFailed(let e): e
+            case .loadingFailed(let e), .decodingFailed(let e): e
             case .processingFailed(_, let e): e
             case .cancelled: nil
             }
@@ -68,7 +63,6 @@ extension ImagePipeline {
             case .loadingFailed(let e): "loading failed: \(e)"
             case .decodingFailed(let e): "decoding failed: \(e)"
             case .processingFailed(let p, let e): "processing failed (\(p)): \(e)"
-            case .cachingFailed(let e): "caching failed: \(e)"
             case .cancelled: "cancelled"
             }
         }

@@ -16,13 +16,8 @@ final class RawURLSessionLoader: DataLoading {
         session = URLSession(configuration: configuration)
     }
 
-    func loadData(
-        for request: URLRequest,
-        didReceiveChunk: @escaping @Sendable (_ chunk: Data, _ progress: TransferProgress) -> Void
-    ) async throws -> URLResponse {
-        let (data, response) = try await session.data(for: request)
-        didReceiveChunk(data, TransferProgress(completed: Int64(data.count), total: Int64(data.count)))
-        return response
+    func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse) {
+        try await session.data(for: request)
     }
 
     deinit { session.invalidateAndCancel() }

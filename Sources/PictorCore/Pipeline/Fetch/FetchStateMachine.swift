@@ -163,7 +163,7 @@ struct FetchStateMachine {
 
     private mutating func invalid(_ event: String) -> Action {
         state = .finished
-        return .fail(ImagePipeline.Error.cachingFailed(FetchStateError(event: event)))
+        return .fail(ImagePipeline.Error.loadingFailed(FetchStateError(event: event)))
     }
 }
 
