@@ -199,6 +199,7 @@ import Testing
         ("http://127.0.0.1/a b.png", "http://127.0.0.1/a%20b.png"),
         ("http://127.0.0.1/caf\u{E9}.png", "http://127.0.0.1/caf%C3%A9.png"),
         ("http://127.0.0.1/a%20b.png", "http://127.0.0.1/a%20b.png"),
+        ("http://127.0.0.1/a b%41.png", "http://127.0.0.1/a%20b%41.png"),
     ])
     func urlsArePercentEncodedOnce(text: String, expected: String) throws {
         #expect(try FetchCommand.parseURL(text).absoluteString == expected)

@@ -157,4 +157,28 @@ struct LoaderHardeningTests {
         _ = try await LoadingFixtures.loader().data(for: request)
         #expect(try server.requests(prefix: path).first?.headers["user-agent"] == "MyApp/2")
     }
+
+    // MARK: 6. URLs with spaces or non-ASCII text are percent-encoded once
+
+    @Test func typedURLsReachTheServerEncodedOnce() async throws {
+        // Foundation's URL(string:) encodes the `%` of existing escapes too when the string also
+        // has characters to encode ("%41 b" → "%2541%20b"), so typed text goes through
+        // URLNormalization first (as the CLI does).
+        let key = LoadingFixtures.key()
+        let typed = "http://127.0.0.1:\(server.port)/image?k=\(key)&n=a b&m=caf\u{E9}&kept=%41%20"
+        #expect(URL(string: typed)?.absoluteString.contains("%2541") == true, "if Foundation stops double-encoding, this guard can go")
+        let url = try #require(URLNormalization.url(typed))
+        _ = try await LoadingFixtures.loader().data(for: URLRequest(url: url))
+        let target = try #require(try server.requests(prefix: "/image?k=\(key)").first?.target)
+        #expect(target == "/image?k=\(key)&n=a%20b&m=caf%C3%A9&kept=%41%20")
+    }
+
+    @Test func aRedirectLocationWithSpacesIsEncodedOnce() async throws {
+        let key = LoadingFixtures.key()
+        // The server sends the Location header raw, with a space and an é in it.
+        let location = "http://127.0.0.1:\(server.port)/image?k=\(key)&n=a b&kept=%41"
+        _ = try await LoadingFixtures.loader().data(for: URLRequest(url: Self.redirect(server, to: location)))
+        let target = try #require(try server.requests(prefix: "/image?k=\(key)").first?.target)
+        #expect(target == "/image?k=\(key)&n=a%20b&kept=%41")
+    }
 }
