@@ -29,13 +29,16 @@ run() {
   (cd Benchmarks && swift build -c release --product PictorBenchmarks 2>&1 | grep -v "prohibited flag" || true)
   BIN="$(cd Benchmarks && swift build -c release --show-bin-path)/PictorBenchmarks"
   [ -x "$BIN" ] || { echo "bench: build failed"; return 1; }
+  echo "== building pictor (release) for the whole-CLI rows"
+  swift build -c release --product pictor 2>&1 | grep -v "prohibited flag" || true
+  PICTOR_BIN="$(swift build -c release --show-bin-path)/pictor"
 
   export PICTOR_BENCH_SWIFT="$(swift --version 2>/dev/null | head -1)"
   mkdir -p out
   if [ "$QUICK" = 1 ]; then
-    "$BIN" "$@" --python "$VENV/bin/python" --json out/benchmarks-quick.json --markdown out/benchmarks-quick.md
+    "$BIN" "$@" --python "$VENV/bin/python" --pictor "$PICTOR_BIN" --json out/benchmarks-quick.json --markdown out/benchmarks-quick.md
   else
-    "$BIN" "$@" --python "$VENV/bin/python" --json out/benchmarks.json --markdown docs/benchmarks.md
+    "$BIN" "$@" --python "$VENV/bin/python" --pictor "$PICTOR_BIN" --json out/benchmarks.json --markdown docs/benchmarks.md
     echo "== wrote docs/benchmarks.md"
   fi
 }

@@ -8,6 +8,4 @@ enum Candidates {
     /// The decoder the default pipeline uses: the libvips registry (PictorVips), which sniffs
     /// the format and takes the TurboJPEG fast path where it applies.
     static func decoder() -> (any ImageDecoding)? { ImageDecoderRegistry.vips }
-    /// The HTTP loader the default pipeline uses: ``DataLoader`` over URLSession, 6 at a time.
-    static func loader() -> (any DataLoading)? { DataLoader() }
 }

@@ -10,7 +10,8 @@ final class Nginx {
     private var config: String { runDirectory.appendingPathComponent("nginx.conf").path }
     var accessLog: URL { runDirectory.appendingPathComponent("access.log") }
 
-    init(root: URL, runDirectory: URL) throws {
+    /// Starts nginx on a free port; with `tls`, HTTPS with HTTP/2 and the given PEM files.
+    init(root: URL, runDirectory: URL, tls: (certificate: String, key: String)? = nil) throws {
         guard let binary = which("nginx") else { throw BenchError("nginx not installed") }
         self.binary = binary
         self.runDirectory = runDirectory
@@ -35,7 +36,8 @@ final class Nginx {
                 types { image/jpeg jpg; image/png png; image/webp webp; }
                 default_type application/octet-stream;
                 server {
-                    listen 127.0.0.1:\(port);
+                    \(tls.map { "listen 127.0.0.1:\(port) ssl http2; ssl_certificate \($0.certificate); ssl_certificate_key \($0.key);" }
+                        ?? "listen 127.0.0.1:\(port);")
                     root \(root.path);
                     location / { try_files $uri =404; }
                 }

@@ -4,15 +4,15 @@ import PictorCore
 import FoundationNetworking
 #endif
 
-/// Reference for N1: plain URLSession with no cache, 6 connections per host, async `data(for:)`
-/// — what a loader built on URLSession cannot beat by much.
+/// Reference for N1: plain URLSession with no cache, async `data(for:)`: the ceiling of a loader
+/// built on URLSession (Pictor's transport before libcurl).
 final class RawURLSessionLoader: DataLoading {
     let session: URLSession
 
-    init() {
+    init(connections: Int) {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
-        configuration.httpMaximumConnectionsPerHost = 6
+        configuration.httpMaximumConnectionsPerHost = connections
         session = URLSession(configuration: configuration)
     }
 

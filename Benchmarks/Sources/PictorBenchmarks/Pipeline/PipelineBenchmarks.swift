@@ -38,7 +38,7 @@ struct PipelineBenchmarks {
     }
 
     static func pipeline(disk: DiskCache, memory: ImageCache) -> ImagePipeline {
-        ImagePipeline(configuration: .standard(diskCache: disk, imageCache: memory, dataLoader: DataLoader(), logger: .disabled))
+        ImagePipeline(configuration: .standard(diskCache: disk, imageCache: memory, dataLoader: DataLoader(transport: CurlTransport()), logger: .disabled))
     }
 
     /// Loads every request, `concurrency` at a time; returns the failures.

@@ -1,0 +1,44 @@
+import Foundation
+
+/// One run of a child process with what the kernel accounted to it: wall time, CPU time (user +
+/// system) and peak resident memory, read with `wait4(2)` for that child alone.
+struct MeasuredRun {
+    var status: Int32
+    /// Wall time, nanoseconds.
+    var wallNanoseconds: Double
+    /// User + system CPU, nanoseconds.
+    var cpuNanoseconds: Double
+    /// Peak resident set, bytes (`ru_maxrss`).
+    var peakRSSBytes: Double
+
+    /// Runs `path` with `arguments`, standard output and error to /dev/null.
+    static func run(_ path: String, _ arguments: [String]) throws -> MeasuredRun {
+        var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([path] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var pid: pid_t = 0
+        let start = nowNanoseconds()
+        let rc = posix_spawn(&pid, path, &actions, nil, argv, environ)
+        guard rc == 0 else { throw BenchError("cannot start \(path): \(String(cString: strerror(rc)))") }
+        var status: Int32 = 0
+        var usage = rusage()
+        while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+        let wall = Double(nowNanoseconds() - start)
+        func ns(_ t: timeval) -> Double { Double(t.tv_sec) * 1e9 + Double(t.tv_usec) * 1e3 }
+        let exited = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return MeasuredRun(status: exited, wallNanoseconds: wall, cpuNanoseconds: ns(usage.ru_utime) + ns(usage.ru_stime),
+                           peakRSSBytes: Double(usage.ru_maxrss) * 1024)
+    }
+}
+
+/// CPU time of this process so far (user + system), nanoseconds.
+func processCPUNanoseconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e9
+        + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e3
+}
