@@ -9,7 +9,9 @@ import Testing
 ///
 /// The CPU check reads the transport's event thread's own CPU clock, the only thread that
 /// runs while a caller waits: the process-wide figure would count the suites running alongside.
-/// Its bound (0.3 s over a 1–2 s stall) can only fail on a real spin.
+/// Waiting costs about 1 ms of it over a 1–2 s stall; a polling spin measured 0.27–0.33 s per
+/// second here even with three of them sharing two cores, so the 0.1 s bound fails only on a
+/// real spin.
 @Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(1)))
 struct CurlStallTests {
     let server = CurlFixtures.server!
@@ -40,7 +42,7 @@ struct CurlStallTests {
         let result = try await stall(CurlFixtures.request(server.url("/no-headers?key=\(key)"), idleTimeout: 1, timeout: 30))
         #expect(result.error == .idleTimeout(seconds: 1))
         #expect(result.seconds >= 1 && result.seconds < 5, "took \(result.seconds) s")
-        #expect(result.cpu < 0.3, "event thread used \(result.cpu) s of CPU")
+        #expect(result.cpu < 0.1, "event thread used \(result.cpu) s of CPU")
         let written = try server.bytesWritten(key: key)
         #expect(written.finished && written.hungUp)
     }
@@ -51,7 +53,7 @@ struct CurlStallTests {
         let result = try await stall(CurlFixtures.request(server.url("/stall?key=\(key)"), idleTimeout: 1.5, timeout: 30, progress: progress))
         #expect(result.error == .idleTimeout(seconds: 1.5))
         #expect(result.seconds >= 1.5 && result.seconds < 5.5, "took \(result.seconds) s")
-        #expect(result.cpu < 0.3, "event thread used \(result.cpu) s of CPU")
+        #expect(result.cpu < 0.1, "event thread used \(result.cpu) s of CPU")
         #expect(progress.recorded.last == TransferProgress(completed: 1024, total: 1024 * 1024))
         let written = try server.bytesWritten(key: key)
         #expect(written.finished && written.hungUp)
@@ -65,7 +67,7 @@ struct CurlStallTests {
             server.url("/slow?key=\(key)&bps=1"), idleTimeout: 30, timeout: 2, reportedTimeout: 45))
         #expect(result.error == .timedOut(seconds: 45))
         #expect(result.seconds >= 2 && result.seconds < 6, "took \(result.seconds) s")
-        #expect(result.cpu < 0.3, "event thread used \(result.cpu) s of CPU")
+        #expect(result.cpu < 0.1, "event thread used \(result.cpu) s of CPU")
         let written = try server.bytesWritten(key: key)
         #expect(written.finished && written.hungUp)
     }
