@@ -127,6 +127,8 @@ final class CurlStatistics: Sendable {
     let bufferedBytes = Atomic<Int>(0)
     /// The largest ``bufferedBytes`` seen.
     let peakBufferedBytes = Atomic<Int>(0)
+    /// Responses that came over HTTP/2.
+    let http2Responses = Atomic<Int>(0)
 
     func bufferChanged(by delta: Int) {
         guard delta != 0 else { return }

@@ -161,6 +161,7 @@ final class CurlTransfer {
         else {
             return .failure(DataLoadingError.transport(code: URLError.badServerResponse.rawValue, message: "no valid response head"))
         }
+        if head.httpVersion == "HTTP/2" { statistics.http2Responses.add(1, ordering: .relaxed) }
         reportProgress()
         let data = body.takeData()
         trackBuffer()
