@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "PictorDiskCache", targets: ["PictorDiskCache"]),
         .library(name: "PictorCrypto", targets: ["PictorCrypto"]),
         .library(name: "PictorVips", targets: ["PictorVips"]),
+        // HTTP(S) on libcurl's multi interface: the fast transport on Linux.
+        .library(name: "PictorCurl", targets: ["PictorCurl"]),
         .library(name: "PictorTestSupport", targets: ["PictorTestSupport"]),
         .executable(name: "pictor", targets: ["pictor"]),
     ],
@@ -23,6 +25,8 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .target(name: "CCurlShim", dependencies: ["CCurl"]),
 
         // Core: no C dependency.
         .target(name: "PictorCore"),
@@ -30,6 +34,7 @@ let package = Package(
         .target(name: "PictorCrypto", dependencies: ["PictorCore", "COpenSSL"]),
         .target(name: "PictorDiskCache", dependencies: ["PictorCore", "PictorCrypto", "CSQLite"]),
         .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim", "CTurboJPEG"]),
+        .target(name: "PictorCurl", dependencies: ["PictorCore", "CCurl", "CCurlShim"]),
         // Umbrella: the default Linux pipeline.
         .target(name: "Pictor", dependencies: ["PictorCore", "PictorCrypto", "PictorDiskCache", "PictorVips"]),
         // Fakes for tests (ours and users').
@@ -44,6 +49,7 @@ let package = Package(
         .testTarget(name: "PictorCryptoTests", dependencies: ["PictorCrypto", "PictorCore"]),
         .testTarget(name: "PictorDiskCacheTests", dependencies: ["PictorDiskCache", "PictorCrypto", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorVipsTests", dependencies: ["PictorVips", "PictorCore", "PictorTestSupport"]),
+        .testTarget(name: "PictorCurlTests", dependencies: ["PictorCurl", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor"]),
         .testTarget(name: "PictorIntegrationTests", dependencies: ["Pictor", "PictorTestSupport"]),
     ]

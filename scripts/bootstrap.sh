@@ -11,8 +11,10 @@ PACKAGES=(
   libssl-dev        # PictorCrypto: SHA-256, HMAC, HKDF, AES-256-GCM (libcrypto)
   libsqlite3-dev    # PictorDiskCache: the cache index
   libturbojpeg0-dev # PictorVips: TurboJPEG header probes / JPEG fast path
+  libcurl4-openssl-dev # PictorCurl: HTTP(S) on libcurl's multi interface (headers, pkg-config)
   nginx-light       # tests, demo and benchmarks serve images from 127.0.0.1
   python3           # the fault-injection HTTP server used by the loader tests
+  python3-brotli    # the fault server's br-encoded bodies (the br decoding test skips without it)
   curl              # the download reference in the benchmark suite
   ca-certificates
 )

@@ -40,13 +40,32 @@ Routes (all GET/HEAD; `key` query parameters isolate per-test state):
   any route: dateoff=S         the Date header is the server's clock moved by S seconds (a
                                server whose clock is off); Expires given as expoff=S is Date + S
   /hold?key=K                  waits (at most 30 s) until /_release?key=K, then 200 image
+  /encoded?enc=E&type=T&size=N body compressed with E (gzip, deflate = zlib stream, br, identity)
+                               with Content-Encoding E (none for identity) and Content-Length the
+                               encoded size; T is png (the image, which grows when compressed),
+                               svg (an 8 KiB SVG text, which shrinks) or zeros (N zero bytes,
+                               default 1 MiB: a decompression bomb); br answers 501 when the
+                               brotli module is missing (see /_features)
+  /no-headers?key=K            reads the request, then sends nothing until the client hangs up (at
+                               most 60 s); records under K like /stall (written 0)
+  /slow?key=K&bps=B&size=N     headers (Content-Length N, default 1000), then B bytes (default 1)
+                               every second until N were sent, the client hangs up, or 60 s
+                               passed; records under K like /stall
+  /echo                        (POST, PUT, any method) 200 with the request body as the body
   /_release?key=K              releases every request held under K (and later ones at once)
-  /_requests?prefix=P          JSON list of recorded requests whose target starts with P
+  /_requests?prefix=P          JSON list of recorded requests whose target starts with P; each
+                               has method, target, headers (lower-case names), client (the
+                               client's "address:port", one per TCP connection), bodySize
+  /_connections?prefix=P       JSON {"connections": distinct client ports, "requests": count} of
+                               the recorded requests whose target starts with P
+  /_features                   JSON {"brotli": whether br bodies can be made}
   /_reset                      forget recorded requests and counters
 """
 
 import argparse
+import gzip
 import json
+import os
 import socket
 import struct
 import sys
@@ -75,7 +94,34 @@ def make_png(width=4, height=4):
             + chunk(b"IEND", b""))
 
 
+def load_brotli():
+    """The brotli module, or None. python3 on PATH may be an interpreter of its own (pyenv) that
+    does not see Debian's python3-brotli; its dist-packages folder is tried as a fallback (the
+    extension only loads into the same Python version it was built for)."""
+    try:
+        import brotli
+        return brotli
+    except ImportError:
+        pass
+    debian = "/usr/lib/python3/dist-packages"
+    if not os.path.isdir(debian):
+        return None
+    sys.path.append(debian)
+    try:
+        import brotli
+        return brotli
+    except ImportError:
+        return None
+    finally:
+        sys.path.remove(debian)
+
+
+BROTLI = load_brotli()
 IMAGE = make_png()
+SVG = ('<svg xmlns="http://www.w3.org/2000/svg" width="64" height="64">\n'
+       + "".join('<rect x="%d" y="%d" width="4" height="4" fill="#%02x%02x%02x"/>\n'
+                 % (4 * (i % 16), 4 * (i // 16), (i * 37) % 256, (i * 11) % 256, 200) for i in range(128))
+       + "</svg>\n").encode()
 LAST_MODIFIED = "Wed, 21 Oct 2015 07:28:00 GMT"
 HTML = b"<!DOCTYPE html><html><head><title>Not an image</title></head><body>hello</body></html>"
 
@@ -153,16 +199,26 @@ class Handler(BaseHTTPRequestHandler):
     def do_HEAD(self):
         self.do_GET()
 
+    def do_POST(self):
+        self.do_GET()
+
+    def do_PUT(self):
+        self.do_GET()
+
     def do_GET(self):
         parsed = urllib.parse.urlsplit(self.path)
         self.query = urllib.parse.parse_qs(parsed.query)
         route = parsed.path
+        length = int(self.headers.get("Content-Length") or 0)
+        self.request_body = self.rfile.read(length) if length > 0 else b""
         if not route.startswith("/_"):
             with lock:
                 recorded.append({
                     "method": self.command,
                     "target": self.path,
                     "headers": {k.lower(): v for k, v in self.headers.items()},
+                    "client": "%s:%d" % self.client_address[:2],
+                    "bodySize": len(self.request_body),
                     "time": time.time(),
                 })
         handler = getattr(self, "route_" + route.strip("/").replace("-", "_"), None)
@@ -418,6 +474,88 @@ class Handler(BaseHTTPRequestHandler):
     def route_hold(self):
         hold_event(self.q("key", "")).wait(30)
         self.send(200, self.body_image())
+
+    def route_encoded(self):
+        kind = self.q("type", "png")
+        if kind == "svg":
+            raw, ctype = SVG, "image/svg+xml"
+        elif kind == "zeros":
+            raw, ctype = b"\x00" * max(0, self.qi("size", 1024 * 1024)), "application/octet-stream"
+        else:
+            raw, ctype = IMAGE, "image/png"
+        enc = self.q("enc", "gzip")
+        if enc == "gzip":
+            body = gzip.compress(raw)
+        elif enc == "deflate":
+            body = zlib.compress(raw)
+        elif enc == "br":
+            if BROTLI is None:
+                self.send(501, b"brotli module missing", "text/plain")
+                return
+            body = BROTLI.compress(raw)
+        elif enc == "identity":
+            body = raw
+        else:
+            self.send(400, b"unknown encoding", "text/plain")
+            return
+        headers = {} if enc == "identity" else {"Content-Encoding": enc}
+        self.send(200, body, ctype, headers)
+
+    def route_no_headers(self):
+        key = self.q("key", "")
+        done = ended_event(key)
+        hung_up = False
+        try:
+            hung_up = self.wait_for_hang_up(60)
+        finally:
+            with lock:
+                written[key] = 0
+                hangups[key] = hung_up
+            self.close_connection = True
+            done.set()
+
+    def route_slow(self):
+        key = self.q("key", "")
+        done = ended_event(key)
+        size = max(0, self.qi("size", 1000))
+        step = max(1, self.qi("bps", 1))
+        count = 0
+        hung_up = False
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "image/png")
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            self.wfile.flush()
+            body = IMAGE + b"\x00" * max(0, size - len(IMAGE))
+            deadline = time.time() + 60
+            while count < size and time.time() < deadline:
+                time.sleep(1)
+                piece = body[count:count + step]
+                self.wfile.write(piece)
+                self.wfile.flush()
+                count += len(piece)
+        except OSError:
+            hung_up = True
+        finally:
+            with lock:
+                written[key] = count
+                hangups[key] = hung_up
+            self.close_connection = True
+            done.set()
+
+    def route_echo(self):
+        self.send(200, self.request_body, "application/octet-stream")
+
+    def route__connections(self):
+        prefix = self.q("prefix", "")
+        with lock:
+            items = [r for r in recorded if r["target"].startswith(prefix)]
+        answer = {"connections": len({r["client"] for r in items}), "requests": len(items)}
+        self.send(200, json.dumps(answer).encode(), "application/json")
+
+    def route__features(self):
+        self.send(200, json.dumps({"brotli": BROTLI is not None}).encode(), "application/json")
 
     def route__release(self):
         hold_event(self.q("key", "")).set()

@@ -1,0 +1,46 @@
+#include "CCurlShim.h"
+
+CURLcode pcurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode pcurl_easy_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode pcurl_easy_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode pcurl_easy_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+
+CURLcode pcurl_easy_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}
+
+CURLcode pcurl_easy_setopt_prereq_function(CURL *handle, curl_prereq_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
+CURLcode pcurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLcode pcurl_easy_getinfo_double(CURL *handle, CURLINFO info, double *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLcode pcurl_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+CURLcode pcurl_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
+    /* libcurl writes a `char *` through the pointer it is given. */
+    return curl_easy_getinfo(handle, info, (char **)value);
+}
+
+CURLMcode pcurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) {
+    return curl_multi_setopt(multi, option, value);
+}

@@ -1,0 +1,72 @@
+internal import CCurl
+import Foundation
+import PictorCore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Turns a failed libcurl transfer into Pictor's ``DataLoadingError``.
+///
+/// Codes are `URLError` codes where the meaning is the same (so callers that already handle
+/// URLSession's errors keep working); the message is libcurl's own text for the transfer
+/// (`CURLOPT_ERRORBUFFER`), or its generic text for the code.
+enum CurlErrorMapping {
+    /// What is known about the transfer when it failed.
+    struct Context {
+        /// The final response's declared `Content-Length`, if its head arrived.
+        var declaredLength: Int64?
+        /// Body bytes received on the wire (before content decoding).
+        var wireBytes: Int64
+        /// libcurl's message for this transfer; empty when it wrote none.
+        var message: String
+    }
+
+    /// The error for `code` (never `CURLE_OK`).
+    static func error(for code: CURLcode, context: Context) -> DataLoadingError {
+        let message = context.message.isEmpty ? String(cString: curl_easy_strerror(code)) : context.message
+        switch code {
+        case CURLE_PARTIAL_FILE:
+            // The connection ended before the declared length; without one (chunked) there is
+            // no expected size to report.
+            if let expected = context.declaredLength {
+                return .truncated(received: context.wireBytes, expected: expected)
+            }
+            return .transport(code: URLError.networkConnectionLost.rawValue, message: message)
+        case CURLE_RECV_ERROR, CURLE_HTTP2_STREAM, CURLE_HTTP2:
+            // A reset in the middle of a body with a declared length is a cut-short body.
+            if let expected = context.declaredLength, context.wireBytes < expected {
+                return .truncated(received: context.wireBytes, expected: expected)
+            }
+            return .transport(code: URLError.networkConnectionLost.rawValue, message: message)
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return .unsupportedURL
+        default:
+            return .transport(code: urlErrorCode(for: code).rawValue, message: message)
+        }
+    }
+
+    /// The `URLError` code with the same meaning as `code`, or `.unknown`.
+    static func urlErrorCode(for code: CURLcode) -> URLError.Code {
+        switch code {
+        case CURLE_URL_MALFORMAT: .badURL
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .cannotFindHost
+        case CURLE_COULDNT_CONNECT: .cannotConnectToHost
+        // Only the connect timeout is left to libcurl; the overall and idle timeouts have their
+        // own errors (see CurlTransport).
+        case CURLE_OPERATION_TIMEDOUT: .timedOut
+        case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
+            .networkConnectionLost
+        case CURLE_GOT_NOTHING, CURLE_WEIRD_SERVER_REPLY: .badServerResponse
+        case CURLE_BAD_CONTENT_ENCODING: .cannotDecodeContentData
+        case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+             CURLE_SSL_ISSUER_ERROR:
+            .serverCertificateUntrusted
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER, CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CRL_BADFILE,
+             CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED,
+             CURLE_SSL_ENGINE_INITFAILED, CURLE_USE_SSL_FAILED:
+            .secureConnectionFailed
+        case CURLE_SSL_CERTPROBLEM, CURLE_SSL_CLIENTCERT: .clientCertificateRejected
+        default: .unknown
+        }
+    }
+}

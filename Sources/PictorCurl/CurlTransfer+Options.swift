@@ -1,0 +1,135 @@
+internal import CCurl
+import Foundation
+import PictorCore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension CurlTransfer {
+    /// libcurl's receive buffer per transfer, in bytes. Larger than libcurl's 16 KiB default, so
+    /// a typical image arrives in a few reads and write callbacks instead of many.
+    static let receiveBufferSize = 96 * 1024
+
+    /// Sets every option of the easy handle from the exchange's request and `configuration`.
+    ///
+    /// - Throws: ``DataLoadingError/transport(code:message:)`` when libcurl refuses an option or
+    ///   memory runs out.
+    func configure(_ configuration: CurlTransport.Configuration) throws(DataLoadingError) {
+        do {
+            try setConnectionOptions(configuration)
+            try setCallbacks()
+            try setRequestOptions(configuration)
+        } catch {
+            throw .transport(code: URLError.unknown.rawValue, message: error.message)
+        }
+    }
+
+    private func setConnectionOptions(_ configuration: CurlTransport.Configuration) throws(CurlOptionError) {
+        let request = exchange.request
+        // The URL as the caller built it: no re-encoding, no dot-segment removal.
+        try easy.set(CURLOPT_URL, exchange.url.absoluteString)
+        try easy.set(CURLOPT_PATH_AS_IS, true)
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        // DataLoader applies Pictor's one redirect policy; a 3xx is returned as is.
+        try easy.set(CURLOPT_FOLLOWLOCATION, false)
+        // Signals are process-wide; a library must not install handlers (DNS timeouts use the
+        // threaded resolver instead of SIGALRM).
+        try easy.set(CURLOPT_NOSIGNAL, true)
+        // A proxy's CONNECT answer is not the response.
+        try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
+        try easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        try easy.set(CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
+        // Only the connect timeout is libcurl's; the overall and idle timeouts are the event
+        // loop's, so each maps to its own error without guessing which one fired.
+        try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))
+        switch configuration.httpVersion {
+        case .http1:
+            try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
+        case .http2OverTLS:
+            try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+            // Prefer waiting for a connection that may multiplex over opening parallel ones.
+            if exchange.url.scheme?.lowercased() == "https" { try easy.set(CURLOPT_PIPEWAIT, true) }
+        }
+        try easy.set(CURLOPT_SSL_VERIFYPEER, configuration.verifiesPeer)
+        try easy.set(CURLOPT_SSL_VERIFYHOST, configuration.verifiesPeer ? 2 : 0)
+        if let caFile = configuration.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
+        // "" asks for every encoding this libcurl can decode, and decodes it.
+        if configuration.acceptsEncoding { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
+    }
+
+    private func setCallbacks() throws(CurlOptionError) {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        try easy.set(CURLOPT_WRITEFUNCTION, function: { data, size, count, context in
+            guard let context else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+            let length = size * count
+            guard let data, length > 0 else { return length }
+            return transfer.receiveBody(UnsafeRawPointer(data), count: length)
+        })
+        try easy.set(CURLOPT_WRITEDATA, pointer: context)
+        try easy.set(CURLOPT_HEADERFUNCTION, function: { data, size, count, context in
+            guard let context else { return 0 }
+            let transfer = Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue()
+            return transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: size * count))
+        })
+        try easy.set(CURLOPT_HEADERDATA, pointer: context)
+        try easy.setPrerequest { context, _, _, _, _ in
+            if let context { Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().connectionReady() }
+            return CURL_PREREQFUNC_OK
+        }
+        try easy.set(CURLOPT_PREREQDATA, pointer: context)
+    }
+
+    private func setRequestOptions(_ configuration: CurlTransport.Configuration) throws(CurlOptionError) {
+        let urlRequest = exchange.request.urlRequest
+        let method = urlRequest.httpMethod?.uppercased() ?? "GET"
+        switch method {
+        case "GET":
+            break
+        case "HEAD":
+            try easy.set(CURLOPT_NOBODY, true)
+        default:
+            if method != "POST" { try easy.set(CURLOPT_CUSTOMREQUEST, method) }
+            if let body = urlRequest.httpBody ?? (method == "POST" ? Data() : nil) {
+                // COPYPOSTFIELDS copies exactly POSTFIELDSIZE bytes (NULs included) now.
+                try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
+                if body.isEmpty {
+                    try easy.set(CURLOPT_COPYPOSTFIELDS, "")
+                } else {
+                    let code = body.withUnsafeBytes { bytes in
+                        Result { () throws(CurlOptionError) in
+                            try easy.set(CURLOPT_COPYPOSTFIELDS, pointer: UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                        }
+                    }
+                    try code.get()
+                }
+            }
+        }
+
+        let fields = urlRequest.allHTTPHeaderFields ?? [:]
+        let names = Set(fields.keys.map { $0.lowercased() })
+        var lines = fields.map { name, value in
+            // "Name:" would remove a header libcurl adds; "Name;" sends it empty.
+            value.isEmpty ? "\(name);" : "\(name): \(value)"
+        }
+        // No `Expect: 100-continue` round trip before a body.
+        if !names.contains("expect") { lines.append("Expect:") }
+        if !names.contains("user-agent"), let userAgent = configuration.userAgent {
+            try easy.set(CURLOPT_USERAGENT, userAgent)
+        }
+        for line in lines {
+            guard let list = curl_slist_append(headerList, line) else {
+                throw CurlOptionError(code: CURLE_OUT_OF_MEMORY, option: CURLOPT_HTTPHEADER)
+            }
+            headerList = list
+        }
+        try easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headerList))
+    }
+
+    /// `seconds` as whole milliseconds, rounded up, at least 1; `0` (libcurl's default) when
+    /// not finite or not positive.
+    static func milliseconds(_ seconds: Double) -> Int {
+        guard seconds.isFinite, seconds > 0 else { return 0 }
+        return max(1, Int(min((seconds * 1000).rounded(.up), Double(Int32.max))))
+    }
+}

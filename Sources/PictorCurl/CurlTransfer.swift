@@ -1,0 +1,181 @@
+internal import CCurl
+import Foundation
+import PictorCore
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The event thread's side of one exchange: the easy handle, its header list and error buffer,
+/// the response head and body as they arrive, and the exchange's deadlines.
+///
+/// Confined to the event thread (libcurl calls the callbacks from `curl_multi_perform` there).
+/// libcurl's callbacks get an unretained pointer to it; ``CurlMultiRunner`` keeps it alive
+/// while its easy handle is in the multi handle, and `deinit` frees everything libcurl was given.
+final class CurlTransfer {
+    let exchange: Exchange
+    let easy: EasyHandle
+    /// The `CURLOPT_HTTPHEADER` list; libcurl does not copy it, so it lives as long as the handle.
+    var headerList: UnsafeMutablePointer<curl_slist>?
+    /// libcurl's message for this transfer (`CURLOPT_ERRORBUFFER`).
+    let errorBuffer: UnsafeMutablePointer<CChar>
+    private unowned let runner: CurlMultiRunner
+    private let statistics: CurlStatistics
+
+    var head = ResponseHeadParser()
+    var body: ResponseBodyBuffer
+    /// Whether the request is a HEAD (no body follows the head).
+    let isHead: Bool
+    let acceptsEncoding: Bool
+    /// The cap from the request, for ``DataLoadingError/responseTooLarge(limit:)``.
+    let maximumBodySize: Int64?
+    /// Why a callback stopped the transfer (libcurl then reports `CURLE_WRITE_ERROR`).
+    private(set) var abortReason: DataLoadingError?
+    /// The decoded length the body will have (unencoded `Content-Length`), or `-1`.
+    private(set) var expectedLength: Int64 = -1
+    /// The body bytes last passed to the progress callback, `-1` before the first call.
+    private(set) var reportedBytes: Int64 = -1
+    /// The buffer capacity last counted in ``CurlStatistics``.
+    private var accountedCapacity = 0
+
+    /// When the exchange fails with ``DataLoadingError/timedOut(seconds:)`` (monotonic ns).
+    let overallDeadline: UInt64
+    /// The idle timeout in nanoseconds.
+    let idleInterval: UInt64
+    /// The last time a byte arrived, or the connection became ready; `nil` before that (the
+    /// idle clock does not run while the transfer waits for a connection: that wait is bounded
+    /// by the connect and overall timeouts).
+    var lastActivity: UInt64?
+    /// Whether a callback ran since the runner last looked (see ``CurlMultiRunner``).
+    var isTouched = false
+
+    init(exchange: Exchange, easy: UnsafeMutableRawPointer, runner: CurlMultiRunner, statistics: CurlStatistics) {
+        self.exchange = exchange
+        self.easy = EasyHandle(raw: easy)
+        self.runner = runner
+        self.statistics = statistics
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        let request = exchange.request
+        maximumBodySize = request.maximumBodySize
+        body = ResponseBodyBuffer(limit: request.maximumBodySize.map { Int(clamping: $0) })
+        isHead = exchange.request.urlRequest.httpMethod?.uppercased() == "HEAD"
+        acceptsEncoding = runner.configuration.acceptsEncoding
+        overallDeadline = CurlLibrary.adding(exchange.submitted, CurlLibrary.nanoseconds(request.timeout))
+        idleInterval = CurlLibrary.nanoseconds(request.idleTimeout)
+        statistics.liveHandles.add(1, ordering: .relaxed)
+    }
+
+    deinit {
+        curl_easy_cleanup(easy.raw)
+        curl_slist_free_all(headerList)
+        errorBuffer.deallocate()
+        body.release()
+        trackBuffer()
+        statistics.liveHandles.subtract(1, ordering: .relaxed)
+    }
+
+    /// When the idle timeout fires, or `nil` while the idle clock does not run.
+    var idleDeadline: UInt64? { lastActivity.map { CurlLibrary.adding($0, idleInterval) } }
+
+    /// The earlier of the two deadlines.
+    var nextDeadline: UInt64 { min(overallDeadline, idleDeadline ?? .max) }
+
+    // MARK: Callbacks (event thread, inside curl_multi_perform)
+
+    /// `CURLOPT_PREREQFUNCTION`: a connection is ready and the request is about to be sent, so
+    /// the idle clock starts.
+    func connectionReady() { touch() }
+
+    /// `CURLOPT_HEADERFUNCTION`: one header line; returns `line.count` to go on, `0` to abort.
+    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
+        touch()
+        guard head.consume(line) == .finalResponseEnded else { return line.count }
+        body.removeAll()
+        let status = head.statusCode ?? 0
+        let hasBody = !isHead && status != 204 && status != 304
+        let declared = head.contentLength
+        let unencoded = !(acceptsEncoding && head.isContentEncoded)
+        expectedLength = hasBody && unencoded ? declared ?? -1 : -1
+        if hasBody, unencoded, let declared, let limit = maximumBodySize, declared > limit {
+            // Refused before any body byte is read; the connection is closed.
+            abortReason = .responseTooLarge(limit: limit)
+            return 0
+        }
+        if expectedLength > 0 {
+            guard body.reserve(Int(clamping: expectedLength)) else { return outOfMemory() }
+            trackBuffer()
+        }
+        reportProgress()
+        return line.count
+    }
+
+    /// `CURLOPT_WRITEFUNCTION`: decoded body bytes; returns `length` to go on, `0` to abort.
+    func receiveBody(_ bytes: UnsafeRawPointer, count length: Int) -> Int {
+        touch()
+        if let limit = maximumBodySize, Int64(body.count) + Int64(length) > limit {
+            abortReason = .responseTooLarge(limit: limit)
+            return 0
+        }
+        guard body.append(bytes, count: length) else { return outOfMemory() }
+        if body.capacity != accountedCapacity { trackBuffer() }
+        return length
+    }
+
+    private func touch() {
+        guard !isTouched else { return }
+        isTouched = true
+        runner.touched(self)
+    }
+
+    private func outOfMemory() -> Int {
+        abortReason = .transport(code: URLError.unknown.rawValue, message: "out of memory for the response body")
+        return 0
+    }
+
+    // MARK: Progress and result (event thread, outside libcurl's callbacks or in the header one)
+
+    /// Calls the request's progress callback when the body grew since the last call (or for the
+    /// first time), unless the caller is gone.
+    func reportProgress() {
+        let received = Int64(body.count)
+        guard received != reportedBytes, let progress = exchange.request.progress, exchange.isWaiting else { return }
+        reportedBytes = received
+        progress(TransferProgress(completed: received, total: expectedLength))
+    }
+
+    /// The exchange's result once libcurl reported `code` for it.
+    func result(_ code: CURLcode) -> Result<TransportResponse, any Error> {
+        if code != CURLE_OK, let abortReason { return .failure(abortReason) }
+        guard code == CURLE_OK else {
+            let context = CurlErrorMapping.Context(
+                declaredLength: head.isComplete ? head.contentLength : nil,
+                wireBytes: easy.info(offset: CURLINFO_SIZE_DOWNLOAD_T),
+                message: libcurlMessage)
+            return .failure(CurlErrorMapping.error(for: code, context: context))
+        }
+        let parsed = head.isComplete ? head.statusCode ?? 0 : 0
+        let status = parsed >= 100 ? parsed : easy.info(CURLINFO_RESPONSE_CODE)
+        guard let response = HTTPURLResponse(
+            url: exchange.url, statusCode: status, httpVersion: head.httpVersion ?? "HTTP/1.1",
+            headerFields: head.headerFields)
+        else {
+            return .failure(DataLoadingError.transport(code: URLError.badServerResponse.rawValue, message: "no valid response head"))
+        }
+        if head.httpVersion == "HTTP/2" { statistics.http2Responses.add(1, ordering: .relaxed) }
+        reportProgress()
+        let data = body.takeData()
+        trackBuffer()
+        return .success(TransportResponse(response: response, body: data))
+    }
+
+    /// libcurl's message for this transfer, without the trailing newline it sometimes has.
+    var libcurlMessage: String {
+        String(cString: errorBuffer).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func trackBuffer() {
+        let capacity = body.capacity
+        statistics.bufferChanged(by: capacity - accountedCapacity)
+        accountedCapacity = capacity
+    }
+}

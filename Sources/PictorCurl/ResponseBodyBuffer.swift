@@ -1,0 +1,86 @@
+import Foundation
+
+/// One growing `malloc` buffer for a response body, handed to Swift at the end as `Data` that
+/// takes ownership (`Data(bytesNoCopy:count:deallocator: .free)`): libcurl's chunks are copied
+/// once, into this buffer, and never through per-chunk `Data` values.
+///
+/// It grows geometrically (doubling, from 16 KiB) but never past `limit`, the body-size cap,
+/// so an oversized body costs at most the cap in memory before the transfer stops. A sane
+/// `Content-Length` pre-sizes it exactly (``reserve(_:)``).
+///
+/// Not thread-safe: used by the event thread only. The owner calls ``release()`` (or
+/// ``takeData()``) exactly once.
+struct ResponseBodyBuffer {
+    /// Largest size pre-reserved from a `Content-Length` when there is no cap, in bytes: a
+    /// larger declared length grows geometrically instead (a lying header cannot make Pictor
+    /// allocate gigabytes up front).
+    static let maximumReservation = 64 * 1024 * 1024
+    /// The first allocation when nothing is known, in bytes.
+    static let initialCapacity = 16 * 1024
+
+    private(set) var count = 0
+    private(set) var capacity = 0
+    private var storage: UnsafeMutableRawPointer?
+    /// The body-size cap, in bytes; the buffer never grows past it.
+    let limit: Int?
+
+    init(limit: Int?) {
+        self.limit = limit
+    }
+
+    /// Makes room for `total` bytes in all (when it is sane); returns `false` when out of memory.
+    mutating func reserve(_ total: Int) -> Bool {
+        guard total > capacity, total <= (limit ?? Self.maximumReservation) else { return true }
+        return resize(to: total)
+    }
+
+    /// Appends `length` bytes; returns `false` when out of memory. The caller checks the cap
+    /// first: growth stops at ``limit``.
+    mutating func append(_ bytes: UnsafeRawPointer, count length: Int) -> Bool {
+        let needed = count + length
+        if needed > capacity {
+            var grown = max(needed, capacity * 2, Self.initialCapacity)
+            if let limit { grown = min(grown, max(limit, needed)) }
+            guard resize(to: grown) else { return false }
+        }
+        (storage! + count).copyMemory(from: bytes, byteCount: length)
+        count = needed
+        return true
+    }
+
+    /// Forgets the bytes received so far (a new response head started), keeping the memory.
+    mutating func removeAll() { count = 0 }
+
+    /// The body as `Data` that owns the memory (shrunk first when much of it is unused); the
+    /// buffer is empty afterwards.
+    mutating func takeData() -> Data {
+        guard let storage, count > 0 else {
+            release()
+            return Data()
+        }
+        var pointer = storage
+        if capacity - count > max(4096, capacity / 8), let shrunk = realloc(storage, count) {
+            pointer = shrunk
+        }
+        let data = Data(bytesNoCopy: pointer, count: count, deallocator: .free)
+        self.storage = nil
+        count = 0
+        capacity = 0
+        return data
+    }
+
+    /// Frees the memory; the buffer is empty afterwards.
+    mutating func release() {
+        free(storage)
+        storage = nil
+        count = 0
+        capacity = 0
+    }
+
+    private mutating func resize(to newCapacity: Int) -> Bool {
+        guard let grown = realloc(storage, newCapacity) else { return false }
+        storage = grown
+        capacity = newCapacity
+        return true
+    }
+}

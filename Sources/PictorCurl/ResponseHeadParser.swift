@@ -1,0 +1,143 @@
+/// Collects the status line and header fields of the final response from libcurl's header
+/// callback, one line per call.
+///
+/// libcurl hands over every header block it reads: interim `1xx` responses (`100 Continue`,
+/// `103 Early Hints`), then the final one, then any chunked trailers. A status line starts a
+/// new block and forgets the previous one; the blank line after a final (`>= 200`) status
+/// completes the head, and later lines (trailers) are ignored unless a new status line starts
+/// another response. HTTP/2 responses arrive in the same shape (`HTTP/2 200`, lower-case names).
+///
+/// Repeated field names (compared case-insensitively) are joined with `", "` under the first
+/// spelling seen, as `HTTPURLResponse` expects one value per name.
+struct ResponseHeadParser {
+    /// What one line meant.
+    enum Event: Equatable {
+        /// A status line, a field, or a line that is ignored.
+        case none
+        /// The blank line that ends an interim (`1xx`) response; a new status line follows.
+        case interimResponseEnded
+        /// The blank line that ends the final response's head.
+        case finalResponseEnded
+    }
+
+    /// The final (or latest) status code, `nil` before a status line.
+    private(set) var statusCode: Int?
+    /// The protocol of the status line, e.g. `HTTP/1.1` or `HTTP/2`.
+    private(set) var httpVersion: String?
+    /// Whether the final response's head is complete.
+    private(set) var isComplete = false
+    private var names: [String] = []
+    private var values: [String] = []
+    private var positions: [String: Int] = [:]
+
+    /// The fields, repeated names joined with `", "`.
+    var headerFields: [String: String] {
+        var fields: [String: String] = [:]
+        fields.reserveCapacity(names.count)
+        for (name, value) in zip(names, values) { fields[name] = value }
+        return fields
+    }
+
+    /// The value of `name` (any case), if present.
+    func value(for name: String) -> String? {
+        positions[name.lowercased()].map { values[$0] }
+    }
+
+    /// The `Content-Length` as a number, or `nil` when absent or malformed (repeated different
+    /// values, as joined by this parser, count as malformed).
+    var contentLength: Int64? {
+        guard let text = value(for: "Content-Length") else { return nil }
+        let parts = text.split(separator: ",").map { $0.trimmingASCIISpaces }
+        guard let first = parts.first, let length = Int64(first), length >= 0,
+              parts.allSatisfy({ $0 == first }) else { return nil }
+        return length
+    }
+
+    /// Whether the body is content-encoded (a `Content-Encoding` other than `identity`), so the
+    /// decoded body's length is unrelated to `Content-Length`.
+    var isContentEncoded: Bool {
+        guard let encoding = value(for: "Content-Encoding")?.trimmingASCIISpaces.lowercased() else { return false }
+        return !encoding.isEmpty && encoding != "identity"
+    }
+
+    /// Consumes one header line as libcurl delivers it (with its line ending, if any).
+    mutating func consume(_ line: UnsafeRawBufferPointer) -> Event {
+        var end = line.count
+        while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        let bytes = UnsafeRawBufferPointer(rebasing: line[0..<end])
+        let isStatusLine = bytes.starts(with: "HTTP/".utf8)
+        guard !isComplete || isStatusLine else { return .none }
+
+        if bytes.isEmpty {
+            guard let code = statusCode else { return .none }
+            if (100..<200).contains(code) {
+                reset()
+                return .interimResponseEnded
+            }
+            isComplete = true
+            return .finalResponseEnded
+        }
+        if isStatusLine {
+            reset()
+            parseStatusLine(bytes)
+            return .none
+        }
+        guard statusCode != nil else { return .none }
+        if bytes[0] == UInt8(ascii: " ") || bytes[0] == UInt8(ascii: "\t") {
+            // Obsolete line folding (RFC 9112 §5.2): the line continues the previous value.
+            if !values.isEmpty {
+                let continuation = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces
+                if !continuation.isEmpty { values[values.count - 1] += " " + continuation }
+            }
+            return .none
+        }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return .none }
+        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self).trimmingASCIISpaces
+        guard !name.isEmpty else { return .none }
+        let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...]), as: UTF8.self).trimmingASCIISpaces
+        let key = name.lowercased()
+        if let position = positions[key] {
+            values[position] += ", " + value
+        } else {
+            positions[key] = names.count
+            names.append(name)
+            values.append(value)
+        }
+        return .none
+    }
+
+    private mutating func reset() {
+        isComplete = false
+        statusCode = nil
+        httpVersion = nil
+        names.removeAll(keepingCapacity: true)
+        values.removeAll(keepingCapacity: true)
+        positions.removeAll(keepingCapacity: true)
+    }
+
+    /// `HTTP/1.1 200 OK`, `HTTP/2 200`: the protocol token, then a three-digit code.
+    private mutating func parseStatusLine(_ bytes: UnsafeRawBufferPointer) {
+        let space = bytes.firstIndex(of: UInt8(ascii: " ")) ?? bytes.count
+        httpVersion = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<space]), as: UTF8.self)
+        var index = space
+        while index < bytes.count, bytes[index] == UInt8(ascii: " ") { index += 1 }
+        var code = 0
+        var digits = 0
+        while index < bytes.count, digits < 3, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) {
+            code = code * 10 + Int(bytes[index] - UInt8(ascii: "0"))
+            index += 1
+            digits += 1
+        }
+        statusCode = digits == 3 ? code : 0
+    }
+}
+
+extension StringProtocol {
+    /// Without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    var trimmingASCIISpaces: String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = firstIndex(where: { !isSpace($0) }),
+              let last = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[first...last])
+    }
+}

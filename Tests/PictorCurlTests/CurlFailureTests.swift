@@ -1,0 +1,69 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import PictorCurl
+import PictorCore
+import PictorTestSupport
+import Testing
+
+/// Broken transfers: cut-short bodies, resets, refused connections.
+@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(1)))
+struct CurlFailureTests {
+    let server = CurlFixtures.server!
+
+    /// Send `request` and return the DataLoadingError it fails with.
+    func failure(_ transport: CurlTransport, _ request: TransportRequest) async -> DataLoadingError? {
+        do {
+            _ = try await transport.send(request)
+            Issue.record("\(request.urlRequest.url!) succeeded")
+            return nil
+        } catch {
+            return error as? DataLoadingError
+        }
+    }
+
+    @Test func aBodyCutShortOfItsContentLengthIsTruncated() async throws {
+        let transport = CurlFixtures.transport()
+        let error = await failure(transport, CurlFixtures.request(server.url("/truncated?pad=1000&send=50&k=\(CurlFixtures.key())")))
+        #expect(error == .truncated(received: 50, expected: 1098))
+        #expect(await CurlFixtures.isDrained(transport))
+    }
+
+    @Test func aResetAfterPartOfTheBodyIsTruncated() async throws {
+        let transport = CurlFixtures.transport()
+        let error = await failure(transport, CurlFixtures.request(server.url("/reset-after-headers?k=\(CurlFixtures.key())")))
+        #expect(error == .truncated(received: 98, expected: 100_098))
+    }
+
+    @Test func aResetWithoutAResponseIsATransportError() async throws {
+        let transport = CurlFixtures.transport()
+        let error = try #require(await failure(transport, CurlFixtures.request(server.url("/reset?k=\(CurlFixtures.key())"))))
+        #expect(error.transportCode == URLError.networkConnectionLost.rawValue, "\(error)")
+        if case .transport(_, let message) = error { #expect(!message.isEmpty) }
+    }
+
+    @Test func aRefusedConnectionIsCannotConnectToHost() async throws {
+        let transport = CurlFixtures.transport()
+        let port = try CurlFixtures.closedPort()
+        let error = try #require(await failure(transport, CurlFixtures.request(URL(string: "http://127.0.0.1:\(port)/image")!)))
+        #expect(error.transportCode == URLError.cannotConnectToHost.rawValue, "\(error)")
+        if case .transport(_, let message) = error { #expect(message.contains("\(port)"), "libcurl's own text: \(message)") }
+        #expect(await CurlFixtures.isDrained(transport))
+    }
+
+    @Test func aShutDownTransportFailsWhatIsRunningAndWhatComesLater() async throws {
+        let transport = CurlFixtures.transport()
+        let key = CurlFixtures.key()
+        let server = self.server
+        let running = Task { try await transport.send(CurlFixtures.request(server.url("/hold?key=\(key)"))) }
+        #expect(try await CurlFixtures.waitUntil { try server.requestCount(prefix: "/hold?key=\(key)") == 1 })
+        transport.shutdown()
+        let expected = DataLoadingError.transport(code: URLError.cancelled.rawValue, message: "the transport was shut down")
+        await #expect(throws: expected) { _ = try await running.value }
+        await #expect(throws: expected) {
+            _ = try await transport.send(CurlFixtures.request(server.url("/image?k=\(key)")))
+        }
+        try server.release(key: key)
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+@testable import PictorCurl
+import PictorCore
+import PictorTestSupport
+import Testing
+
+/// Stalled servers fail at the configured limit with the right error, the connection is
+/// closed, and waiting costs no CPU (URLSession on Linux spins a core in the same situation).
+///
+/// The CPU check reads the transport's event thread's own CPU clock, the only thread that
+/// runs while a caller waits: the process-wide figure would count the suites running alongside.
+/// Waiting costs about 1 ms of it over a 1–2 s stall; a polling spin measured 0.27–0.33 s per
+/// second here even with three of them sharing two cores, so the 0.1 s bound fails only on a
+/// real spin.
+@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(1)))
+struct CurlStallTests {
+    let server = CurlFixtures.server!
+
+    /// Runs `request` on a fresh transport and returns its error, the seconds it took and the
+    /// CPU seconds the event thread used meanwhile.
+    func stall(_ request: TransportRequest) async throws -> (error: DataLoadingError?, seconds: Double, cpu: Double) {
+        let transport = CurlFixtures.transport()
+        let loop = try #require(transport.loop)
+        #expect(await CurlFixtures.waitUntil { loop.eventThreadCPUTime() != nil })
+        let cpuBefore = try #require(loop.eventThreadCPUTime())
+        let start = Date()
+        var failure: DataLoadingError?
+        do {
+            _ = try await transport.send(request)
+            Issue.record("the stalled request succeeded")
+        } catch {
+            failure = error as? DataLoadingError
+        }
+        let seconds = Date().timeIntervalSince(start)
+        let cpu = try #require(loop.eventThreadCPUTime()) - cpuBefore
+        #expect(await CurlFixtures.isDrained(transport))
+        return (failure, seconds, cpu)
+    }
+
+    @Test func aServerThatNeverAnswersFailsAtTheIdleTimeout() async throws {
+        let key = CurlFixtures.key()
+        let result = try await stall(CurlFixtures.request(server.url("/no-headers?key=\(key)"), idleTimeout: 1, timeout: 30))
+        #expect(result.error == .idleTimeout(seconds: 1))
+        #expect(result.seconds >= 1 && result.seconds < 5, "took \(result.seconds) s")
+        #expect(result.cpu < 0.1, "event thread used \(result.cpu) s of CPU")
+        let written = try server.bytesWritten(key: key)
+        #expect(written.finished && written.hungUp)
+    }
+
+    @Test func headersThenSilenceFailsAtTheIdleTimeout() async throws {
+        let key = CurlFixtures.key()
+        let progress = ProgressLog()
+        let result = try await stall(CurlFixtures.request(server.url("/stall?key=\(key)"), idleTimeout: 1.5, timeout: 30, progress: progress))
+        #expect(result.error == .idleTimeout(seconds: 1.5))
+        #expect(result.seconds >= 1.5 && result.seconds < 5.5, "took \(result.seconds) s")
+        #expect(result.cpu < 0.1, "event thread used \(result.cpu) s of CPU")
+        #expect(progress.recorded.last == TransferProgress(completed: 1024, total: 1024 * 1024))
+        let written = try server.bytesWritten(key: key)
+        #expect(written.finished && written.hungUp)
+    }
+
+    /// One byte a second is never idle for 30 s; the overall timeout ends it, reported with the
+    /// caller's overall budget.
+    @Test func aOneBytePerSecondDripFailsAtTheOverallTimeout() async throws {
+        let key = CurlFixtures.key()
+        let result = try await stall(CurlFixtures.request(
+            server.url("/slow?key=\(key)&bps=1"), idleTimeout: 30, timeout: 2, reportedTimeout: 45))
+        #expect(result.error == .timedOut(seconds: 45))
+        #expect(result.seconds >= 2 && result.seconds < 6, "took \(result.seconds) s")
+        #expect(result.cpu < 0.1, "event thread used \(result.cpu) s of CPU")
+        let written = try server.bytesWritten(key: key)
+        #expect(written.finished && written.hungUp)
+    }
+
+    /// Six chunks 0.4 s apart under a 1.5 s idle timeout: 2 s in all, never 1.5 s without a byte.
+    @Test func everyByteRestartsTheIdleClock() async throws {
+        let transport = CurlFixtures.transport()
+        let result = try await transport.send(CurlFixtures.request(
+            server.url("/drip?chunks=6&ms=400&size=6000&k=\(CurlFixtures.key())"), idleTimeout: 1.5, timeout: 30))
+        #expect(result.body.count == 6000)
+    }
+}

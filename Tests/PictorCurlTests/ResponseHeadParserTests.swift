@@ -1,0 +1,89 @@
+@testable import PictorCurl
+import Testing
+
+/// The header callback's parser, fed lines as libcurl delivers them.
+@Suite struct ResponseHeadParserTests {
+    /// Feeds `lines` (each with CRLF added) and returns the events.
+    @discardableResult
+    func feed(_ parser: inout ResponseHeadParser, _ lines: [String]) -> [ResponseHeadParser.Event] {
+        lines.map { line in
+            Array((line + "\r\n").utf8).withUnsafeBytes { parser.consume($0) }
+        }
+    }
+
+    @Test func aFinalResponse() {
+        var parser = ResponseHeadParser()
+        let events = feed(&parser, ["HTTP/1.1 200 OK", "Content-Type: image/png", "Content-Length:  98 ", ""])
+        #expect(events == [.none, .none, .none, .finalResponseEnded])
+        #expect(parser.isComplete)
+        #expect(parser.statusCode == 200)
+        #expect(parser.httpVersion == "HTTP/1.1")
+        #expect(parser.headerFields == ["Content-Type": "image/png", "Content-Length": "98"])
+        #expect(parser.contentLength == 98)
+        #expect(parser.value(for: "content-type") == "image/png")
+        #expect(!parser.isContentEncoded)
+    }
+
+    @Test func interimResponsesAreForgotten() {
+        var parser = ResponseHeadParser()
+        let events = feed(&parser, [
+            "HTTP/1.1 100 Continue", "", "HTTP/1.1 103 Early Hints", "Link: </a.css>; rel=preload", "",
+            "HTTP/1.1 404 Not Found", "Content-Length: 5", "",
+        ])
+        #expect(events.filter { $0 != .none } == [.interimResponseEnded, .interimResponseEnded, .finalResponseEnded])
+        #expect(parser.statusCode == 404)
+        #expect(parser.headerFields == ["Content-Length": "5"])
+    }
+
+    @Test func repeatedNamesAreJoinedUnderTheFirstSpelling() {
+        var parser = ResponseHeadParser()
+        feed(&parser, ["HTTP/1.1 200 OK", "Vary: Accept", "vary: Accept-Encoding", "Set-Cookie: a=1", "Set-Cookie: b=2", ""])
+        #expect(parser.headerFields == ["Vary": "Accept, Accept-Encoding", "Set-Cookie": "a=1, b=2"])
+    }
+
+    @Test func foldedLinesContinueTheValue() {
+        var parser = ResponseHeadParser()
+        feed(&parser, ["HTTP/1.1 200 OK", "X-Long: one", "\t two", "  three", ""])
+        #expect(parser.value(for: "x-long") == "one two three")
+    }
+
+    @Test func trailersAfterTheHeadAreIgnoredButANewStatusLineStartsOver() {
+        var parser = ResponseHeadParser()
+        feed(&parser, ["HTTP/2 200", "content-length: 3", "", "x-trailer: 1"])
+        #expect(parser.httpVersion == "HTTP/2")
+        #expect(parser.value(for: "x-trailer") == nil)
+        feed(&parser, ["HTTP/1.1 401 Unauthorized"])
+        #expect(!parser.isComplete)
+        #expect(parser.statusCode == 401)
+        #expect(parser.headerFields.isEmpty)
+    }
+
+    @Test func linesWithoutAStatusLineOrColonAreIgnored() {
+        var parser = ResponseHeadParser()
+        feed(&parser, ["Stray: before", "", "HTTP/1.1 200 OK", "no colon here", ": no name", "A:", ""])
+        #expect(parser.headerFields == ["A": ""])
+        #expect(parser.isComplete)
+    }
+
+    @Test(arguments: [
+        ("12", Int64?.some(12)), ("12, 12", 12), ("12, 13", nil), ("-1", nil), ("abc", nil), ("", nil),
+    ])
+    func contentLength(value: String, expected: Int64?) {
+        var parser = ResponseHeadParser()
+        feed(&parser, ["HTTP/1.1 200 OK", "Content-Length: \(value)", ""])
+        #expect(parser.contentLength == expected)
+    }
+
+    @Test(arguments: [("gzip", true), ("br", true), ("identity", false), (" Identity ", false), ("", false)])
+    func contentEncoding(value: String, encoded: Bool) {
+        var parser = ResponseHeadParser()
+        feed(&parser, ["HTTP/1.1 200 OK", "Content-Encoding: \(value)", ""])
+        #expect(parser.isContentEncoded == encoded)
+    }
+
+    @Test func aMalformedStatusCodeIsZero() {
+        var parser = ResponseHeadParser()
+        feed(&parser, ["HTTP/1.1 OK", ""])
+        #expect(parser.statusCode == 0)
+    }
+}
