@@ -6,7 +6,7 @@ import PackageDescription
 let package = Package(
     name: "Pictor",
     products: [
-        // The whole Linux stack with one import: core + disk cache + crypto + libvips.
+        // The whole Linux stack with one import: core + disk cache + crypto + libvips + libcurl.
         .library(name: "Pictor", targets: ["Pictor"]),
         // The core with no C dependency: protocols, pipeline, memory cache, URLSession loader.
         .library(name: "PictorCore", targets: ["PictorCore"]),
@@ -36,7 +36,7 @@ let package = Package(
         .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim", "CTurboJPEG"]),
         .target(name: "PictorCurl", dependencies: ["PictorCore", "CCurl", "CCurlShim"]),
         // Umbrella: the default Linux pipeline.
-        .target(name: "Pictor", dependencies: ["PictorCore", "PictorCrypto", "PictorDiskCache", "PictorVips"]),
+        .target(name: "Pictor", dependencies: ["PictorCore", "PictorCrypto", "PictorDiskCache", "PictorVips", "PictorCurl"]),
         // Fakes for tests (ours and users').
         .target(name: "PictorTestSupport", dependencies: ["PictorCore"]),
         // CLI: logic in a library, main.swift only in the executable.

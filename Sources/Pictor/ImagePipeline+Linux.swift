@@ -1,6 +1,7 @@
 import Foundation
 import PictorCore
 import PictorCrypto
+import PictorCurl
 import PictorDiskCache
 import PictorVips
 
@@ -47,9 +48,31 @@ extension ImagePipeline.Configuration {
 
 extension DataLoader {
     /// The loader of ``ImagePipeline/Configuration/default`` and of `.standard(...)`
-    /// configurations: the default ``DataLoader/Configuration`` over one transport, created on
-    /// first use and shared, so every pipeline of the process reuses its connections.
-    public static let shared = DataLoader()
+    /// configurations: the default ``DataLoader/Configuration`` over one ``CurlTransport``,
+    /// created on first use and shared, so every pipeline of the process reuses its
+    /// connections.
+    public static let shared = DataLoader.standard()
+
+    /// A loader over ``CurlTransport`` (libcurl's multi interface), Pictor's transport on Linux.
+    ///
+    /// - Parameters:
+    ///   - maximumConcurrentRequests: transfers at once; `6` by default. The transport keeps at
+    ///     least as many connections per host.
+    ///   - transport: the transport's settings (CA file, HTTP version, …); the defaults of
+    ///     ``CurlTransport/Configuration`` by default.
+    ///   - configure: changes to the rest of the ``DataLoader/Configuration``.
+    public static func standard(
+        maximumConcurrentRequests: Int = 6,
+        transport: CurlTransport.Configuration = CurlTransport.Configuration(),
+        _ configure: (inout DataLoader.Configuration) -> Void = { _ in }
+    ) -> DataLoader {
+        var transport = transport
+        transport.maximumConnectionsPerHost = max(transport.maximumConnectionsPerHost, maximumConcurrentRequests)
+        var configuration = DataLoader.Configuration()
+        configuration.maximumConcurrentRequests = maximumConcurrentRequests
+        configure(&configuration)
+        return DataLoader(transport: CurlTransport(configuration: transport), configuration: configuration)
+    }
 }
 
 extension ImagePipeline {

@@ -1,5 +1,6 @@
 // The `Pictor` product: the whole Linux stack with one import.
 @_exported import PictorCore
 @_exported import PictorCrypto
+@_exported import PictorCurl
 @_exported import PictorDiskCache
 @_exported import PictorVips

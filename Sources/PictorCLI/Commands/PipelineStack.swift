@@ -6,7 +6,9 @@ struct PipelineStack: Sendable {
     let pipeline: ImagePipeline
     let diskCache: DiskCache?
 
-    init(cache: CacheOptions, console: Console) throws {
+    /// - Parameter concurrency: downloads at once (the loader's slots and libcurl's connections
+    ///   per host); `6` by default.
+    init(cache: CacheOptions, console: Console, concurrency: Int = 6) throws {
         let key = try cache.loadKey()
         let log = PictorLog(level: .warning) { level, message in console.error("pictor[\(level)]: \(message)") }
         if cache.disabled {
@@ -24,7 +26,8 @@ struct PipelineStack: Sendable {
                 diskCache = nil
             }
         }
-        pipeline = ImagePipeline(configuration: .standard(diskCache: diskCache, logger: log))
+        pipeline = ImagePipeline(configuration: .standard(
+            diskCache: diskCache, dataLoader: DataLoader.standard(maximumConcurrentRequests: concurrency), logger: log))
     }
 
     /// Waits for pending disk writes, so that a next process sees them.

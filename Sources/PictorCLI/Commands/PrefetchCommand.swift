@@ -64,7 +64,7 @@ enum PrefetchCommand {
             }
         }
 
-        let stack = try PipelineStack(cache: cache, console: context.console)
+        let stack = try PipelineStack(cache: cache, console: context.console, concurrency: concurrency)
         defer { stack.close() }
         let progress = ProgressReporter(total: urls.count, console: context.console)
         let start = ContinuousClock.now

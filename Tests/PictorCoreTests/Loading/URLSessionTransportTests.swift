@@ -52,7 +52,7 @@ struct LocalDataLoaderTests {
         let (data, response) = try await loader.data(for: URLRequest(url: url))
         #expect(data == png)
         #expect(response.mimeType == "image/png")
-        let (text, _) = try await LocalDataLoader.loadDataURL(URL(string: "data:,Hello%20there")!, progress: nil)
+        let (text, _) = try LocalDataLoader.loadDataURL(URL(string: "data:,Hello%20there")!, progress: nil)
         #expect(String(decoding: text, as: UTF8.self) == "Hello there")
     }
 }
