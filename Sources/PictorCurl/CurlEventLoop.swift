@@ -121,8 +121,9 @@ final class CurlEventLoop: Sendable {
 /// Counters the event thread keeps for tests and diagnostics: easy handles alive and body
 /// buffer memory. Written by the event thread only.
 final class CurlStatistics: Sendable {
-    /// Easy handles created and not yet cleaned up.
-    let liveHandles = Atomic<Int>(0)
+    /// Transfers alive (each holds an easy handle, a header list, an error buffer); idle
+    /// handles kept for reuse are not counted.
+    let liveTransfers = Atomic<Int>(0)
     /// Bytes allocated for response bodies still held by the transport (not yet handed over).
     let bufferedBytes = Atomic<Int>(0)
     /// The largest ``bufferedBytes`` seen.
