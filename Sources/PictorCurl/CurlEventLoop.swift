@@ -34,6 +34,8 @@ final class CurlEventLoop: Sendable {
         var shutdownRequested = false
         /// The event thread, once it runs; only read while it is known to be alive.
         var thread: pthread_t?
+        /// The event thread's kernel id (its `/proc/self/task` entry), once it runs.
+        var threadID: pid_t?
 
         var isEmpty: Bool { submissions.isEmpty && cancellations.isEmpty && !shutdownRequested }
     }
@@ -56,7 +58,10 @@ final class CurlEventLoop: Sendable {
         _ = pcurl_multi_setopt_long(raw, CURLMOPT_MAX_TOTAL_CONNECTIONS, total)
         _ = pcurl_multi_setopt_long(raw, CURLMOPT_MAXCONNECTS, total)
         let thread = Thread { [self] in
-            mailbox.withLock { $0.thread = pthread_self() }
+            mailbox.withLock {
+                $0.thread = pthread_self()
+                $0.threadID = CurlLibrary.currentThreadID()
+            }
             CurlMultiRunner(loop: self).run()
         }
         thread.name = "PictorCurl"
@@ -103,6 +108,9 @@ final class CurlEventLoop: Sendable {
             return Mail(submissions: box.submissions, cancellations: box.cancellations, shutdown: box.shutdownRequested)
         }
     }
+
+    /// The event thread's kernel thread id, once it started (for tests that check it ends).
+    var eventThreadID: pid_t? { mailbox.withLock { $0.threadID } }
 
     /// CPU time the event thread has used so far, in seconds; `nil` before it started or once a
     /// shutdown was requested (the thread may be gone). For tests that check it does not spin.
