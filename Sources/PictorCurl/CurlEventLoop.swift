@@ -34,6 +34,8 @@ final class CurlEventLoop: Sendable {
         var shutdownRequested = false
         /// The event thread, once it runs; only read while it is known to be alive.
         var thread: pthread_t?
+        /// The event thread's kernel id (its `/proc/self/task` entry), once it runs.
+        var threadID: pid_t?
 
         var isEmpty: Bool { submissions.isEmpty && cancellations.isEmpty && !shutdownRequested }
     }
@@ -56,7 +58,10 @@ final class CurlEventLoop: Sendable {
         _ = pcurl_multi_setopt_long(raw, CURLMOPT_MAX_TOTAL_CONNECTIONS, total)
         _ = pcurl_multi_setopt_long(raw, CURLMOPT_MAXCONNECTS, total)
         let thread = Thread { [self] in
-            mailbox.withLock { $0.thread = pthread_self() }
+            mailbox.withLock {
+                $0.thread = pthread_self()
+                $0.threadID = CurlLibrary.currentThreadID()
+            }
             CurlMultiRunner(loop: self).run()
         }
         thread.name = "PictorCurl"
@@ -104,6 +109,9 @@ final class CurlEventLoop: Sendable {
         }
     }
 
+    /// The event thread's kernel thread id, once it started (for tests that check it ends).
+    var eventThreadID: pid_t? { mailbox.withLock { $0.threadID } }
+
     /// CPU time the event thread has used so far, in seconds; `nil` before it started or once a
     /// shutdown was requested (the thread may be gone). For tests that check it does not spin.
     func eventThreadCPUTime() -> Double? {
@@ -121,8 +129,9 @@ final class CurlEventLoop: Sendable {
 /// Counters the event thread keeps for tests and diagnostics: easy handles alive and body
 /// buffer memory. Written by the event thread only.
 final class CurlStatistics: Sendable {
-    /// Easy handles created and not yet cleaned up.
-    let liveHandles = Atomic<Int>(0)
+    /// Transfers alive (each holds an easy handle, a header list, an error buffer); idle
+    /// handles kept for reuse are not counted.
+    let liveTransfers = Atomic<Int>(0)
     /// Bytes allocated for response bodies still held by the transport (not yet handed over).
     let bufferedBytes = Atomic<Int>(0)
     /// The largest ``bufferedBytes`` seen.

@@ -22,6 +22,16 @@ enum CurlLibrary {
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 
+    /// The calling thread's kernel id (`/proc/thread-self` names `<pid>/task/<tid>`), or `nil`
+    /// without procfs. Glibc's `gettid` is not visible to Swift here.
+    static func currentThreadID() -> pid_t? {
+        var buffer = [CChar](repeating: 0, count: 64)
+        let length = readlink("/proc/thread-self", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let path = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        return path.split(separator: "/").last.flatMap { pid_t($0) }
+    }
+
     /// `seconds` as nanoseconds; `0` for zero, negative or NaN, `UInt64.max` for infinity or
     /// values past a century.
     static func nanoseconds(_ seconds: Double) -> UInt64 {

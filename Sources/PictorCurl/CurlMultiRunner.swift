@@ -23,6 +23,12 @@ final class CurlMultiRunner {
     private var transfersByID: [UInt64: CurlTransfer] = [:]
     private var touchedTransfers: [CurlTransfer] = []
     private var nextCheck = UInt64.max
+    /// Easy handles of finished transfers, reset, for the next ones: saves libcurl's per-handle
+    /// set-up and its receive buffer allocation on every request.
+    private var idleHandles: [UnsafeMutableRawPointer] = []
+
+    /// How many idle easy handles are kept.
+    static let maximumIdleHandles = 16
 
     /// The longest sleep in `curl_multi_poll`, in milliseconds. Wakeups and libcurl's timers end
     /// a sleep earlier; this only bounds the damage of a lost wakeup.
@@ -64,7 +70,7 @@ final class CurlMultiRunner {
 
     private func start(_ exchange: Exchange) {
         guard exchange.start() else { return }
-        guard let easy = curl_easy_init() else {
+        guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
             exchange.finish(.failure(DataLoadingError.transport(code: URLError.unknown.rawValue, message: "curl_easy_init failed")))
             return
         }
@@ -103,10 +109,12 @@ final class CurlMultiRunner {
         while let message = curl_multi_info_read(multi, &queued) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
                   let transfer = transfers[easy] else { continue }
-            // Read before the removal: the message belongs to the handle.
+            // Read before the removal: the message belongs to the handle, and the result reads
+            // the handle's information.
             let code = message.pointee.data.result
+            let result = transfer.result(code)
             remove(transfer)
-            transfer.exchange.finish(transfer.result(code))
+            transfer.exchange.finish(result)
         }
     }
 
@@ -138,10 +146,15 @@ final class CurlMultiRunner {
     }
 
     /// Takes the transfer's handle out of the multi handle, which closes its connection unless
-    /// the response was complete. The transfer (and its easy handle) is freed when the caller
-    /// drops it.
+    /// the response was complete, and keeps the handle for reuse when there is room. The
+    /// transfer is freed when the caller drops it.
     private func remove(_ transfer: CurlTransfer) {
         curl_multi_remove_handle(multi, transfer.easy.raw)
+        if idleHandles.count < Self.maximumIdleHandles {
+            curl_easy_reset(transfer.easy.raw)
+            transfer.detachHandle()
+            idleHandles.append(transfer.easy.raw)
+        }
         transfers[transfer.easy.raw] = nil
         transfersByID[transfer.exchange.id] = nil
         if transfer.isTouched, let index = touchedTransfers.firstIndex(where: { $0 === transfer }) {
@@ -158,6 +171,8 @@ final class CurlMultiRunner {
         }
         for exchange in unstarted { exchange.finish(.failure(error)) }
         touchedTransfers.removeAll()
+        for easy in idleHandles { curl_easy_cleanup(easy) }
+        idleHandles.removeAll()
         curl_multi_cleanup(multi)
     }
 }

@@ -10,10 +10,13 @@ import FoundationNetworking
 ///
 /// Confined to the event thread (libcurl calls the callbacks from `curl_multi_perform` there).
 /// libcurl's callbacks get an unretained pointer to it; ``CurlMultiRunner`` keeps it alive
-/// while its easy handle is in the multi handle, and `deinit` frees everything libcurl was given.
+/// while its easy handle is in the multi handle, and `deinit` frees everything libcurl was given
+/// (and the easy handle, unless the runner took it back for reuse, see ``detachHandle()``).
 final class CurlTransfer {
     let exchange: Exchange
     let easy: EasyHandle
+    /// Whether `deinit` cleans up the easy handle (`false` once the runner took it back).
+    private var ownsHandle = true
     /// The `CURLOPT_HTTPHEADER` list; libcurl does not copy it, so it lives as long as the handle.
     var headerList: UnsafeMutablePointer<curl_slist>?
     /// libcurl's message for this transfer (`CURLOPT_ERRORBUFFER`).
@@ -62,17 +65,21 @@ final class CurlTransfer {
         acceptsEncoding = runner.configuration.acceptsEncoding
         overallDeadline = CurlLibrary.adding(exchange.submitted, CurlLibrary.nanoseconds(request.timeout))
         idleInterval = CurlLibrary.nanoseconds(request.idleTimeout)
-        statistics.liveHandles.add(1, ordering: .relaxed)
+        statistics.liveTransfers.add(1, ordering: .relaxed)
     }
 
     deinit {
-        curl_easy_cleanup(easy.raw)
+        if ownsHandle { curl_easy_cleanup(easy.raw) }
         curl_slist_free_all(headerList)
         errorBuffer.deallocate()
         body.release()
         trackBuffer()
-        statistics.liveHandles.subtract(1, ordering: .relaxed)
+        statistics.liveTransfers.subtract(1, ordering: .relaxed)
     }
+
+    /// Gives up the easy handle, which the runner has reset (so it no longer points at this
+    /// transfer's callbacks, header list or error buffer) and keeps for the next transfer.
+    func detachHandle() { ownsHandle = false }
 
     /// When the idle timeout fires, or `nil` while the idle clock does not run.
     var idleDeadline: UInt64? { lastActivity.map { CurlLibrary.adding($0, idleInterval) } }

@@ -16,8 +16,10 @@ import FoundationNetworking
 /// What it does:
 /// - **Connections**: keep-alive reuse across requests, HTTP/2 multiplexing over TLS (see
 ///   ``Configuration/httpVersion``), at most ``Configuration/maximumConnectionsPerHost`` per
-///   host; requests beyond it wait for a free connection.
-/// - **Requests** go out exactly as given: method (`HEAD` sends no body request; other methods
+///   host; requests beyond it wait for a free connection. Like `curl` (and URLSession on
+///   Linux), libcurl honours the `http_proxy`, `https_proxy` and `no_proxy` environment
+///   variables.
+/// - **Requests** go out exactly as given: method (a `GET` or `HEAD` sends no body; other methods
 ///   with an `httpBody` send it), every header of the `URLRequest`, the URL string unchanged
 ///   (percent-encoding is the caller's job). ``Configuration/userAgent`` is added only when the
 ///   request has no `User-Agent`; `Expect: 100-continue` is never sent. `httpBodyStream`,

@@ -11,9 +11,9 @@ import Foundation
 /// Not thread-safe: used by the event thread only. The owner calls ``release()`` (or
 /// ``takeData()``) exactly once.
 struct ResponseBodyBuffer {
-    /// Largest size pre-reserved from a `Content-Length` when there is no cap, in bytes: a
-    /// larger declared length grows geometrically instead (a lying header cannot make Pictor
-    /// allocate gigabytes up front).
+    /// Largest size pre-reserved from a `Content-Length`, in bytes: a larger declared length
+    /// grows geometrically instead, so a lying header cannot make Pictor allocate gigabytes up
+    /// front (with no cap, or a large one).
     static let maximumReservation = 64 * 1024 * 1024
     /// The first allocation when nothing is known, in bytes.
     static let initialCapacity = 16 * 1024
@@ -30,7 +30,7 @@ struct ResponseBodyBuffer {
 
     /// Makes room for `total` bytes in all (when it is sane); returns `false` when out of memory.
     mutating func reserve(_ total: Int) -> Bool {
-        guard total > capacity, total <= (limit ?? Self.maximumReservation) else { return true }
+        guard total > capacity, total <= min(limit ?? .max, Self.maximumReservation) else { return true }
         return resize(to: total)
     }
 

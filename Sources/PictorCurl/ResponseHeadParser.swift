@@ -26,9 +26,10 @@ struct ResponseHeadParser {
     private(set) var httpVersion: String?
     /// Whether the final response's head is complete.
     private(set) var isComplete = false
+    // A response has a dozen fields or so: a linear search without lower-casing or hashing is
+    // cheaper than a dictionary, and this runs for every header line of every response.
     private var names: [String] = []
     private var values: [String] = []
-    private var positions: [String: Int] = [:]
 
     /// The fields, repeated names joined with `", "`.
     var headerFields: [String: String] {
@@ -40,7 +41,8 @@ struct ResponseHeadParser {
 
     /// The value of `name` (any case), if present.
     func value(for name: String) -> String? {
-        positions[name.lowercased()].map { values[$0] }
+        var name = name
+        return name.withUTF8 { key in position(of: UnsafeRawBufferPointer(key)).map { values[$0] } }
     }
 
     /// The `Content-Length` as a number, or `nil` when absent or malformed (repeated different
@@ -83,27 +85,30 @@ struct ResponseHeadParser {
             return .none
         }
         guard statusCode != nil else { return .none }
-        if bytes[0] == UInt8(ascii: " ") || bytes[0] == UInt8(ascii: "\t") {
+        if Self.isSpace(bytes[0]) {
             // Obsolete line folding (RFC 9112 §5.2): the line continues the previous value.
-            if !values.isEmpty {
-                let continuation = String(decoding: bytes, as: UTF8.self).trimmingASCIISpaces
-                if !continuation.isEmpty { values[values.count - 1] += " " + continuation }
-            }
+            let continuation = Self.trimmed(bytes)
+            if !values.isEmpty, !continuation.isEmpty { values[values.count - 1] += " " + String(decoding: continuation, as: UTF8.self) }
             return .none
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return .none }
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[0..<colon]), as: UTF8.self).trimmingASCIISpaces
+        let name = Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[0..<colon]))
         guard !name.isEmpty else { return .none }
-        let value = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...]), as: UTF8.self).trimmingASCIISpaces
-        let key = name.lowercased()
-        if let position = positions[key] {
+        let value = String(decoding: Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...])), as: UTF8.self)
+        if let position = position(of: name) {
             values[position] += ", " + value
         } else {
-            positions[key] = names.count
-            names.append(name)
+            names.append(String(decoding: name, as: UTF8.self))
             values.append(value)
         }
         return .none
+    }
+
+    /// The index of the field named `name`, compared ASCII case-insensitively.
+    private func position(of name: UnsafeRawBufferPointer) -> Int? {
+        names.firstIndex { existing in
+            existing.utf8.count == name.count && zip(existing.utf8, name).allSatisfy { Self.lowercased($0) == Self.lowercased($1) }
+        }
     }
 
     private mutating func reset() {
@@ -112,7 +117,20 @@ struct ResponseHeadParser {
         httpVersion = nil
         names.removeAll(keepingCapacity: true)
         values.removeAll(keepingCapacity: true)
-        positions.removeAll(keepingCapacity: true)
+    }
+
+    private static func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
+    }
+
+    /// `bytes` without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var start = 0, end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
     }
 
     /// `HTTP/1.1 200 OK`, `HTTP/2 200`: the protocol token, then a three-digit code.

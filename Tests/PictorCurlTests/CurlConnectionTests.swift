@@ -45,4 +45,26 @@ struct CurlConnectionTests {
         #expect(counted.connections <= cap)
         #expect(await CurlFixtures.isDrained(transport))
     }
+
+    /// With one connection, the fourth of four 0.6 s requests waits about 1.8 s for it: the
+    /// wait counts against the overall timeout, not against the 1 s connect timeout.
+    @Test func waitingForAFreeConnectionIsNotConnecting() async throws {
+        let transport = CurlFixtures.transport { $0.maximumConnectionsPerHost = 1 }
+        let key = CurlFixtures.key()
+        let server = self.server
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<4 {
+                group.addTask {
+                    var request = CurlFixtures.request(server.url("/delay?ms=600&k=\(key)&i=\(index)"))
+                    request.connectTimeout = 1
+                    return try await transport.send(request).response.statusCode
+                }
+            }
+            var statuses: [Int] = []
+            for try await status in group { statuses.append(status) }
+            return statuses
+        }
+        #expect(statuses == [200, 200, 200, 200])
+        #expect(try server.connections(prefix: "/delay?ms=600&k=\(key)").connections == 1)
+    }
 }

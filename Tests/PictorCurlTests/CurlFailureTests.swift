@@ -66,4 +66,20 @@ struct CurlFailureTests {
         }
         try server.release(key: key)
     }
+
+    /// Dropping the transport ends its event thread and frees the event loop (which cleans up
+    /// the multi handle on its way out), idle keep-alive connections included.
+    @Test func aDeinitialisedTransportEndsItsThread() async throws {
+        weak var weakLoop: CurlEventLoop?
+        var threadID: pid_t?
+        do {
+            let transport = CurlFixtures.transport()
+            _ = try await transport.send(CurlFixtures.request(server.url("/image?k=\(CurlFixtures.key())")))
+            weakLoop = transport.loop
+            threadID = transport.loop?.eventThreadID
+        }
+        let id = try #require(threadID)
+        #expect(await CurlFixtures.waitUntil { weakLoop == nil })
+        #expect(await CurlFixtures.waitUntil { !FileManager.default.fileExists(atPath: "/proc/self/task/\(id)") })
+    }
 }

@@ -55,11 +55,11 @@ enum CurlFixtures {
         return try condition()
     }
 
-    /// Waits until the transport's event thread holds no easy handle and no body memory.
+    /// Waits until the transport's event thread holds no transfer and no body memory.
     static func isDrained(_ transport: CurlTransport) async -> Bool {
         guard let statistics = transport.loop?.statistics else { return false }
         return await waitUntil {
-            statistics.liveHandles.load(ordering: .relaxed) == 0 && statistics.bufferedBytes.load(ordering: .relaxed) == 0
+            statistics.liveTransfers.load(ordering: .relaxed) == 0 && statistics.bufferedBytes.load(ordering: .relaxed) == 0
         }
     }
 
