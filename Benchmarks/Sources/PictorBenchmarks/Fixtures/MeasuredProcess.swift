@@ -38,7 +38,7 @@ struct MeasuredRun {
 /// CPU time of this process so far (user + system), nanoseconds.
 func processCPUNanoseconds() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e9
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e3
 }
