@@ -16,6 +16,8 @@ PACKAGES=(
   python3           # the fault-injection HTTP server used by the loader tests
   python3-brotli    # the fault server's br-encoded bodies (the br decoding test skips without it)
   curl              # the download reference in the benchmark suite
+  time              # GNU time: peak RSS of whole processes in the benchmark suite
+  openssl           # a certificate for the benchmark suite's HTTP/2 (TLS) rows
   ca-certificates
 )
 

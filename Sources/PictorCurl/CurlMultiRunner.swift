@@ -26,6 +26,8 @@ final class CurlMultiRunner {
     /// Easy handles of finished transfers, reset, for the next ones: saves libcurl's per-handle
     /// set-up and its receive buffer allocation on every request.
     private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// Response-body buffers for reuse; they outlive the runner while bodies are alive.
+    let bufferPool = BodyBufferPool()
 
     /// How many idle easy handles are kept.
     static let maximumIdleHandles = 16

@@ -60,7 +60,7 @@ final class CurlTransfer {
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
         let request = exchange.request
         maximumBodySize = request.maximumBodySize
-        body = ResponseBodyBuffer(limit: request.maximumBodySize.map { Int(clamping: $0) })
+        body = ResponseBodyBuffer(limit: request.maximumBodySize.map { Int(clamping: $0) }, pool: runner.bufferPool)
         isHead = exchange.request.urlRequest.httpMethod?.uppercased() == "HEAD"
         acceptsEncoding = runner.configuration.acceptsEncoding
         overallDeadline = CurlLibrary.adding(exchange.submitted, CurlLibrary.nanoseconds(request.timeout))

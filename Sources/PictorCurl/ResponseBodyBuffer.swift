@@ -1,8 +1,9 @@
 import Foundation
 
 /// One growing `malloc` buffer for a response body, handed to Swift at the end as `Data` that
-/// takes ownership (`Data(bytesNoCopy:count:deallocator: .free)`): libcurl's chunks are copied
-/// once, into this buffer, and never through per-chunk `Data` values.
+/// takes ownership (`Data(bytesNoCopy:count:deallocator:)`): libcurl's chunks are copied once,
+/// into this buffer, and never through per-chunk `Data` values. Buffers of ordinary sizes come
+/// from, and go back to, a ``BodyBufferPool``.
 ///
 /// It grows geometrically (doubling, from 16 KiB) but never past `limit`, the body-size cap,
 /// so an oversized body costs at most the cap in memory before the transfer stops. A sane
@@ -23,9 +24,12 @@ struct ResponseBodyBuffer {
     private var storage: UnsafeMutableRawPointer?
     /// The body-size cap, in bytes; the buffer never grows past it.
     let limit: Int?
+    /// Where buffers come from and go back to.
+    let pool: BodyBufferPool
 
-    init(limit: Int?) {
+    init(limit: Int?, pool: BodyBufferPool) {
         self.limit = limit
+        self.pool = pool
     }
 
     /// Makes room for `total` bytes in all (when it is sane); returns `false` when out of memory.
@@ -51,33 +55,47 @@ struct ResponseBodyBuffer {
     /// Forgets the bytes received so far (a new response head started), keeping the memory.
     mutating func removeAll() { count = 0 }
 
-    /// The body as `Data` that owns the memory (shrunk first when much of it is unused); the
-    /// buffer is empty afterwards.
+    /// The body as `Data` that owns the memory; the buffer is empty afterwards. A buffer of a
+    /// size the pool keeps goes back to it when the `Data` is released; a larger one is shrunk
+    /// first when much of it is unused, and freed.
     mutating func takeData() -> Data {
         guard let storage, count > 0 else {
             release()
             return Data()
         }
-        var pointer = storage
-        if capacity - count > max(4096, capacity / 8), let shrunk = realloc(storage, count) {
-            pointer = shrunk
+        let data: Data
+        if BodyBufferPool.capacityRange.contains(capacity) {
+            let pool = self.pool, capacity = self.capacity
+            data = Data(bytesNoCopy: storage, count: count, deallocator: .custom { pointer, _ in
+                pool.recycle(pointer, capacity: capacity)
+            })
+        } else {
+            var pointer = storage
+            if capacity - count > max(4096, capacity / 8), let shrunk = realloc(storage, count) {
+                pointer = shrunk
+            }
+            data = Data(bytesNoCopy: pointer, count: count, deallocator: .free)
         }
-        let data = Data(bytesNoCopy: pointer, count: count, deallocator: .free)
         self.storage = nil
         count = 0
         capacity = 0
         return data
     }
 
-    /// Frees the memory; the buffer is empty afterwards.
+    /// Gives the memory back (to the pool, or freed); the buffer is empty afterwards.
     mutating func release() {
-        free(storage)
+        if let storage { pool.recycle(storage, capacity: capacity) }
         storage = nil
         count = 0
         capacity = 0
     }
 
     private mutating func resize(to newCapacity: Int) -> Bool {
+        if storage == nil, let reused = pool.take(minimumCapacity: newCapacity) {
+            storage = reused.pointer
+            capacity = reused.capacity
+            return true
+        }
         guard let grown = realloc(storage, newCapacity) else { return false }
         storage = grown
         capacity = newCapacity

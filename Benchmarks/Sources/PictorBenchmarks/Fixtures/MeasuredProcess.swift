@@ -1,7 +1,11 @@
 import Foundation
 
-/// One run of a child process with what the kernel accounted to it: wall time, CPU time (user +
-/// system) and peak resident memory, read with `wait4(2)` for that child alone.
+/// One run of a child process with what the kernel accounted to it: wall time and CPU time (user
+/// + system) read with `wait4(2)`, and peak resident memory from GNU `time` (`%M`).
+///
+/// The peak cannot come from `wait4` of a direct child: Linux carries a process's RSS high-water
+/// mark across `fork` and `exec`, so a child of this (large) benchmark process would report this
+/// process's size. GNU `time` is small, and its own child's figure is the program's alone.
 struct MeasuredRun {
     var status: Int32
     /// Wall time, nanoseconds.
@@ -11,8 +15,18 @@ struct MeasuredRun {
     /// Peak resident set, bytes (`ru_maxrss`).
     var peakRSSBytes: Double
 
+    /// GNU time, for the peak RSS (Debian's `time` package); without it the peak is not measured.
+    static let gnuTime: String? = FileManager.default.isExecutableFile(atPath: "/usr/bin/time") ? "/usr/bin/time" : nil
+
     /// Runs `path` with `arguments`, standard output and error to /dev/null.
     static func run(_ path: String, _ arguments: [String]) throws -> MeasuredRun {
+        guard let gnuTime else { return try spawn(path, arguments, peakFile: nil) }
+        let peakFile = NSTemporaryDirectory() + "pictor-bench-peak-\(getpid())"
+        defer { unlink(peakFile) }
+        return try spawn(gnuTime, ["-f", "%M", "-o", peakFile, path] + arguments, peakFile: peakFile)
+    }
+
+    private static func spawn(_ path: String, _ arguments: [String], peakFile: String?) throws -> MeasuredRun {
         var actions: posix_spawn_file_actions_t = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -30,8 +44,10 @@ struct MeasuredRun {
         let wall = Double(nowNanoseconds() - start)
         func ns(_ t: timeval) -> Double { Double(t.tv_sec) * 1e9 + Double(t.tv_usec) * 1e3 }
         let exited = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let peakKB = peakFile.flatMap { try? String(contentsOfFile: $0, encoding: .utf8) }
+            .flatMap { Double($0.split(separator: "\n").last.map(String.init)?.trimmingCharacters(in: .whitespaces) ?? "") }
         return MeasuredRun(status: exited, wallNanoseconds: wall, cpuNanoseconds: ns(usage.ru_utime) + ns(usage.ru_stime),
-                           peakRSSBytes: Double(usage.ru_maxrss) * 1024)
+                           peakRSSBytes: (peakKB ?? .nan) * 1024)
     }
 }
 

@@ -1,0 +1,58 @@
+import Foundation
+@testable import PictorCurl
+import Testing
+
+/// Body buffers reused across downloads, bounded, and returned when the body is released.
+@Suite struct BodyBufferPoolTests {
+    @Test func theSmallestFittingBufferIsHandedOut() throws {
+        let pool = BodyBufferPool()
+        pool.recycle(malloc(300_000)!, capacity: 300_000)
+        pool.recycle(malloc(100_000)!, capacity: 100_000)
+        pool.recycle(malloc(200_000)!, capacity: 200_000)
+        let taken = try #require(pool.take(minimumCapacity: 150_000))
+        #expect(taken.capacity == 200_000)
+        #expect(pool.take(minimumCapacity: 400_000) == nil)
+        #expect(pool.kept.count == 2)
+        free(taken.pointer)
+    }
+
+    @Test func thePoolIsBoundedInCountBytesAndSize() {
+        let pool = BodyBufferPool(maximumCount: 2, maximumBytes: 250_000)
+        pool.recycle(malloc(100_000)!, capacity: 100_000)
+        pool.recycle(malloc(100_000)!, capacity: 100_000)
+        pool.recycle(malloc(20_000)!, capacity: 20_000)                 // over the count: freed
+        #expect(pool.kept.count == 2)
+        let small = BodyBufferPool()
+        small.recycle(malloc(1_000)!, capacity: 1_000)                  // too small to keep
+        small.recycle(malloc(8 << 20)!, capacity: 8 << 20)              // too large to keep
+        #expect(small.kept.count == 0)
+        let bytes = BodyBufferPool(maximumCount: 10, maximumBytes: 150_000)
+        bytes.recycle(malloc(100_000)!, capacity: 100_000)
+        bytes.recycle(malloc(100_000)!, capacity: 100_000)              // over the bytes: freed
+        #expect(bytes.kept.bytes == 100_000)
+    }
+
+    @Test func aBodyGoesBackToThePoolWhenItsDataIsReleased() {
+        let pool = BodyBufferPool()
+        var buffer = ResponseBodyBuffer(limit: nil, pool: pool)
+        let chunk = [UInt8](repeating: 7, count: 50_000)
+        for _ in 0..<3 {
+            let appended = chunk.withUnsafeBytes { buffer.append($0.baseAddress!, count: $0.count) }
+            #expect(appended)
+        }
+        do {
+            let data = buffer.takeData()
+            #expect(data.count == 150_000)
+            #expect(data.allSatisfy { $0 == 7 })
+            #expect(pool.kept.count == 0)
+        }
+        #expect(pool.kept.count == 1)
+        // The next body reuses it.
+        var next = ResponseBodyBuffer(limit: nil, pool: pool)
+        let reserved = next.reserve(120_000)
+        #expect(reserved)
+        #expect(pool.kept.count == 0)
+        next.release()
+        #expect(pool.kept.count == 1)
+    }
+}
