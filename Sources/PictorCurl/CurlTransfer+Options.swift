@@ -38,7 +38,9 @@ extension CurlTransfer {
         // A proxy's CONNECT answer is not the response.
         try easy.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, true)
         try easy.set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
-        try easy.set(CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
+        // libcurl refuses a new size once the handle owns a receive buffer (a reused handle after
+        // an HTTP/2 transfer keeps its buffer, of this same size): not an error for the request.
+        try? easy.set(CURLOPT_BUFFERSIZE, Self.receiveBufferSize)
         // Only the connect timeout is libcurl's; the overall and idle timeouts are the event
         // loop's, so each maps to its own error without guessing which one fired.
         try easy.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout))

@@ -30,6 +30,36 @@ struct CurlTLSTests {
         #expect(statistics.http2Responses.load(ordering: .relaxed) == 16)
     }
 
+    @Test func easyHandlesReusedAfterHTTP2TransfersStillWork() async throws {
+        // libcurl refuses CURLOPT_BUFFERSIZE on a handle that kept its receive buffer from an
+        // HTTP/2 transfer; that once failed every request on a reused handle (and the loader
+        // retried them after a backoff).
+        let fixture = try CurlTLSFixture()
+        defer { fixture.stop() }
+        let transport = CurlFixtures.transport { $0.caFile = fixture.certificate.path }
+        let statistics = try #require(transport.loop?.statistics)
+        let count = 48
+        let ok = try await withThrowingTaskGroup(of: Bool.self) { group in
+            var next = 0, ok = 0
+            func add() {
+                let index = next
+                next += 1
+                group.addTask {
+                    let result = try await transport.send(CurlFixtures.request(URL(string: "\(fixture.httpsBase)/a.png?i=\(index)")!))
+                    return result.response.statusCode == 200 && result.body == fixture.file
+                }
+            }
+            while next < 4 { add() }
+            while let result = try await group.next() {
+                if result { ok += 1 }
+                if next < count { add() }
+            }
+            return ok
+        }
+        #expect(ok == count)
+        #expect(statistics.http2Responses.load(ordering: .relaxed) == count)
+    }
+
     @Test func cleartextStaysHTTP1() async throws {
         let fixture = try CurlTLSFixture()
         defer { fixture.stop() }
