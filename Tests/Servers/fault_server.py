@@ -358,11 +358,15 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             hung_up = True
         finally:
-            with lock:
-                written[key] = count
-                hangups[key] = hung_up
-            self.close_connection = True
-            done.set()
+            self.record_end(key, count, hung_up, done)
+
+    def record_end(self, key, count, hung_up, done):
+        """Records the body bytes written under `key` and whether the client hung up first."""
+        with lock:
+            written[key] = count
+            hangups[key] = hung_up
+        self.close_connection = True
+        done.set()
 
     def route_stall(self):
         key = self.q("key", "")
@@ -382,11 +386,7 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             hung_up = True
         finally:
-            with lock:
-                written[key] = count
-                hangups[key] = hung_up
-            self.close_connection = True
-            done.set()
+            self.record_end(key, count, hung_up, done)
 
     def wait_for_hang_up(self, seconds):
         """True once the client closed the connection, False after `seconds` without that."""
@@ -538,11 +538,7 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             hung_up = True
         finally:
-            with lock:
-                written[key] = count
-                hangups[key] = hung_up
-            self.close_connection = True
-            done.set()
+            self.record_end(key, count, hung_up, done)
 
     def route_echo(self):
         self.send(200, self.request_body, "application/octet-stream")

@@ -9,8 +9,9 @@ import Synchronization
 ///
 /// ```swift
 /// let cache = InMemoryDataCache()
-/// let fetcher = ImageDataFetcher(loader: DataLoader(), cache: cache)
-/// _ = try await fetcher.fetchData(for: DataFetchRequest(urlRequest: URLRequest(url: url), cacheKey: url.absoluteString)) { _ in }
+/// let pipeline = ImagePipeline(configuration: ImagePipeline.Configuration(
+///     dataLoader: MockDataLoader(), decoder: CountingImageDecoder(), dataCache: cache))
+/// _ = try await pipeline.data(for: ImageRequest(url: url))
 /// #expect(cache.storeCount == 1)
 /// ```
 public final class InMemoryDataCache: DataCaching, Sendable {
