@@ -56,10 +56,13 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
-    /// Whether a retry may succeed: timeouts, transport errors, 5xx and 429.
+    /// Whether a retry may succeed: timeouts, transport errors (but a shut-down transport),
+    /// bodies cut short, 5xx, 408 and 429.
     public var isTransient: Bool {
         switch self {
-        case .timedOut, .idleTimeout, .transport, .truncated: true
+        case .timedOut, .idleTimeout, .truncated: true
+        // A transport that was shut down (URLError.cancelled's code) will not get better.
+        case .transport(let code, _): code != URLError.cancelled.rawValue
         case .statusCode(let code): code >= 500 || code == 429 || code == 408
         default: false
         }

@@ -181,4 +181,19 @@ struct LoaderHardeningTests {
         let target = try #require(try server.requests(prefix: "/image?k=\(key)").first?.target)
         #expect(target == "/image?k=\(key)&n=a%20b&kept=%41")
     }
+
+    // MARK: 7. A shut-down transport is not retried
+
+    @Test func aShutDownTransportIsNotRetried() async throws {
+        let transport = MockTransport()
+        let url = URL(string: "https://images.example/a.png")!
+        let shutDown = DataLoadingError.transport(code: URLError.cancelled.rawValue, message: "the transport was shut down")
+        transport.answer(url, error: shutDown)
+        let loader = LoadingFixtures.loader()
+        let retrying = DataLoader(transport: transport, configuration: loader.configuration)
+        await #expect(throws: shutDown) { _ = try await retrying.data(for: URLRequest(url: url)) }
+        #expect(transport.requests.count == 1)
+        #expect(!shutDown.isTransient)
+        #expect(DataLoadingError.transport(code: URLError.networkConnectionLost.rawValue, message: "").isTransient)
+    }
 }
