@@ -115,3 +115,34 @@ extension Array {
         return out
     }
 }
+
+/// Callers that share one fetch but differ in whether they write to disk.
+@Suite(.timeLimit(.minutes(1)))
+struct ImagePipelineSharedFetchWriteTests {
+    /// A first caller that does not write, a second that does, one held download.
+    func run(headers: [String: String]) async throws -> Harness {
+        let h = Harness { $0.httpCachePolicy = .http }
+        let url = URL(string: "https://example.test/shared.img")!
+        h.network.stub(url, MockDataLoader.Stub(headers: headers, body: TestImageCodec.encode(width: 8, height: 8)))
+        h.network.gate.close()
+        let first = h.pipeline.imageTask(for: ImageRequest(url: url, options: .disableDiskCacheWrites))
+        await h.network.gate.waitUntil(waiting: 1)
+        let second = h.pipeline.imageTask(for: ImageRequest(url: url))
+        await until { h.pipeline.fetches.subscriberCount == 2 }
+        h.network.gate.open()
+        _ = try await (first.response, second.response)
+        #expect(h.network.loadCount == 1)
+        return h
+    }
+
+    @Test func aJoinerThatWantsTheBytesOnDiskWritesThem() async throws {
+        let h = try await run(headers: ["Cache-Control": "max-age=60"])
+        #expect(h.disk.keys == ["https://example.test/shared.img"])
+    }
+
+    @Test func aJoinerNeverWritesWhatTheResponseForbids() async throws {
+        // The joiner once stored a `no-store` response that the fetch itself had refused.
+        let h = try await run(headers: ["Cache-Control": "no-store"])
+        #expect(h.disk.keys.isEmpty)
+    }
+}

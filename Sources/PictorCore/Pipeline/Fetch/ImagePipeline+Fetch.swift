@@ -25,7 +25,9 @@ extension ImagePipeline {
             let start = ContinuousClock.now
             do {
                 var output = try await self.runFetchJob(p, key, context, storesToDisk: storesToDisk)
-                output = FetchOutput(fetched: output.fetched, duration: (ContinuousClock.now - start).seconds, storedToDisk: output.storedToDisk)
+                output = FetchOutput(
+                    fetched: output.fetched, duration: (ContinuousClock.now - start).seconds,
+                    isStorable: output.isStorable, storedToDisk: output.storedToDisk)
                 return output
             } catch {
                 if error is CancellationError || Task.isCancelled { throw CancellationError() }
@@ -34,7 +36,8 @@ extension ImagePipeline {
         }
         if joined.value {
             counters.withLock { $0.sharedRequests += 1 }
-            if storesToDisk, !output.storedToDisk, output.fetched.source == .network, output.fetched.response is HTTPURLResponse,
+            // Only what the state machine allowed to be stored (never `no-store`, never a local file).
+            if storesToDisk, output.isStorable, !output.storedToDisk,
                let cache = configuration.dataCache, !cache.contains(key.dataKey) {
                 store(output.fetched, for: key.dataKey, in: cache)
             }
@@ -85,7 +88,7 @@ extension ImagePipeline {
                         break
                     }
                 }
-                return FetchOutput(fetched: result, duration: 0, storedToDisk: stored)
+                return FetchOutput(fetched: result, duration: 0, isStorable: write == .store, storedToDisk: stored)
             case .fail(let error):
                 if let error = error as? Error { throw error }
                 throw Error.loadingFailed(error)

@@ -27,10 +27,13 @@ struct FetchKey: Hashable, Sendable {
     var reloading: FetchKey { FetchKey(dataKey: dataKey, mode: .reload) }
 }
 
-/// The identity of a decode: the fetch it decodes and the thumbnail it decodes at.
+/// The identity of a decode: the fetch it decodes, the thumbnail it decodes at, and whether its
+/// fetch is asked to write the original to disk (so that a caller who wants it written never
+/// shares the decode, and with it the fetch subscription, of one who does not).
 struct DecodeKey: Hashable, Sendable {
     let fetch: FetchKey
     let thumbnail: ThumbnailOptions?
+    let storesOriginal: Bool
 }
 
 /// The identity of one processing step: the decode and the identifiers of the chain so far.
@@ -78,7 +81,7 @@ struct PreparedRequest: Sendable {
             && policy.storesOriginal(forProcessedRequest: originalOnly ? false : request.isProcessed)
     }
 
-    var decodeKey: DecodeKey { DecodeKey(fetch: fetchKey, thumbnail: thumbnail) }
+    var decodeKey: DecodeKey { DecodeKey(fetch: fetchKey, thumbnail: thumbnail, storesOriginal: storesOriginal()) }
     var loadKey: LoadKey { LoadKey(image: imageKey, fetch: fetchKey, options: request.options) }
 
     init(_ request: ImageRequest, configuration: ImagePipeline.Configuration) {
@@ -116,10 +119,11 @@ struct StageOutput: Sendable {
     var metrics = ImageTaskMetrics()
 }
 
-/// The fetched bytes, the time the fetch took in seconds, and whether the job wrote them to
-/// the disk cache.
+/// The fetched bytes, the time the fetch took in seconds, whether they may be written to disk
+/// (the fetch state machine's decision) and whether the job wrote them.
 struct FetchOutput: Sendable {
     let fetched: FetchResult
     let duration: Double
+    var isStorable: Bool = false
     var storedToDisk: Bool = false
 }
