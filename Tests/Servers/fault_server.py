@@ -31,7 +31,8 @@ Routes (all GET/HEAD; `key` query parameters isolate per-test state):
   /_written?key=K              waits (at most 60 s) until /big or /stall for K has ended, then
                                JSON {"written": body bytes written, "finished": true|false,
                                "hungUp": whether the client closed the connection first}
-  /redirect?n=N&code=C&final=P N hops (code C, default 302) then P (default /image)
+  /redirect?n=N&code=C&final=P N hops (code C, default 302) then P (default /image); the hops
+                               carry cc= / expires= / vary= like /cache
   /loop?hop=I                  redirect loop /loop?hop=0 -> 1 -> 0 ...
   /absolute-redirect?to=URL    one redirect to an absolute URL
   /etag?key=K&cc=CC&tag=T      ETag T (default "v1"); If-None-Match match -> 304; optional Cache-Control
@@ -414,8 +415,10 @@ class Handler(BaseHTTPRequestHandler):
         n = self.qi("n", 1)
         code = self.qi("code", 302)
         final = self.q("final", "/image")
+        headers = self.cc_headers()
         if n <= 0:
-            self.send(code, b"", None, {"Location": final})
+            headers["Location"] = final
+            self.send(code, b"", None, headers)
             return
         rest = dict((k, v[0]) for k, v in self.query.items())
         rest["n"] = str(n - 1)
@@ -423,7 +426,8 @@ class Handler(BaseHTTPRequestHandler):
             location = final
         else:
             location = "/redirect?" + urllib.parse.urlencode(rest)
-        self.send(code, b"", None, {"Location": location})
+        headers["Location"] = location
+        self.send(code, b"", None, headers)
 
     def route_loop(self):
         hop = self.qi("hop", 0)

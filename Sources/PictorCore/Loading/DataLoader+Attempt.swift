@@ -17,14 +17,16 @@ extension DataLoader {
     /// deadline fails with ``DataLoadingError/timedOut(seconds:)``; a retry whose backoff would end
     /// after the deadline is not made (the last attempt's error is thrown).
     func performWithRetries(
-        _ request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?
+        _ request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?,
+        redirectObserver: (@Sendable (HTTPURLResponse) -> Void)? = nil
     ) async throws -> (Data, URLResponse) {
         let policy = configuration.retryPolicy
         let deadline = Deadline(seconds: configuration.timeout)
         var retry = 0
         while true {
             do {
-                return try await performFollowingRedirects(request, deadline: deadline, progress: progress)
+                return try await performFollowingRedirects(
+                    request, deadline: deadline, progress: progress, redirectObserver: redirectObserver)
             } catch let failure as AttemptFailure {
                 if case .statusCode(let code) = failure.error, let url = request.url?.absoluteString {
                     failedURLs?.record(code, for: url)
@@ -46,7 +48,8 @@ extension DataLoader {
     /// One attempt, following redirects by ``RedirectPolicy`` and validating the final answer
     /// by ``ResponseValidation``.
     func performFollowingRedirects(
-        _ original: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?
+        _ original: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?,
+        redirectObserver: (@Sendable (HTTPURLResponse) -> Void)?
     ) async throws -> (Data, URLResponse) {
         var request = original
         var redirects = RedirectPolicy(maximumRedirects: configuration.maximumRedirects, start: original.url)
@@ -60,6 +63,7 @@ extension DataLoader {
                 } catch {
                     throw AttemptFailure(error: error)
                 }
+                redirectObserver?(exchange.response)
             case .notModified:
                 return (Data(), exchange.response)
             case .failure(let status, let retryAfter):

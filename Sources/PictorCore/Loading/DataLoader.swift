@@ -91,7 +91,7 @@ public final class DataLoader: DataLoading, Sendable {
         }
         if let status = failedURLs?.status(for: url.absoluteString) { throw DataLoadingError.knownFailure(statusCode: status) }
         return try await slots.withSlot(priority: options.priorityHandle) {
-            try await performWithRetries(request, progress: options.progress)
+            try await performWithRetries(request, progress: options.progress, redirectObserver: options.redirectObserver)
         }
     }
 

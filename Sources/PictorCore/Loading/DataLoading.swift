@@ -47,6 +47,9 @@ public struct DataLoadOptions: Sendable {
     /// The live priority of the pipeline job behind this load: it changes while the load
     /// waits, and a loader that queues follows it.
     package var handle: PriorityHandle?
+    /// Called with each redirect response a loader follows, so the fetch stage can apply the
+    /// redirects' own caching headers to what it stores under the URL asked for.
+    package var redirectObserver: (@Sendable (HTTPURLResponse) -> Void)?
 
     /// Creates options; defaults: normal priority, no progress.
     public init(priority: RequestPriority = .normal, progress: (@Sendable (TransferProgress) -> Void)? = nil) {

@@ -205,8 +205,9 @@ struct FetchStageHTTPCachingTests {
     }
 
     @Test func redirectedResponsesAreCachedUnderTheURLAskedFor() async throws {
+        // Permanent redirects: the target's freshness stands for the whole chain.
         let pipeline = pipeline()
-        let path = "/redirect?n=2&final=%2Fcache%3Fcc%3Dmax-age%253D600&k=\(LoadingFixtures.key())"
+        let path = "/redirect?n=2&code=301&final=%2Fcache%3Fcc%3Dmax-age%253D600&k=\(LoadingFixtures.key())"
         let first = try await fetch(pipeline, path)
         #expect(first.response?.url?.path == "/cache")
         #expect(cache.contains(server.url(path).absoluteString))
@@ -296,6 +297,59 @@ struct FetchStageHTTPCachingTests {
         #expect(new.source == .network)
         #expect(new.data != old.data)
         #expect(cache.entry(for: "one entry")?.data == new.data)
-        #expect(cache.entry(for: "one entry")?.metadata.etag == "\"b\"")
+        #expect(cache.entry(for: "one entry")?.metadata.etag == nil, "validators of a redirect target are not kept")
+    }
+}
+
+/// What is stored under a URL that redirects: the entry stands for the redirects too.
+@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(1)))
+struct FetchStageRedirectCachingTests {
+    let base = FetchStageHTTPCachingTests()
+
+    func via(_ target: String, cc: String? = nil, code: Int = 302, key: String) -> String {
+        "/redirect?n=1&code=\(code)&k=\(key)" + (cc.map { "&cc=\($0)" } ?? "")
+            + "&final=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+    }
+
+    @Test func aNoStoreRedirectIsAskedAgainEveryTimeEvenToAnImmutableImage() async throws {
+        // The avatar pattern: /avatar → 302 no-store → /avatar-v1.jpg (max-age one year).
+        let pipeline = base.pipeline()
+        let key = LoadingFixtures.key()
+        let path = via("/cache?cc=max-age%3D31536000%2C%20immutable&k=\(key)", cc: "no-store", key: key)
+        #expect(try await base.fetch(pipeline, path).source == .network)
+        #expect(try await base.fetch(pipeline, path).source == .network)
+        #expect(base.cache.storeCount == 0)
+        #expect(try base.server.requestCount(prefix: "/redirect?n=1&code=302&k=\(key)") == 2)
+    }
+
+    @Test func aTemporaryRedirectWithoutFreshnessIsStaleAtOnce() async throws {
+        let pipeline = base.pipeline()
+        let key = LoadingFixtures.key()
+        let path = via("/etag?key=\(key)&cc=max-age%3D31536000&tag=t", key: key)
+        _ = try await base.fetch(pipeline, path)
+        #expect(try await base.fetch(pipeline, path).source == .network)
+        // Stored without the target's validators, so nothing conditional went anywhere.
+        #expect(base.metadata(path)?.etag == nil)
+        #expect(try base.server.requests(prefix: "/etag?key=\(key)").allSatisfy { $0.headers["if-none-match"] == nil })
+    }
+
+    @Test func aCacheableRedirectLimitsTheTargetsFreshness() async throws {
+        let pipeline = base.pipeline()
+        let key = LoadingFixtures.key()
+        let path = via("/cache?cc=max-age%3D31536000&k=\(key)", cc: "max-age%3D60", key: key)
+        _ = try await base.fetch(pipeline, path)
+        base.clock.advance(30)
+        #expect(try await base.fetch(pipeline, path).source == .disk)
+        base.clock.advance(60)
+        #expect(try await base.fetch(pipeline, path).source == .network)
+    }
+
+    @Test func aPermanentRedirectKeepsTheTargetsFreshness() async throws {
+        let pipeline = base.pipeline()
+        let key = LoadingFixtures.key()
+        let path = via("/cache?cc=max-age%3D600&k=\(key)", code: 301, key: key)
+        _ = try await base.fetch(pipeline, path)
+        base.clock.advance(300)
+        #expect(try await base.fetch(pipeline, path).source == .disk)
     }
 }

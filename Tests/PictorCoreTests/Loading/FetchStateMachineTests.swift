@@ -223,3 +223,49 @@ import Testing
         #expect(URLNormalization.url(input) != nil)
     }
 }
+
+/// Answers reached through redirects, with no I/O.
+@Suite struct FetchStateMachineRedirectTests {
+    static let now = FetchStateMachineTests.now
+    let base = FetchStateMachineTests()
+
+    func hop(_ status: Int, _ headers: [String: String] = [:]) -> HTTPURLResponse {
+        HTTPURLResponse(url: FetchStateMachineTests.url, statusCode: status, httpVersion: "HTTP/1.1",
+                        headerFields: headers.merging(["Location": "/b"]) { a, _ in a })!
+    }
+
+    func load(through redirects: [HTTPURLResponse], final: [String: String] = ["Cache-Control": "max-age=3600", "ETag": "\"t\""])
+        -> (FetchResult, FetchStateMachine.CacheWrite)? {
+        var machine = FetchStateMachine(base.inputs())
+        _ = machine.start()
+        _ = machine.diskRead(nil, now: Self.now)
+        guard case .finish(let result, let write) = machine.loaded(
+            FetchStateMachineTests.png, response: base.response(200, final), redirects: redirects, exchange: base.exchange) else { return nil }
+        return (result, write)
+    }
+
+    @Test func aNoStoreRedirectIsNeverStored() throws {
+        let (_, write) = try #require(load(through: [hop(302, ["Cache-Control": "no-store"])]))
+        #expect(write == .none)
+    }
+
+    @Test func aTemporaryRedirectWithoutFreshnessIsStaleAtOnceAndKeepsNoValidators() throws {
+        let (result, write) = try #require(load(through: [hop(302)]))
+        #expect(write == .store)
+        #expect(result.metadata.expiresAt == Self.now)
+        #expect(result.metadata.etag == nil && result.metadata.lastModified == nil)
+    }
+
+    @Test func thePermanentAndTheCacheableRedirectsLimitFreshnessToTheirOwn() throws {
+        let permanent = try #require(load(through: [hop(301)]))
+        #expect(permanent.0.metadata.expiresAt == Self.now.addingTimeInterval(3600))
+        let short = try #require(load(through: [hop(301), hop(307, ["Cache-Control": "max-age=60"])]))
+        #expect(short.0.metadata.expiresAt == Self.now.addingTimeInterval(60))
+    }
+
+    @Test func withoutRedirectsNothingChanges() throws {
+        let (result, _) = try #require(load(through: []))
+        #expect(result.metadata.etag == "\"t\"")
+        #expect(result.metadata.expiresAt == Self.now.addingTimeInterval(3600))
+    }
+}

@@ -54,7 +54,7 @@ struct FetchStateMachine {
         /// Read the shared tier, then call ``sharedRead(_:now:)``.
         case readShared
         /// Load from the network, conditional on these validators when given, then call
-        /// ``loaded(_:response:exchange:)`` or ``loadFailed(_:)``.
+        /// ``loaded(_:response:redirects:exchange:)`` or ``loadFailed(_:)``.
         case load(validators: DataCacheMetadata?)
         /// Done: deliver this result after applying `write`.
         case finish(FetchResult, write: CacheWrite)
@@ -108,8 +108,11 @@ struct FetchStateMachine {
         return load(stale: stale)
     }
 
-    /// The network answered: `data` (empty for a 304) and `response`.
-    mutating func loaded(_ data: Data, response: URLResponse, exchange: HTTPFreshness.Exchange) -> Action {
+    /// The network answered: `data` (empty for a 304) and `response`, after following
+    /// `redirects` (their responses, in order).
+    mutating func loaded(
+        _ data: Data, response: URLResponse, redirects: [HTTPURLResponse] = [], exchange: HTTPFreshness.Exchange
+    ) -> Action {
         guard case .loading(let stale) = state else { return invalid("loaded") }
         let http = response as? HTTPURLResponse
         if let stale, http?.statusCode == 304, Self.hasValidators(stale) {
@@ -120,10 +123,14 @@ struct FetchStateMachine {
             // Only a loader that does not validate gets here (a 304 nobody asked for, an error status).
             return finish(.fail(http.map { DataLoadingError.statusCode($0.statusCode) } ?? DataLoadingError.emptyBody))
         }
-        let metadata = HTTPFreshness.metadata(for: response, data: data, exchange: exchange, heuristicCap: inputs.heuristicCap)
+        let own = HTTPFreshness.metadata(for: response, data: data, exchange: exchange, heuristicCap: inputs.heuristicCap)
+        // Stored under the URL asked for, the entry stands for the redirects too.
+        let chained = inputs.policy == .ignoreHTTPHeaders ? own
+            : HTTPFreshness.metadata(own, throughRedirects: redirects, exchange: exchange, heuristicCap: inputs.heuristicCap)
+        let metadata = chained ?? own
         // Only HTTP answers are cached (`file:` and `data:` are read each time), and under the
-        // HTTP policy never a `no-store` one.
-        let storable = http != nil && (inputs.policy == .ignoreHTTPHeaders || !CacheControl(metadata.cacheControl).noStore)
+        // HTTP policy never a `no-store` one, nor one reached through a `no-store` redirect.
+        let storable = http != nil && (inputs.policy == .ignoreHTTPHeaders || (chained != nil && !CacheControl(metadata.cacheControl).noStore))
         return finish(.finish(FetchResult(data: data, source: .network, response: response, metadata: metadata), write: storable ? .store : .none))
     }
 

@@ -76,6 +76,34 @@ enum HTTPFreshness {
         return metadata
     }
 
+    /// The metadata to store under the URL asked for when the answer came through `redirects`
+    /// (in order): the redirects' own headers limit it, since the stored entry stands for the
+    /// whole chain (RFC 9111 §3: each response is cached on its own terms).
+    ///
+    /// - A redirect with `no-store` makes the entry unstorable (`nil`).
+    /// - Freshness is the earliest of the final response's and each redirect's: a redirect's
+    ///   explicit `max-age` / `Expires`; without one, a permanent redirect (301, 308, cacheable
+    ///   by default) does not limit it and a temporary one (302, 303, 307) makes it stale at
+    ///   once, so the redirect is asked again on the next use.
+    /// - Validators are dropped: they belong to the redirect target, and a conditional request
+    ///   goes to the URL asked for (a stale redirected entry is downloaded again).
+    static func metadata(
+        _ final: DataCacheMetadata, throughRedirects redirects: [HTTPURLResponse], exchange: Exchange, heuristicCap: Double
+    ) -> DataCacheMetadata? {
+        guard !redirects.isEmpty else { return final }
+        var metadata = final
+        metadata.etag = nil
+        metadata.lastModified = nil
+        for hop in redirects {
+            let own = Self.metadata(for: hop, data: Data(), exchange: exchange, heuristicCap: heuristicCap)
+            if CacheControl(own.cacheControl).noStore { return nil }
+            if metadata.vary == nil { metadata.vary = own.vary }
+            let limit: Date? = own.expiresAt ?? ([301, 308].contains(hop.statusCode) ? nil : exchange.received)
+            if let limit { metadata.expiresAt = min(metadata.expiresAt ?? limit, limit) }
+        }
+        return metadata
+    }
+
     /// Whether `metadata` may be served without asking the server at `now`.
     static func isFresh(_ metadata: DataCacheMetadata, now: Date) -> Bool {
         guard metadata.vary == nil, !CacheControl(metadata.cacheControl).noCache, let expiresAt = metadata.expiresAt else { return false }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -67,10 +68,14 @@ extension ImagePipeline {
                 if let etag = validators?.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
                 if let lastModified = validators?.lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
                 let requested = configuration.now()
+                let redirects = RedirectLog()
+                var options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
+                options.redirectObserver = { redirects.append($0) }
                 do {
-                    let (data, response) = try await configuration.dataLoader.loadData(
-                        for: request, options: DataLoadOptions(handle: context.priority, progress: context.reportProgress))
-                    action = machine.loaded(data, response: response, exchange: .init(requested: requested, received: configuration.now()))
+                    let (data, response) = try await configuration.dataLoader.loadData(for: request, options: options)
+                    action = machine.loaded(
+                        data, response: response, redirects: redirects.responses,
+                        exchange: .init(requested: requested, received: configuration.now()))
                 } catch {
                     if error is CancellationError || Task.isCancelled { throw CancellationError() }
                     action = machine.loadFailed(error)
@@ -99,6 +104,13 @@ extension ImagePipeline {
     private func store(_ result: FetchResult, for key: String, in cache: any DataCaching) {
         cache.store(result.data, for: key, metadata: result.metadata)
     }
+}
+
+/// The redirect responses one load followed, in order.
+private final class RedirectLog: Sendable {
+    private let list = Mutex<[HTTPURLResponse]>([])
+    func append(_ response: HTTPURLResponse) { list.withLock { $0.append(response) } }
+    var responses: [HTTPURLResponse] { list.withLock { $0 } }
 }
 
 extension FetchResult {
