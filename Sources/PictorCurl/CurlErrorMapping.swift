@@ -39,7 +39,9 @@ enum CurlErrorMapping {
             }
             return .transport(code: URLError.networkConnectionLost.rawValue, message: message)
         case CURLE_UNSUPPORTED_PROTOCOL:
-            return .unsupportedURL
+            // The scheme was checked before the request went out: libcurl says this of a reply
+            // that is not HTTP (HTTP/0.9, raw bytes), a bad server, not a bad URL.
+            return .transport(code: URLError.badServerResponse.rawValue, message: message)
         default:
             return .transport(code: urlErrorCode(for: code).rawValue, message: message)
         }

@@ -160,7 +160,18 @@ final class CurlTransfer {
                 message: libcurlMessage)
             return .failure(CurlErrorMapping.error(for: code, context: context))
         }
-        let parsed = head.isComplete ? head.statusCode ?? 0 : 0
+        // libcurl can end a transfer without error on a connection closed in the middle of the
+        // head (no blank line, no length): that is a lost connection, not an empty 200.
+        guard head.isComplete else {
+            return .failure(DataLoadingError.transport(
+                code: URLError.networkConnectionLost.rawValue, message: "connection closed before the end of the response head"))
+        }
+        // Conflicting Content-Length values (RFC 9112 §6.3): libcurl would use one of them.
+        if head.value(for: "Content-Length") != nil, head.contentLength == nil {
+            return .failure(DataLoadingError.transport(
+                code: URLError.badServerResponse.rawValue, message: "invalid or conflicting Content-Length"))
+        }
+        let parsed = head.statusCode ?? 0
         let status = parsed >= 100 ? parsed : easy.info(CURLINFO_RESPONSE_CODE)
         guard let response = HTTPURLResponse(
             url: exchange.url, statusCode: status, httpVersion: head.httpVersion ?? "HTTP/1.1",

@@ -204,4 +204,9 @@ import Testing
     func urlsArePercentEncodedOnce(text: String, expected: String) throws {
         #expect(try FetchCommand.parseURL(text).absoluteString == expected)
     }
+
+    @Test(arguments: ["http://127.0.0.1:99999/x.jpg", "http://127.0.0.1:0/x.jpg"])
+    func aPortOutOfRangeIsAUsageError(text: String) {
+        #expect(throws: CLIError.self) { _ = try FetchCommand.parseURL(text) }
+    }
 }

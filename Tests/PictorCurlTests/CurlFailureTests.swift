@@ -23,6 +23,20 @@ struct CurlFailureTests {
         }
     }
 
+    @Test(arguments: [
+        ("http09", URLError.badServerResponse),
+        ("midhead", URLError.networkConnectionLost),
+        ("dupcl", URLError.badServerResponse),
+        ("badgzip", URLError.cannotDecodeContentData),
+    ])
+    func answersThatAreNotValidHTTPAreTransportErrorsOfTheirKind(kind: String, code: URLError.Code) async throws {
+        // Before: http09 said "unsupported URL scheme", midhead "empty response body" (a 200
+        // made up from nothing), dupcl took one of the two lengths.
+        let transport = CurlFixtures.transport()
+        let error = await failure(transport, CurlFixtures.request(server.url("/raw?kind=\(kind)&k=\(CurlFixtures.key())")))
+        #expect(error?.transportCode == code.rawValue, "\(String(describing: error))")
+    }
+
     @Test func aBodyCutShortOfItsContentLengthIsTruncated() async throws {
         let transport = CurlFixtures.transport()
         let error = await failure(transport, CurlFixtures.request(server.url("/truncated?pad=1000&send=50&k=\(CurlFixtures.key())")))

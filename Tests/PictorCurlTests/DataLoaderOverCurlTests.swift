@@ -63,4 +63,22 @@ struct DataLoaderOverCurlTests {
         #expect(try server.requestCount(prefix: "/stall?key=\(key)") == 1, "not retried past the deadline")
         #expect(try server.bytesWritten(key: key).hungUp)
     }
+
+    @Test func aBodyThatDoesNotDecodeIsNotRetried() async throws {
+        let key = CurlFixtures.key()
+        let loader = loader()
+        await #expect(throws: DataLoadingError.self) {
+            _ = try await loader.data(for: URLRequest(url: server.url("/raw?kind=badgzip&k=\(key)")))
+        }
+        #expect(try server.requestCount(prefix: "/raw?kind=badgzip&k=\(key)") == 1)
+    }
+
+    @Test func aLostConnectionInTheHeadIsRetried() async throws {
+        let key = CurlFixtures.key()
+        let loader = loader()
+        await #expect(throws: DataLoadingError.self) {
+            _ = try await loader.data(for: URLRequest(url: server.url("/raw?kind=midhead&k=\(key)")))
+        }
+        #expect(try server.requestCount(prefix: "/raw?kind=midhead&k=\(key)") == 3)
+    }
 }

@@ -47,6 +47,9 @@ Routes (all GET/HEAD; `key` query parameters isolate per-test state):
                                svg (an 8 KiB SVG text, which shrinks) or zeros (N zero bytes,
                                default 1 MiB: a decompression bomb); br answers 501 when the
                                brotli module is missing (see /_features)
+  /raw?kind=K                  raw bytes, then close: http09 (an image with no status line), midhead
+                               (a status line and one header), dupcl (two different
+                               Content-Lengths), badgzip (Content-Encoding gzip on a plain body)
   /no-headers?key=K            reads the request, then sends nothing until the client hangs up (at
                                most 60 s); records under K like /stall (written 0)
   /slow?key=K&bps=B&size=N     headers (Content-Length N, default 1000), then B bytes (default 1)
@@ -505,6 +508,28 @@ class Handler(BaseHTTPRequestHandler):
         headers = {} if enc == "identity" else {"Content-Encoding": enc}
         self.send(200, body, ctype, headers)
 
+    def route_raw(self):
+        """Answers that are not (valid) HTTP, written straight to the socket, then closed."""
+        kind = self.q("kind", "http09")
+        if kind == "http09":            # no status line at all (HTTP/0.9 style)
+            raw = IMAGE
+        elif kind == "midhead":         # a status line and a header, then the connection closes
+            raw = b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n"
+        elif kind == "dupcl":           # two different Content-Lengths (RFC 9112 section 6.3)
+            raw = (b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Length: %d\r\n"
+                   b"Content-Length: 10\r\n\r\n" % len(IMAGE)) + IMAGE
+        elif kind == "badgzip":         # labelled gzip, but not gzip
+            raw = (b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Encoding: gzip\r\n"
+                   b"Content-Length: %d\r\n\r\n" % len(IMAGE)) + IMAGE
+        else:
+            raw = b""
+        try:
+            self.wfile.write(raw)
+            self.wfile.flush()
+        except OSError:
+            pass
+        self.close_connection = True
+
     def route_no_headers(self):
         key = self.q("key", "")
         done = ended_event(key)
@@ -512,11 +537,7 @@ class Handler(BaseHTTPRequestHandler):
         try:
             hung_up = self.wait_for_hang_up(60)
         finally:
-            with lock:
-                written[key] = 0
-                hangups[key] = hung_up
-            self.close_connection = True
-            done.set()
+            self.record_end(key, 0, hung_up, done)
 
     def route_slow(self):
         key = self.q("key", "")

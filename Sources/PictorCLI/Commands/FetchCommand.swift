@@ -73,6 +73,9 @@ enum FetchCommand {
               ["http", "https", "file", "data"].contains(scheme) else {
             throw CLIError.usage("invalid URL '\(text)': expected http, https, file or data URL, or an absolute path")
         }
+        if let port = url.port, !(1...65_535).contains(port) {
+            throw CLIError.usage("invalid URL '\(text)': port \(port) is outside 1...65535")
+        }
         return url
     }
 
