@@ -37,7 +37,13 @@ echo "bootstrap: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-# nginx-light's package starts a system nginx on port 80; Pictor starts its own on free ports.
-if command -v systemctl >/dev/null 2>&1; then $SUDO systemctl stop nginx >/dev/null 2>&1 || true; fi
-$SUDO pkill -x nginx >/dev/null 2>&1 || true
+# nginx-light's package starts a system nginx on port 80 when this script installs it; Pictor
+# starts its own on free ports. Stop that one alone: the service, else the PID its package wrote.
+if [[ " ${missing[*]} " == *" nginx-light "* ]]; then
+  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet nginx 2>/dev/null; then
+    $SUDO systemctl stop nginx >/dev/null 2>&1 || true
+  elif [ -s /run/nginx.pid ]; then
+    $SUDO kill "$(cat /run/nginx.pid)" >/dev/null 2>&1 || true
+  fi
+fi
 echo "bootstrap: done"

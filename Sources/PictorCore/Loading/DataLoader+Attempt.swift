@@ -56,8 +56,7 @@ extension DataLoader {
         while true {
             let exchange = try await exchange(request, deadline: deadline, progress: progress)
             switch ResponseValidation.status(of: exchange.response, for: request) {
-            case .redirect:
-                let target = RedirectPolicy.target(of: exchange.response, for: request)!
+            case .redirect(let target):
                 do {
                     request = try redirects.follow(request, to: target, status: exchange.response.statusCode)
                 } catch {

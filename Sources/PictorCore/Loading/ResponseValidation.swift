@@ -21,8 +21,8 @@ enum ResponseValidation {
         case content
         /// `304` to a conditional request: the cached entry is still valid.
         case notModified
-        /// A redirect for ``RedirectPolicy`` to decide.
-        case redirect
+        /// A redirect to this absolute target, for ``RedirectPolicy`` to decide.
+        case redirect(to: URL)
         /// A failure: the status, and the server's `Retry-After` in seconds (429 and 503 only).
         case failure(status: Int, retryAfter: Double?)
     }
@@ -32,9 +32,7 @@ enum ResponseValidation {
         guard let http = response as? HTTPURLResponse else { return .content }
         let code = http.statusCode
         if code == 304, isConditional(request) { return .notModified }
-        if RedirectPolicy.redirectStatuses.contains(code), RedirectPolicy.target(of: response, for: request) != nil {
-            return .redirect
-        }
+        if let target = RedirectPolicy.target(of: response, for: request) { return .redirect(to: target) }
         guard (200..<300).contains(code), code != 206 else {
             let retryAfter = (code == 429 || code == 503) ? Self.retryAfter(http.value(forHTTPHeaderField: "Retry-After")) : nil
             return .failure(status: code, retryAfter: retryAfter)

@@ -26,9 +26,7 @@ extension ImagePipeline {
             let start = ContinuousClock.now
             do {
                 var output = try await self.runFetchJob(p, key, context, storesToDisk: storesToDisk)
-                output = FetchOutput(
-                    fetched: output.fetched, duration: (ContinuousClock.now - start).seconds,
-                    isStorable: output.isStorable, storedToDisk: output.storedToDisk)
+                output.duration = (ContinuousClock.now - start).seconds
                 return output
             } catch {
                 if error is CancellationError || Task.isCancelled { throw CancellationError() }
@@ -95,8 +93,8 @@ extension ImagePipeline {
                 }
                 return FetchOutput(fetched: result, duration: 0, isStorable: write == .store, storedToDisk: stored)
             case .fail(let error):
-                if let error = error as? Error { throw error }
-                throw Error.loadingFailed(error)
+                // Wrapped as a loading failure once, by the caller (`fetch`).
+                throw error
             }
         }
     }

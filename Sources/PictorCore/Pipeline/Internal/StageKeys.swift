@@ -123,7 +123,7 @@ struct StageOutput: Sendable {
 /// (the fetch state machine's decision) and whether the job wrote them.
 struct FetchOutput: Sendable {
     let fetched: FetchResult
-    let duration: Double
+    var duration: Double
     var isStorable: Bool = false
     var storedToDisk: Bool = false
 }
