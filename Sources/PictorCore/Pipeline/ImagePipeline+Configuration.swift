@@ -63,6 +63,13 @@ extension ImagePipeline {
         /// written after a validated download, revalidated by ``httpCachePolicy``, and cleared
         /// of an entry that fails to decode. Default `nil` (no disk tier).
         public var dataCache: (any DataCaching)?
+        /// The shared fleet tier of original bytes (Redis, with `PictorRedis`), read after a disk
+        /// miss and written after a validated download, with download leases so that a fleet
+        /// downloads each URL once. Its failures never fail a load. Default `nil` (none).
+        public var sharedCache: (any SharedDataCache)?
+        /// How the shared tier is used: size limit, time to live, leases, circuit breaker.
+        /// Default `SharedCachePolicy()`.
+        public var sharedCachePolicy = SharedCachePolicy()
         /// How disk entries of original bytes are judged fresh. Default ``HTTPCachePolicy/http``.
         public var httpCachePolicy: HTTPCachePolicy = .http
         /// Cap of the heuristic freshness given to responses that have `Last-Modified` but no

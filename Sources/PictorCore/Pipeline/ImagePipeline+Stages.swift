@@ -162,7 +162,7 @@ extension ImagePipeline {
     }
 
     /// Decodes the original bytes (at the thumbnail size); a cached entry that fails to decode
-    /// is removed and fetched again past the disk cache.
+    /// is removed (from the disk and the shared tier) and fetched again past the caches.
     private func decoded(
         _ p: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> StageOutput {
@@ -179,6 +179,8 @@ extension ImagePipeline {
                 return output
             } catch let error as Error where error.kind == .decoding {
                 self.configuration.dataCache?.removeData(for: p.dataKey)
+                // Whoever stored them, the fleet must not be served them either.
+                await self.sharedTier?.remove(p.dataKey)
                 guard first.output.fetched.source != .network else { throw error }
                 self.counters.withLock { $0.discardedCacheEntries += 1 }
                 self.log(.warning, p.request, "cached bytes failed to decode and were removed: \(error)")

@@ -6,7 +6,7 @@ extension ImagePipeline {
     ///
     /// Every request counted in ``requests`` ends in exactly one of ``completed``, ``failed``
     /// or ``cancelled`` once it finishes, and every completed image request is counted in one of
-    /// ``memoryHits``, ``diskHits`` or ``networkLoads``.
+    /// ``memoryHits``, ``diskHits``, ``sharedHits`` or ``networkLoads``.
     public struct Statistics: Sendable, Hashable {
         /// Image and data requests started.
         public var requests = 0
@@ -20,6 +20,8 @@ extension ImagePipeline {
         public var memoryHits = 0
         /// Completed requests served from the disk cache (original or processed variant).
         public var diskHits = 0
+        /// Completed requests whose bytes came from the shared fleet tier.
+        public var sharedHits = 0
         /// Completed requests whose bytes came from the network.
         public var networkLoads = 0
         /// Fetches of original bytes started (each shared by all its callers).
@@ -34,6 +36,8 @@ extension ImagePipeline {
         public var discardedCacheEntries = 0
         /// Processed variants that could not be encoded or stored (the requests still succeeded).
         public var cacheWriteFailures = 0
+        /// The shared tier's counters (all zero without one).
+        public var sharedCache = SharedCacheStatistics()
         /// Failures by stage (``ImagePipeline/Error/Kind/cancelled`` is never counted here).
         public var errors: [ImagePipeline.Error.Kind: Int] = [:]
 
@@ -45,6 +49,7 @@ extension ImagePipeline {
             switch layer {
             case .memory: memoryHits += 1
             case .disk: diskHits += 1
+            case .shared: sharedHits += 1
             case .network: networkLoads += 1
             }
         }

@@ -31,10 +31,14 @@ public final class ImagePipeline: Sendable {
     let decodeQueue: WorkQueue
     let processQueue: WorkQueue
     let counters = Mutex(Statistics())
+    let sharedTier: SharedTier?
 
     /// Creates a pipeline.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        sharedTier = configuration.sharedCache.map {
+            SharedTier(cache: $0, policy: configuration.sharedCachePolicy, logger: configuration.logger)
+        }
         decodeQueue = WorkQueue(width: configuration.decodingQueueWidth, label: "pictor.pipeline.decode")
         processQueue = WorkQueue(width: configuration.processingQueueWidth, label: "pictor.pipeline.process")
     }
@@ -51,7 +55,11 @@ public final class ImagePipeline: Sendable {
     }
 
     /// A snapshot of the pipeline's counters.
-    public var statistics: Statistics { counters.withLock { $0 } }
+    public var statistics: Statistics {
+        var snapshot = counters.withLock { $0 }
+        snapshot.sharedCache = sharedTier?.statistics ?? SharedCacheStatistics()
+        return snapshot
+    }
 
     /// The final image for `request` if the memory cache has it, answered synchronously.
     ///

@@ -9,10 +9,12 @@ public enum CacheLayer: String, Sendable, Hashable, CaseIterable, Codable, Custo
     case memory
     /// The disk cache had the bytes (the original, or a processed variant).
     case disk
+    /// The shared fleet tier had the bytes (``ImagePipeline/Configuration/sharedCache``).
+    case shared
     /// The bytes were downloaded (or read from a `file:`/`data:` URL).
     case network
 
-    /// The layer's name: `memory`, `disk` or `network`.
+    /// The layer's name: `memory`, `disk`, `shared` or `network`.
     public var description: String { rawValue }
 }
 

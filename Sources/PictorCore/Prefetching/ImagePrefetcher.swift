@@ -36,6 +36,8 @@ public final class ImagePrefetcher: Sendable {
         public var memoryHits = 0
         /// Completed requests already in the disk cache.
         public var diskHits = 0
+        /// Completed requests served by the shared fleet tier.
+        public var sharedHits = 0
         /// Completed requests loaded from the network.
         public var networkLoads = 0
         /// Requests waiting for a slot now.
@@ -242,6 +244,7 @@ public final class ImagePrefetcher: Sendable {
                 switch layer {
                 case .memory: s.statistics.memoryHits += 1
                 case .disk: s.statistics.diskHits += 1
+                case .shared: s.statistics.sharedHits += 1
                 case .network: s.statistics.networkLoads += 1
                 }
             case .failure(.cancelled): s.statistics.cancelled += 1

@@ -4,10 +4,10 @@ import FoundationNetworking
 #endif
 
 /// The one place that decides which tier answers a fetch of original bytes: the disk cache,
-/// then a shared remote tier (a slot, not configured yet), then the network; with HTTP
-/// freshness, revalidation and serving stale on error. No I/O: every transition takes what
-/// the last action produced and returns the next action, so the rules are unit-tested without
-/// a disk or a server, and ``ImagePipeline``'s fetch job only performs the actions.
+/// then the shared fleet tier, then the network; with HTTP freshness, revalidation, serving
+/// stale on error, and the fleet's download leases. No I/O: every transition takes what the last
+/// action produced and returns the next action, so the rules are unit-tested without a disk, a
+/// Redis or a server, and ``ImagePipeline``'s fetch job only performs the actions.
 struct FetchStateMachine {
     /// What a fetch may do, fixed when it starts.
     struct Inputs: Sendable {
@@ -19,7 +19,9 @@ struct FetchStateMachine {
         var policy: ImagePipeline.HTTPCachePolicy
         /// Serve a stale entry when revalidation fails with a transient error.
         var servesStaleOnError: Bool
-        /// Whether a shared remote tier sits between the disk and the network.
+        /// Whether a local disk cache is configured.
+        var hasDiskCache: Bool = true
+        /// Whether a shared fleet tier sits between the disk and the network.
         var hasSharedTier: Bool
         /// Cap of the heuristic freshness lifetime, in seconds.
         var heuristicCap: Double
@@ -29,9 +31,10 @@ struct FetchStateMachine {
     enum Source: Sendable, Equatable {
         /// A disk entry served without any request (fresh, cache-only, or stale after an error).
         case disk
-        /// A disk entry confirmed by the server (HTTP 304).
+        /// A cached entry confirmed by the server (HTTP 304).
         case revalidated
-        /// The shared remote tier.
+        /// The shared fleet tier (fresh, written by another process's download, or stale after
+        /// an error).
         case shared
         /// A full network download (or a `file:`/`data:` read).
         case network
@@ -47,29 +50,52 @@ struct FetchStateMachine {
         case updateMetadata
     }
 
+    /// What taking the shared tier's download lease gave.
+    enum Claim: Sendable, Equatable {
+        /// This fetch holds it: download for the fleet.
+        case leased
+        /// Another process holds it: wait for its result.
+        case heldElsewhere
+        /// None (coalescing off, the tier failed): download without one.
+        case unavailable
+    }
+
     /// The next thing to do.
     enum Action: Sendable {
         /// Read the disk cache, then call ``diskRead(_:now:)``.
         case readDisk
         /// Read the shared tier, then call ``sharedRead(_:now:)``.
         case readShared
+        /// Take the shared tier's download lease, then call ``claimed(_:)``.
+        case claimShared
+        /// Wait for the lease holder's result (an entry other than `previous`), then call
+        /// ``awaited(_:)``.
+        case awaitShared(previous: DataCacheEntry?)
         /// Load from the network, conditional on these validators when given, then call
         /// ``loaded(_:response:redirects:exchange:)`` or ``loadFailed(_:)``.
         case load(validators: DataCacheMetadata?)
-        /// Done: deliver this result after applying `write`.
-        case finish(FetchResult, write: CacheWrite)
+        /// Done: deliver this result after applying `write` to the disk cache and, when
+        /// `shares`, storing it in the shared tier.
+        case finish(FetchResult, write: CacheWrite, shares: Bool)
         /// Done: fail.
         case fail(any Error)
+    }
+
+    /// A cached entry kept for revalidation, and which tier it came from.
+    private struct Stale {
+        var entry: DataCacheEntry
+        var onDisk: Bool
     }
 
     private enum State {
         case idle
         case readingDisk
-        /// Waiting on the shared tier; `stale` is a disk entry kept for revalidation.
-        case readingShared(stale: DataCacheEntry?)
-        /// Waiting on the network; `stale` is the disk entry (its validators were sent when it
-        /// has any).
-        case loading(stale: DataCacheEntry?)
+        case readingShared(stale: Stale?)
+        /// `found` is what the shared tier had (stale), so a wait can tell a new result from it.
+        case claiming(stale: Stale?, found: DataCacheEntry?)
+        case awaiting(stale: Stale?)
+        /// Waiting on the network; `stale`'s validators were sent when it has any.
+        case loading(stale: Stale?)
         case finished
     }
 
@@ -81,29 +107,50 @@ struct FetchStateMachine {
     /// The first action.
     mutating func start() -> Action {
         guard case .idle = state else { return invalid("start") }
-        if inputs.readsCaches {
+        if inputs.readsCaches && inputs.hasDiskCache {
             state = .readingDisk
             return .readDisk
         }
-        if inputs.isCacheOnly { return finish(.fail(DataLoadingError.notCached)) }
         return afterDisk(stale: nil)
     }
 
     /// The disk read gave `entry` (or nothing) at `now`.
     mutating func diskRead(_ entry: DataCacheEntry?, now: Date) -> Action {
         guard case .readingDisk = state else { return invalid("diskRead") }
-        if let entry, inputs.isCacheOnly || inputs.policy == .ignoreHTTPHeaders || HTTPFreshness.isFresh(entry.metadata, now: now) {
-            return finish(.finish(FetchResult(data: entry.data, source: .disk, metadata: entry.metadata), write: .none))
+        if let entry, inputs.isCacheOnly || isFresh(entry, now: now) {
+            return finish(.finish(FetchResult(data: entry.data, source: .disk, metadata: entry.metadata), write: .none, shares: false))
         }
-        if inputs.isCacheOnly { return finish(.fail(DataLoadingError.notCached)) }
-        return afterDisk(stale: entry)
+        return afterDisk(stale: entry.map { Stale(entry: $0, onDisk: true) })
     }
 
     /// The shared tier gave `entry` (or nothing, or an error treated as nothing) at `now`.
     mutating func sharedRead(_ entry: DataCacheEntry?, now: Date) -> Action {
         guard case .readingShared(let stale) = state else { return invalid("sharedRead") }
-        if let entry, inputs.policy == .ignoreHTTPHeaders || HTTPFreshness.isFresh(entry.metadata, now: now) {
-            return finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: .store))
+        if let entry, inputs.isCacheOnly || isFresh(entry, now: now) {
+            return finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: .store, shares: false))
+        }
+        if inputs.isCacheOnly { return finish(.fail(DataLoadingError.notCached)) }
+        state = .claiming(stale: stale ?? entry.map { Stale(entry: $0, onDisk: false) }, found: entry)
+        return .claimShared
+    }
+
+    /// Taking the download lease gave `claim`.
+    mutating func claimed(_ claim: Claim) -> Action {
+        guard case .claiming(let stale, let found) = state else { return invalid("claimed") }
+        if claim == .heldElsewhere {
+            state = .awaiting(stale: stale)
+            return .awaitShared(previous: found)
+        }
+        return load(stale: stale)
+    }
+
+    /// The wait for another process's download gave `entry`, or nothing (it failed, stored
+    /// nothing, or the wait bound passed).
+    mutating func awaited(_ entry: DataCacheEntry?) -> Action {
+        guard case .awaiting(let stale) = state else { return invalid("awaited") }
+        if let entry {
+            // Just validated by the holder's download: served whatever its freshness says.
+            return finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: .store, shares: false))
         }
         return load(stale: stale)
     }
@@ -115,9 +162,10 @@ struct FetchStateMachine {
     ) -> Action {
         guard case .loading(let stale) = state else { return invalid("loaded") }
         let http = response as? HTTPURLResponse
-        if let stale, http?.statusCode == 304, Self.hasValidators(stale) {
-            let metadata = HTTPFreshness.refreshed(stale.metadata, with: response, exchange: exchange, heuristicCap: inputs.heuristicCap)
-            return finish(.finish(FetchResult(data: stale.data, source: .revalidated, response: response, metadata: metadata), write: .updateMetadata))
+        if let stale, http?.statusCode == 304, Self.hasValidators(stale.entry) {
+            let metadata = HTTPFreshness.refreshed(stale.entry.metadata, with: response, exchange: exchange, heuristicCap: inputs.heuristicCap)
+            let result = FetchResult(data: stale.entry.data, source: .revalidated, response: response, metadata: metadata)
+            return finish(.finish(result, write: stale.onDisk ? .updateMetadata : .store, shares: inputs.hasSharedTier))
         }
         guard http.map({ (200..<300).contains($0.statusCode) && $0.statusCode != 206 }) ?? true, !data.isEmpty else {
             // Only a loader that does not validate gets here (a 304 nobody asked for, an error status).
@@ -131,32 +179,40 @@ struct FetchStateMachine {
         // Only HTTP answers are cached (`file:` and `data:` are read each time), and under the
         // HTTP policy never a `no-store` one, nor one reached through a `no-store` redirect.
         let storable = http != nil && (inputs.policy == .ignoreHTTPHeaders || (chained != nil && !CacheControl(metadata.cacheControl).noStore))
-        return finish(.finish(FetchResult(data: data, source: .network, response: response, metadata: metadata), write: storable ? .store : .none))
+        let result = FetchResult(data: data, source: .network, response: response, metadata: metadata)
+        return finish(.finish(result, write: storable ? .store : .none, shares: storable && inputs.hasSharedTier))
     }
 
     /// The network failed with `error`.
     mutating func loadFailed(_ error: any Error) -> Action {
         guard case .loading(let stale) = state else { return invalid("loadFailed") }
         if let stale, inputs.servesStaleOnError, let loading = error as? DataLoadingError, loading.isTransient {
-            let control = CacheControl(stale.metadata.cacheControl)
+            let control = CacheControl(stale.entry.metadata.cacheControl)
             if !control.mustRevalidate && !control.noCache {
-                return finish(.finish(FetchResult(data: stale.data, source: .disk, metadata: stale.metadata), write: .none))
+                let result = FetchResult(data: stale.entry.data, source: stale.onDisk ? .disk : .shared, metadata: stale.entry.metadata)
+                return finish(.finish(result, write: .none, shares: false))
             }
         }
         return finish(.fail(error))
     }
 
-    private mutating func afterDisk(stale: DataCacheEntry?) -> Action {
-        if inputs.hasSharedTier, inputs.readsCaches {
+    private func isFresh(_ entry: DataCacheEntry, now: Date) -> Bool {
+        inputs.policy == .ignoreHTTPHeaders || HTTPFreshness.isFresh(entry.metadata, now: now)
+    }
+
+    /// After the disk tier: the shared tier, else the network (unless cache-only).
+    private mutating func afterDisk(stale: Stale?) -> Action {
+        if inputs.readsCaches && inputs.hasSharedTier {
             state = .readingShared(stale: stale)
             return .readShared
         }
+        if inputs.isCacheOnly { return finish(.fail(DataLoadingError.notCached)) }
         return load(stale: stale)
     }
 
-    private mutating func load(stale: DataCacheEntry?) -> Action {
+    private mutating func load(stale: Stale?) -> Action {
         state = .loading(stale: stale)
-        return .load(validators: stale.flatMap { Self.hasValidators($0) ? $0.metadata : nil })
+        return .load(validators: stale.flatMap { Self.hasValidators($0.entry) ? $0.entry.metadata : nil })
     }
 
     private static func hasValidators(_ entry: DataCacheEntry) -> Bool {

@@ -49,53 +49,91 @@ extension ImagePipeline {
         _ p: PreparedRequest, _ key: FetchKey, _ context: SharedWorkPool<FetchKey, FetchOutput>.Context, storesToDisk: Bool
     ) async throws -> FetchOutput {
         let cache = configuration.dataCache
+        let shared = sharedTier
         var machine = FetchStateMachine(FetchStateMachine.Inputs(
-            readsCaches: key.readsCaches && cache != nil, isCacheOnly: key.isCacheOnly, policy: configuration.httpCachePolicy,
-            servesStaleOnError: configuration.servesStaleOnError, hasSharedTier: false,
+            readsCaches: key.readsCaches, isCacheOnly: key.isCacheOnly, policy: configuration.httpCachePolicy,
+            servesStaleOnError: configuration.servesStaleOnError, hasDiskCache: cache != nil, hasSharedTier: shared != nil,
             heuristicCap: configuration.maximumHeuristicLifetime))
+        // The fleet's download lease, when this job took it: released however the job ends,
+        // after the result is shared, so that waiters find it.
+        var lease: SharedCacheLease?
         var action = machine.start()
-        while true {
-            switch action {
-            case .readDisk:
-                action = machine.diskRead(cache?.entry(for: key.dataKey), now: configuration.now())
-            case .readShared:
-                // The slot for a shared remote tier: none is configured yet.
-                action = machine.sharedRead(nil, now: configuration.now())
-            case .load(let validators):
-                var request = p.request.urlRequest
-                if let etag = validators?.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
-                if let lastModified = validators?.lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
-                let requested = configuration.now()
-                let redirects = RedirectLog()
-                var options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
-                options.redirectObserver = { redirects.append($0) }
-                do {
-                    let (data, response) = try await configuration.dataLoader.loadData(for: request, options: options)
-                    action = machine.loaded(
-                        data, response: response, redirects: redirects.responses,
-                        exchange: .init(requested: requested, received: configuration.now()))
-                } catch {
-                    if error is CancellationError || Task.isCancelled { throw CancellationError() }
-                    action = machine.loadFailed(error)
-                }
-            case .finish(let result, let write):
-                var stored = false
-                if let cache {
-                    switch write {
-                    case .store where storesToDisk:
-                        store(result, for: key.dataKey, in: cache)
-                        stored = true
-                    case .updateMetadata:
-                        cache.updateMetadata(result.metadata, for: key.dataKey)
-                    case .store, .none:
-                        break
+        do {
+            while true {
+                switch action {
+                case .readDisk:
+                    action = machine.diskRead(cache?.entry(for: key.dataKey), now: configuration.now())
+                case .readShared:
+                    let entry = await shared?.entry(for: key.dataKey)
+                    action = machine.sharedRead(entry, now: configuration.now())
+                case .claimShared:
+                    switch await shared?.claim(key.dataKey) ?? .unavailable {
+                    case .leased(let taken):
+                        lease = taken
+                        action = machine.claimed(.leased)
+                    case .heldElsewhere:
+                        action = machine.claimed(.heldElsewhere)
+                    case .unavailable:
+                        action = machine.claimed(.unavailable)
                     }
+                case .awaitShared(let previous):
+                    let entry = try await shared?.awaitHolder(of: key.dataKey, previous: previous)
+                    action = machine.awaited(entry)
+                case .load(let validators):
+                    action = await load(p, validators: validators, context: context, machine: &machine)
+                case .finish(let result, let write, let shares):
+                    var stored = false
+                    if let cache {
+                        switch write {
+                        case .store where storesToDisk:
+                            store(result, for: key.dataKey, in: cache)
+                            stored = true
+                        case .updateMetadata:
+                            cache.updateMetadata(result.metadata, for: key.dataKey)
+                        case .store, .none:
+                            break
+                        }
+                    }
+                    if shares, let shared {
+                        await shared.store(DataCacheEntry(data: result.data, metadata: result.metadata), for: key.dataKey)
+                    }
+                    if let lease { await shared?.release(lease) }
+                    return FetchOutput(fetched: result, duration: 0, isStorable: write == .store, storedToDisk: stored)
+                case .fail(let error):
+                    // Wrapped as a loading failure once, by the caller (`fetch`).
+                    throw error
                 }
-                return FetchOutput(fetched: result, duration: 0, isStorable: write == .store, storedToDisk: stored)
-            case .fail(let error):
-                // Wrapped as a loading failure once, by the caller (`fetch`).
-                throw error
             }
+        } catch {
+            if let lease, let shared {
+                // Let the waiters go at once rather than at the lease's expiry, even when this
+                // task was cancelled.
+                Task { await shared.release(lease) }
+            }
+            throw error
+        }
+    }
+
+    /// Performs a `.load` action: one conditional or plain request through the data loader.
+    private func load(
+        _ p: PreparedRequest, validators: DataCacheMetadata?, context: SharedWorkPool<FetchKey, FetchOutput>.Context,
+        machine: inout FetchStateMachine
+    ) async -> FetchStateMachine.Action {
+        var request = p.request.urlRequest
+        if let etag = validators?.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+        if let lastModified = validators?.lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
+        let requested = configuration.now()
+        let redirects = RedirectLog()
+        var options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
+        options.redirectObserver = { redirects.append($0) }
+        do {
+            let (data, response) = try await configuration.dataLoader.loadData(for: request, options: options)
+            return machine.loaded(
+                data, response: response, redirects: redirects.responses,
+                exchange: .init(requested: requested, received: configuration.now()))
+        } catch {
+            if error is CancellationError || Task.isCancelled { return .fail(CancellationError()) }
+            return machine.loadFailed(error)
         }
     }
 
@@ -113,5 +151,11 @@ private final class RedirectLog: Sendable {
 
 extension FetchResult {
     /// The layer reported for these bytes.
-    var layer: CacheLayer { source == .network ? .network : .disk }
+    var layer: CacheLayer {
+        switch source {
+        case .network: .network
+        case .shared: .shared
+        case .disk, .revalidated: .disk
+        }
+    }
 }

@@ -1,0 +1,30 @@
+import Foundation
+
+/// Counters of one pipeline's use of its shared tier since it was created (part of
+/// ``ImagePipeline/Statistics``).
+///
+/// Every lookup ends in exactly one of ``hits``, ``misses``, ``errors`` or ``skips``.
+public struct SharedCacheStatistics: Sendable, Hashable, Codable {
+    /// Lookups that found a valid entry (including after waiting for another process).
+    public var hits = 0
+    /// Lookups that found nothing usable (absent, damaged, sealed with another key).
+    public var misses = 0
+    /// Operations (of any kind) that failed: unreachable, timed out, full, garbled reply.
+    public var errors = 0
+    /// Operations not attempted because the tier was cooling down after repeated failures.
+    public var skips = 0
+    /// Entries written.
+    public var stores = 0
+    /// Entries not written because they exceed ``SharedCachePolicy/maximumEntrySize``.
+    public var oversized = 0
+    /// Download leases taken by this process (it downloaded for the fleet).
+    public var leasesTaken = 0
+    /// Times this process waited for another's download.
+    public var waits = 0
+    /// Waits that ended without the other's result (it failed, stored nothing, or the wait
+    /// bound passed), after which this process downloaded itself.
+    public var fallbacks = 0
+
+    /// Creates zeroed counters.
+    public init() {}
+}

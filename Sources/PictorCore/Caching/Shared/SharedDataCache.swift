@@ -1,0 +1,64 @@
+import Foundation
+
+/// A cache of original image bytes shared by many processes and hosts (a fleet tier), between
+/// each process's disk cache and the origin: ``ImagePipeline`` reads it after a disk miss, writes
+/// it after a validated download, and uses its leases so that one process downloads a URL while
+/// the others wait for the result. `PictorRedis` implements it on Redis.
+///
+/// An implementation stores entries under names derived from the cache key (never the key in
+/// clear when it can help it), binds each entry to its key so that a value found under another
+/// name is never returned, and reports a failure of the tier itself (connection, timeout,
+/// unreadable reply) by throwing. The pipeline never lets a throw fail a load: it counts it,
+/// treats it as a miss, and after repeated failures skips the tier for a while
+/// (``SharedCachePolicy/failureThreshold``, ``SharedCachePolicy/coolDown``).
+public protocol SharedDataCache: Sendable {
+    /// The entry stored for `key`: `nil` when there is none, or when what is stored is not a
+    /// valid entry for this key (damaged, sealed with another key, stored under another key).
+    ///
+    /// - Throws: when the tier could not answer.
+    func entry(for key: String) async throws -> DataCacheEntry?
+
+    /// Stores `entry` for `key`, replacing any previous one; the tier drops it after
+    /// `timeToLive` (or earlier, under its own eviction).
+    ///
+    /// - Throws: when the tier could not store it (full, unreachable…).
+    func store(_ entry: DataCacheEntry, for key: String, timeToLive: Duration) async throws
+
+    /// Removes the entry for `key` (its bytes failed to decode).
+    ///
+    /// - Throws: when the tier could not answer.
+    func removeEntry(for key: String) async throws
+
+    /// Takes the download lease of `key` for `duration`, unless another process holds it.
+    ///
+    /// - Returns: the lease when taken (release it with ``releaseLease(_:)``), `nil` when held
+    ///   elsewhere.
+    /// - Throws: when the tier could not answer.
+    func acquireLease(for key: String, duration: Duration) async throws -> SharedCacheLease?
+
+    /// Whether some process holds the download lease of `key`.
+    ///
+    /// - Throws: when the tier could not answer.
+    func isLeased(_ key: String) async throws -> Bool
+
+    /// Releases a lease taken by ``acquireLease(for:duration:)``; a lease that expired and was
+    /// taken by another process meanwhile is left alone.
+    ///
+    /// - Throws: when the tier could not answer.
+    func releaseLease(_ lease: SharedCacheLease) async throws
+}
+
+/// A download lease held on a ``SharedDataCache`` entry: the cache key and the holder's random
+/// token (so that only the holder releases it).
+public struct SharedCacheLease: Sendable, Hashable {
+    /// The cache key the lease is for.
+    public let key: String
+    /// A random value unique to this holder.
+    public let token: String
+
+    /// Creates a lease value; implementations of ``SharedDataCache`` make these.
+    public init(key: String, token: String) {
+        self.key = key
+        self.token = token
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Synchronization
+
+/// The pipeline's use of a ``SharedDataCache``: fail-open operations (an error is a miss, never a
+/// failed load), the circuit breaker, the size limit, the wait for another process's download,
+/// and the counters. The fetch stage is its only user.
+package final class SharedTier: Sendable {
+    /// What taking the download lease gave.
+    package enum Claim: Sendable, Equatable {
+        /// This process holds the lease: it downloads and stores for the fleet.
+        case leased(SharedCacheLease)
+        /// Another process holds it: wait for its result.
+        case heldElsewhere
+        /// No lease (coalescing off, or the tier failed or is skipped): download without one.
+        case unavailable
+    }
+
+    let cache: any SharedDataCache
+    let policy: SharedCachePolicy
+    private let logger: PictorLog
+    private let breaker: Mutex<CircuitBreaker>
+    private let counters = Mutex(SharedCacheStatistics())
+    private let origin = ContinuousClock.now
+
+    package init(cache: any SharedDataCache, policy: SharedCachePolicy, logger: PictorLog) {
+        self.cache = cache
+        self.policy = policy
+        self.logger = logger
+        self.breaker = Mutex(CircuitBreaker(threshold: policy.failureThreshold, coolDown: policy.coolDown.seconds))
+    }
+
+    /// A snapshot of the counters.
+    package var statistics: SharedCacheStatistics { counters.withLock { $0 } }
+
+    /// The entry for `key`, or `nil` (absent, unusable, or the tier failed or is skipped).
+    package func entry(for key: String) async -> DataCacheEntry? {
+        let entry: DataCacheEntry?? = await perform { try await self.cache.entry(for: key) }
+        guard let found = entry else { return nil }  // failed or skipped: already counted
+        counters.withLock { found == nil ? ($0.misses += 1) : ($0.hits += 1) }
+        return found
+    }
+
+    /// Shares `entry` unless it is too large.
+    package func store(_ entry: DataCacheEntry, for key: String) async {
+        guard entry.data.count <= policy.maximumEntrySize else {
+            counters.withLock { $0.oversized += 1 }
+            return
+        }
+        let done: Void? = await perform { try await self.cache.store(entry, for: key, timeToLive: self.policy.timeToLive) }
+        if done != nil { counters.withLock { $0.stores += 1 } }
+    }
+
+    /// Removes the entry for `key` (its bytes failed to decode).
+    package func remove(_ key: String) async {
+        _ = await perform { try await self.cache.removeEntry(for: key) }
+    }
+
+    /// Tries to take the download lease of `key`.
+    package func claim(_ key: String) async -> Claim {
+        guard policy.coalescesDownloads else { return .unavailable }
+        let taken: SharedCacheLease?? = await perform {
+            try await self.cache.acquireLease(for: key, duration: self.policy.leaseDuration)
+        }
+        switch taken {
+        case .some(.some(let lease)):
+            counters.withLock { $0.leasesTaken += 1 }
+            return .leased(lease)
+        case .some(.none):
+            return .heldElsewhere
+        case .none:
+            return .unavailable
+        }
+    }
+
+    /// Releases a lease this process took.
+    package func release(_ lease: SharedCacheLease) async {
+        _ = await perform { try await self.cache.releaseLease(lease) }
+    }
+
+    /// Waits, up to ``SharedCachePolicy/maximumWait``, for the holder of `key`'s lease to finish,
+    /// then reads what it stored.
+    ///
+    /// - Parameter previous: the entry read before waiting (a stale one), which does not count
+    ///   as the holder's result.
+    /// - Returns: the holder's entry; `nil` when it stored nothing new, the tier failed, or the
+    ///   bound passed (the caller then downloads itself).
+    package func awaitHolder(of key: String, previous: DataCacheEntry?) async throws -> DataCacheEntry? {
+        counters.withLock { $0.waits += 1 }
+        let deadline = ContinuousClock.now + policy.maximumWait
+        var pause = policy.initialPollInterval
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: min(pause, max(.zero, deadline - ContinuousClock.now)))
+            try Task.checkCancellation()
+            pause = min(pause * 2, policy.maximumPollInterval)
+            guard let leased: Bool = await perform({ try await self.cache.isLeased(key) }) else { break }
+            if leased { continue }
+            let found: DataCacheEntry?? = await perform { try await self.cache.entry(for: key) }
+            if case .some(.some(let entry)) = found, entry != previous {
+                counters.withLock { $0.hits += 1 }
+                return entry
+            }
+            break
+        }
+        counters.withLock { $0.fallbacks += 1 }
+        return nil
+    }
+
+    /// Runs `operation` through the circuit breaker: `nil` when it was skipped or failed (both
+    /// counted), its value otherwise.
+    private func perform<T: Sendable>(_ operation: @Sendable () async throws -> T) async -> T? {
+        let decision = breaker.withLock { $0.decide(now: now) }
+        guard decision == .proceed else {
+            counters.withLock { $0.skips += 1 }
+            return nil
+        }
+        do {
+            let value = try await operation()
+            if breaker.withLock({ $0.succeeded() }) == .closed {
+                logger.log(.info, "shared cache: answering again; back in use")
+            }
+            return value
+        } catch is CancellationError {
+            // The caller went away: says nothing about the tier's health.
+            return nil
+        } catch {
+            counters.withLock { $0.errors += 1 }
+            if breaker.withLock({ $0.failed(now: now) }) == .opened {
+                logger.log(.warning, "shared cache unavailable (\(error)); skipped for \(Int(policy.coolDown.seconds.rounded(.up))) s, images load without it")
+            }
+            return nil
+        }
+    }
+
+    private var now: Double { (ContinuousClock.now - origin).seconds }
+}

@@ -1,0 +1,190 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import PictorCore
+import Testing
+
+/// The shared fleet tier's place in a fetch: read after the disk, leased before the network,
+/// written after a download or a revalidation; all without I/O.
+@Suite struct FetchStateMachineSharedTierTests {
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let url = URL(string: "https://example.test/a.png")!
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+
+    func machine(readsCaches: Bool = true, cacheOnly: Bool = false, disk: Bool = true) -> FetchStateMachine {
+        FetchStateMachine(.init(readsCaches: readsCaches, isCacheOnly: cacheOnly, policy: .http, servesStaleOnError: true,
+                                hasDiskCache: disk, hasSharedTier: true, heuristicCap: 86_400))
+    }
+
+    func entry(expiresIn seconds: Double, etag: String? = nil, byte: UInt8 = 0) -> DataCacheEntry {
+        DataCacheEntry(data: Self.png + [byte], metadata: DataCacheMetadata(
+            etag: etag, expiresAt: Self.now.addingTimeInterval(seconds), format: .png))
+    }
+
+    func response(_ status: Int, _ headers: [String: String] = [:]) -> HTTPURLResponse {
+        HTTPURLResponse(url: Self.url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+    }
+
+    var exchange: HTTPFreshness.Exchange { .init(requested: Self.now, received: Self.now) }
+
+    @Test func aMissLeasesDownloadsAndSharesTheResult() {
+        var m = machine()
+        _ = m.start()
+        guard case .readShared = m.diskRead(nil, now: Self.now) else { Issue.record("expected readShared"); return }
+        guard case .claimShared = m.sharedRead(nil, now: Self.now) else { Issue.record("expected claimShared"); return }
+        guard case .load(let validators) = m.claimed(.leased) else { Issue.record("expected load"); return }
+        #expect(validators == nil)
+        guard case .finish(let result, let write, let shares) = m.loaded(Self.png, response: response(200), exchange: exchange) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .network)
+        #expect(write == .store)
+        #expect(shares)
+    }
+
+    @Test func aNoStoreDownloadIsNeitherStoredNorShared() {
+        var m = machine()
+        _ = m.start()
+        _ = m.diskRead(nil, now: Self.now)
+        _ = m.sharedRead(nil, now: Self.now)
+        _ = m.claimed(.leased)
+        guard case .finish(_, let write, let shares) = m.loaded(Self.png, response: response(200, ["Cache-Control": "no-store"]), exchange: exchange) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(write == .none)
+        #expect(!shares)
+    }
+
+    @Test func aLeaseHeldElsewhereWaitsAndServesTheHoldersResult() {
+        var m = machine()
+        _ = m.start()
+        _ = m.diskRead(nil, now: Self.now)
+        _ = m.sharedRead(nil, now: Self.now)
+        guard case .awaitShared(let previous) = m.claimed(.heldElsewhere) else { Issue.record("expected awaitShared"); return }
+        #expect(previous == nil)
+        // Served even when its headers gave no freshness: the holder has just validated it.
+        guard case .finish(let result, let write, let shares) = m.awaited(entry(expiresIn: -1)) else { Issue.record("expected finish"); return }
+        #expect(result.source == .shared)
+        #expect(write == .store, "written to the local disk cache")
+        #expect(!shares, "not written back to where it came from")
+    }
+
+    @Test func aWaitThatEndsEmptyDownloadsItself() {
+        var m = machine()
+        _ = m.start()
+        _ = m.diskRead(nil, now: Self.now)
+        _ = m.sharedRead(nil, now: Self.now)
+        _ = m.claimed(.heldElsewhere)
+        guard case .load = m.awaited(nil) else { Issue.record("expected load"); return }
+        guard case .finish(_, _, let shares) = m.loaded(Self.png, response: response(200), exchange: exchange) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(shares, "the fallback download is shared too")
+    }
+
+    @Test func aStaleSharedEntryIsRevalidatedWithItsValidatorsAndStoredLocally() {
+        var m = machine()
+        _ = m.start()
+        _ = m.diskRead(nil, now: Self.now)
+        let stale = entry(expiresIn: -60, etag: "\"fleet\"")
+        guard case .claimShared = m.sharedRead(stale, now: Self.now) else { Issue.record("expected claimShared"); return }
+        guard case .load(let validators) = m.claimed(.leased) else { Issue.record("expected load"); return }
+        #expect(validators?.etag == "\"fleet\"")
+        guard case .finish(let result, let write, let shares) = m.loaded(Data(), response: response(304, ["Cache-Control": "max-age=60"]), exchange: exchange) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .revalidated)
+        #expect(result.data == stale.data)
+        #expect(write == .store, "the disk had no entry to update: it stores one")
+        #expect(shares, "the refreshed freshness goes back to the fleet")
+    }
+
+    @Test func aStaleDiskEntryWinsOverAStaleSharedOneAndA304UpdatesBoth() {
+        var m = machine()
+        _ = m.start()
+        let disk = entry(expiresIn: -60, etag: "\"disk\"", byte: 1)
+        _ = m.diskRead(disk, now: Self.now)
+        _ = m.sharedRead(entry(expiresIn: -60, etag: "\"fleet\"", byte: 2), now: Self.now)
+        guard case .load(let validators) = m.claimed(.unavailable) else { Issue.record("expected load"); return }
+        #expect(validators?.etag == "\"disk\"")
+        guard case .finish(let result, let write, let shares) = m.loaded(Data(), response: response(304), exchange: exchange) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.data == disk.data)
+        #expect(write == .updateMetadata)
+        #expect(shares)
+    }
+
+    @Test func aWaitCarriesTheStaleSharedEntrySoItIsNotMistakenForTheHoldersResult() {
+        var m = machine()
+        _ = m.start()
+        _ = m.diskRead(nil, now: Self.now)
+        let stale = entry(expiresIn: -60, etag: "\"old\"")
+        _ = m.sharedRead(stale, now: Self.now)
+        guard case .awaitShared(let previous) = m.claimed(.heldElsewhere) else { Issue.record("expected awaitShared"); return }
+        #expect(previous == stale)
+    }
+
+    @Test func aFreshSharedEntryIsServedWithoutLease() {
+        var m = machine()
+        _ = m.start()
+        _ = m.diskRead(entry(expiresIn: -1), now: Self.now)
+        guard case .finish(let result, let write, let shares) = m.sharedRead(entry(expiresIn: 60, byte: 7), now: Self.now) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .shared)
+        #expect(result.data.last == 7)
+        #expect(write == .store)
+        #expect(!shares)
+    }
+
+    @Test func withoutADiskCacheTheSharedTierIsReadFirst() {
+        var m = machine(disk: false)
+        guard case .readShared = m.start() else { Issue.record("expected readShared"); return }
+    }
+
+    @Test func cacheOnlyReadsTheSharedTierButNeverLeasesOrLoads() {
+        var hit = machine(cacheOnly: true)
+        _ = hit.start()
+        _ = hit.diskRead(nil, now: Self.now)
+        guard case .finish(let result, _, _) = hit.sharedRead(entry(expiresIn: -3600), now: Self.now) else { Issue.record("expected finish"); return }
+        #expect(result.source == .shared)
+        var miss = machine(cacheOnly: true)
+        _ = miss.start()
+        _ = miss.diskRead(nil, now: Self.now)
+        guard case .fail(let error) = miss.sharedRead(nil, now: Self.now) else { Issue.record("expected fail"); return }
+        #expect(error as? DataLoadingError == .notCached)
+    }
+
+    @Test func aReloadStillSharesWhatItDownloads() {
+        var m = machine(readsCaches: false)
+        guard case .load = m.start() else { Issue.record("expected load"); return }
+        guard case .finish(_, _, let shares) = m.loaded(Self.png, response: response(200), exchange: exchange) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(shares)
+    }
+
+    @Test func aStaleSharedEntryStandsInForATransientFailure() {
+        var m = machine()
+        _ = m.start()
+        _ = m.diskRead(nil, now: Self.now)
+        _ = m.sharedRead(entry(expiresIn: -60, etag: "\"e\""), now: Self.now)
+        _ = m.claimed(.leased)
+        guard case .finish(let result, let write, let shares) = m.loadFailed(DataLoadingError.statusCode(503)) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .shared)
+        #expect(write == .none)
+        #expect(!shares)
+    }
+
+    @Test func transitionsOutOfOrderFailTheFetchInsteadOfCrashing() {
+        var m = machine()
+        guard case .fail = m.claimed(.leased) else { Issue.record("expected fail"); return }
+        var n = machine()
+        _ = n.start()
+        guard case .fail = n.awaited(nil) else { Issue.record("expected fail"); return }
+    }
+}
