@@ -31,8 +31,16 @@ public struct DiskCacheEncryption: Sendable {
     ///
     /// - Throws: ``CryptoError/Code/library`` when libcrypto fails.
     public init(masterKey: SymmetricKey) throws(CryptoError) {
-        let contentKey = try HKDFSHA256.deriveKey(from: masterKey, info: Data(Self.contentKeyLabel.utf8))
-        let nameKey = try HKDFSHA256.deriveKey(from: masterKey, info: Data(Self.nameKeyLabel.utf8))
+        try self.init(masterKey: masterKey, contentKeyLabel: Self.contentKeyLabel, nameKeyLabel: Self.nameKeyLabel)
+    }
+
+    /// Derives the content and name keys from `masterKey` under other labels, so that another
+    /// store sealed with the same master key (the shared fleet tier) uses keys of its own.
+    ///
+    /// - Throws: ``CryptoError/Code/library`` when libcrypto fails.
+    public init(masterKey: SymmetricKey, contentKeyLabel: String, nameKeyLabel: String) throws(CryptoError) {
+        let contentKey = try HKDFSHA256.deriveKey(from: masterKey, info: Data(contentKeyLabel.utf8))
+        let nameKey = try HKDFSHA256.deriveKey(from: masterKey, info: Data(nameKeyLabel.utf8))
         cipher = try AESGCMCipher(key: contentKey)
         keyHashing = try HMACKeyHashing(nameKey: nameKey)
     }

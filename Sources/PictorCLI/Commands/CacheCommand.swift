@@ -11,7 +11,9 @@ enum CacheCommand {
     encrypted cache opens only with its own key (--key-file); a plain one only without a key.
 
     SUBCOMMANDS:
-      stats                 entry count, total size, limits, last-access range, formats
+      stats [--shared-cache URL]
+                            entry count, total size, limits, last-access range, formats; with a shared
+                            tier, its Redis memory and eviction policy and the fleet's hit counters
       list [--limit N]      entries, least recently used first: digest, bytes, format, last access, expiry
       trim [--size-limit BYTES] [--max-age SECONDS]
                             remove expired entries, then least recently used ones down to the limit

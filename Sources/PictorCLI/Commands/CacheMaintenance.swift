@@ -10,11 +10,24 @@ enum CacheMaintenance {
         let maxAge = sub == "trim" ? try parser.intOption("--max-age", in: 1...Int.max) : nil
         let newKeyFile = sub == "rekey" ? try parser.option("--new-key-file") : nil
         let force = sub == "clear" ? parser.flag("--force") : false
+        let shared = sub == "stats" ? try SharedCacheOption.parse(&parser, context: context) : SharedCacheOption()
         let extra = try parser.positionals()
         if let first = extra.first { throw CLIError.usage("unexpected argument '\(first)'") }
         if sub == "rekey" && newKeyFile == nil { throw CLIError.usage("missing '--new-key-file FILE'") }
 
         let console = context.console
+        if sub == "stats", shared.url != nil {
+            // The fleet's tier alone when this host has no local cache.
+            if FileManager.default.fileExists(atPath: options.directory.path) {
+                try options.checkIsCacheDirectory()
+                let cache = try open(options, context: context, sizeLimit: nil, maxAge: nil)
+                defer { cache.flush() }
+                printStats(cache, options: options, console: console)
+            } else {
+                console.print("directory:   \(options.directory.path) (none on this host)")
+            }
+            return try await printSharedStats(shared, key: try options.loadKey(), console: console)
+        }
         if sub == "clear", !FileManager.default.fileExists(atPath: options.directory.path) {
             console.print("no cache at \(options.directory.path); nothing to clear")
             return ExitCode.success
@@ -112,6 +125,31 @@ enum CacheMaintenance {
         if s.corruptEntriesRemoved + s.missingFilesRemoved > 0 {
             console.print("repaired:    \(s.corruptEntriesRemoved) bad entries, \(s.missingFilesRemoved) missing files removed on open")
         }
+    }
+
+    /// The shared tier's section of `cache stats`; exit 1 when Redis cannot be reached.
+    static func printSharedStats(_ option: SharedCacheOption, key: SymmetricKey?, console: Console) async throws -> Int32 {
+        guard let tier = try option.open(key: key) else { return ExitCode.success }
+        console.print("shared tier: \(tier.redis.description)")
+        let report: SharedCacheReport
+        do {
+            report = try await tier.report()
+        } catch {
+            console.error("pictor: cannot read the shared tier: \(error)")
+            return ExitCode.failure
+        }
+        let f = report.fleet
+        console.print("  redis:     \(report.primaries) primar\(report.primaries == 1 ? "y" : "ies"), \(report.keys) keys, "
+            + "\(Formatting.bytes(Int64(report.usedMemory))) used"
+            + (report.maximumMemory > 0 ? " of \(Formatting.bytes(Int64(report.maximumMemory))) per node" : " (no maxmemory)")
+            + ", policy \(report.evictionPolicy), \(report.evictedKeys) evicted")
+        if report.maximumMemory == 0 || report.evictionPolicy != "allkeys-lru" {
+            console.print("  note:      give Redis 'maxmemory' and 'maxmemory-policy allkeys-lru' so that it evicts old images when full")
+        }
+        console.print("  fleet:     \(f.hits) hits, \(f.misses) misses, \(f.errors) errors, \(f.skips) skipped, \(f.stores) stored, "
+            + "\(f.leasesTaken) downloads for the fleet, \(f.waits) waits (\(f.fallbacks) fell back), \(f.oversized) too large")
+        console.print("  sealed:    \(tier.isEncrypted ? "read with --key-file's key (entries other keys sealed are misses)" : "no key given: entries in clear, SHA-256 names")")
+        return ExitCode.success
     }
 
     static func iso(_ date: Date) -> String {

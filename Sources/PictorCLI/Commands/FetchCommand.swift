@@ -2,14 +2,14 @@ import Foundation
 import Pictor
 
 /// `pictor fetch <url>... [--resize W|WxH] [-o FILE|DIR] [--format F] [--quality Q]
-/// [--cache-dir DIR] [--key-file FILE] [--no-cache]`
+/// [--cache-dir DIR] [--key-file FILE] [--no-cache] [--shared-cache URL]`
 enum FetchCommand {
     static let help = """
     USAGE: pictor fetch <url>... [options]
 
     Fetches each image through the pipeline (memory → disk cache → network), decodes it (EXIF
     orientation applied), optionally resizes it at decode time, and optionally writes it out.
-    Prints, per image: the layer it came from (memory/disk/network), pixel size, bytes, milliseconds.
+    Prints, per image: the layer it came from (memory/disk/shared/network), pixel size, bytes, milliseconds.
 
     OPTIONS:
       --resize W|WxH        fit inside a W×W (or W×H) pixel box, decoded at that size; never upscales
@@ -19,6 +19,7 @@ enum FetchCommand {
       --quality Q           1...100 for lossy formats (default 85)
     \(CacheOptions.help)
       --no-cache            use no disk cache (memory only)
+    \(SharedCacheOption.help)
       -h, --help            show this help
     """
 
@@ -33,6 +34,7 @@ enum FetchCommand {
         let format = try OutputFormatOption.parse(try parser.option("--format"))
         let quality = try parser.intOption("--quality", in: 1...100) ?? 85
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
+        let shared = try SharedCacheOption.parse(&parser, context: context)
         let urls = try parser.positionals().map(parseURL)
         guard !urls.isEmpty else { throw CLIError.usage("missing <url>") }
 
@@ -45,7 +47,7 @@ enum FetchCommand {
             }
         }
 
-        let stack = try PipelineStack(cache: cache, console: context.console)
+        let stack = try PipelineStack(cache: cache, shared: shared, console: context.console)
         defer { stack.close() }
         var failures = 0
         for url in urls {
@@ -61,6 +63,7 @@ enum FetchCommand {
                 context.console.error("\(Formatting.url(url))  failed: \(reason)")
             }
         }
+        await stack.recordSharedStatistics()
         return failures == 0 ? ExitCode.success : ExitCode.failure
     }
 

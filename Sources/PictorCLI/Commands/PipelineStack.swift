@@ -5,11 +5,15 @@ import Pictor
 struct PipelineStack: Sendable {
     let pipeline: ImagePipeline
     let diskCache: DiskCache?
+    let sharedCache: RedisSharedCache?
 
-    /// - Parameter concurrency: downloads at once (the loader's slots and libcurl's connections
-    ///   per host); `6` by default.
-    init(cache: CacheOptions, console: Console, concurrency: Int = 6) throws {
+    /// - Parameters:
+    ///   - shared: the Redis shared tier, when one was asked for.
+    ///   - concurrency: downloads at once (the loader's slots and libcurl's connections per
+    ///     host); `6` by default.
+    init(cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), console: Console, concurrency: Int = 6) throws {
         let key = try cache.loadKey()
+        sharedCache = try shared.open(key: key)
         let log = PictorLog(level: .warning) { level, message in console.error("pictor[\(level)]: \(message)") }
         if cache.disabled {
             diskCache = nil
@@ -26,8 +30,21 @@ struct PipelineStack: Sendable {
                 diskCache = nil
             }
         }
-        pipeline = ImagePipeline(configuration: .standard(
-            diskCache: diskCache, dataLoader: DataLoader.standard(maximumConcurrentRequests: concurrency), logger: log))
+        var configuration = ImagePipeline.Configuration.standard(
+            diskCache: diskCache, dataLoader: DataLoader.standard(maximumConcurrentRequests: concurrency), logger: log)
+        configuration.sharedCache = sharedCache
+        // The fleet keeps an image as long as a local cache would.
+        if let maxAge = diskCache?.configuration.maxAge ?? DiskCache.Configuration(directory: cache.directory).maxAge {
+            configuration.sharedCachePolicy.timeToLive = .seconds(maxAge)
+        }
+        pipeline = ImagePipeline(configuration: configuration)
+    }
+
+    /// Adds this run's shared-tier counters to the fleet's (shown by `pictor cache stats
+    /// --shared-cache URL`); a failing tier loses them, bounded by its timeouts.
+    func recordSharedStatistics() async {
+        guard let sharedCache else { return }
+        try? await sharedCache.record(pipeline.statistics.sharedCache)
     }
 
     /// Waits for pending disk writes, so that a next process sees them.

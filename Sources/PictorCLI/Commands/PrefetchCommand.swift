@@ -25,6 +25,7 @@ enum PrefetchCommand {
       --report FILE         write one TSV line per URL: url, status, layer, width, height, bytes, ms, output, output bytes, error
     \(CacheOptions.help)
       --no-cache            use no disk cache (memory only)
+    \(SharedCacheOption.help)
       -h, --help            show this help
     """
 
@@ -39,6 +40,7 @@ enum PrefetchCommand {
         let dataOnly = parser.flag("--data-only")
         let reportPath = try parser.option("--report")
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
+        let shared = try SharedCacheOption.parse(&parser, context: context)
         let inputs = try parser.positionals()
         guard !inputs.isEmpty else { throw CLIError.usage("missing <urls-file|url>") }
         if dataOnly && (out != nil || resize != nil) {
@@ -64,7 +66,7 @@ enum PrefetchCommand {
             }
         }
 
-        let stack = try PipelineStack(cache: cache, console: context.console, concurrency: concurrency)
+        let stack = try PipelineStack(cache: cache, shared: shared, console: context.console, concurrency: concurrency)
         defer { stack.close() }
         let progress = ProgressReporter(total: urls.count, console: context.console)
         let start = ContinuousClock.now
@@ -75,7 +77,9 @@ enum PrefetchCommand {
         progress.finish()
         stack.flush()
         let elapsed = (ContinuousClock.now - start).seconds
-        let summary = PrefetchSummary(results: results, elapsed: elapsed)
+        await stack.recordSharedStatistics()
+        let summary = PrefetchSummary(
+            results: results, elapsed: elapsed, shared: stack.sharedCache == nil ? nil : stack.pipeline.statistics.sharedCache)
         context.console.print(summary.text)
         if let reportPath {
             do { try summary.writeReport(to: reportPath) } catch {

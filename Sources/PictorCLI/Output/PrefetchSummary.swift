@@ -1,9 +1,12 @@
 import Foundation
+import Pictor
 
 /// The end-of-run summary of `pictor prefetch`, and its per-URL TSV report.
 struct PrefetchSummary {
     let results: [ImageJob.Result]
     let elapsed: Double
+    /// The shared tier's counters, when one was used.
+    var shared: SharedCacheStatistics? = nil
 
     var failures: [ImageJob.Result] { results.filter { $0.status != .ok } }
 
@@ -17,12 +20,18 @@ struct PrefetchSummary {
         var lines = [
             "Summary",
             "  images:      \(results.count) (\(ok) ok, \(failures.count) failed)",
-            "  layers:      memory \(layers["memory", default: 0]), disk \(layers["disk", default: 0]), network \(layers["network", default: 0])"
+            "  layers:      memory \(layers["memory", default: 0]), disk \(layers["disk", default: 0]), shared \(layers["shared", default: 0]), network \(layers["network", default: 0])"
                 + (ok > 0 ? String(format: "  (%.0f%% from the caches)", 100 * Double(ok - layers["network", default: 0]) / Double(ok)) : ""),
             "  shared:      \(shared) joined work already running for the same URL (no extra transfer or decode)",
             "  bytes:       \(Formatting.bytes(bytes)) of originals read (network or disk)" + (written > 0 ? ", \(Formatting.bytes(written)) written" : ""),
             String(format: "  time:        %.2f s, %.1f images/s", elapsed, Double(results.count) / max(elapsed, 1e-6)),
         ]
+        if let s = shared {
+            lines.append("  fleet:       \(s.hits) shared hits, \(s.misses) misses, \(s.leasesTaken) downloads for the fleet, "
+                + "\(s.waits) waits (\(s.fallbacks) fell back), \(s.stores) stored"
+                + (s.oversized > 0 ? ", \(s.oversized) too large to share" : "")
+                + (s.errors + s.skips > 0 ? "; Redis failed \(s.errors) times and was skipped \(s.skips) times" : ""))
+        }
         if !failures.isEmpty {
             var reasons: [String: Int] = [:]
             for r in failures { if case .failed(let why) = r.status { reasons[why, default: 0] += 1 } }

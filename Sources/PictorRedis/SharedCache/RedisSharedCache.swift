@@ -1,0 +1,136 @@
+import Foundation
+import PictorCore
+import PictorCrypto
+
+/// The shared fleet tier on Redis (a single server or a Redis Cluster): many processes on many
+/// hosts share one cache of original image bytes, optionally sealed so that the Redis operator
+/// can read nothing, and coordinate downloads with leases so that a fleet fetches each URL once.
+///
+/// ```swift
+/// var configuration = ImagePipeline.Configuration.default
+/// configuration.sharedCache = try RedisSharedCache(url: "redis://cache.internal:6379", masterKey: key)
+/// ```
+///
+/// Names and values are described by the tier's format (entry and lease share a Cluster hash
+/// slot; values carry SHA-256 of their cache key, sealed with AES-256-GCM under a key derived
+/// from `masterKey`). Entries expire after the time to live the pipeline passes (`SET … PX`);
+/// give the Redis `maxmemory` and `maxmemory-policy allkeys-lru` so that it evicts the least
+/// recently used images when full (with `noeviction`, writes fail with `OOM` and are counted as
+/// errors; reads go on).
+///
+/// Every operation is bounded by ``RedisConfiguration/connectTimeout`` and
+/// ``RedisConfiguration/commandTimeout`` and throws ``RedisError`` when Redis cannot answer; the
+/// pipeline treats that as a miss (see ``SharedDataCache``).
+public final class RedisSharedCache: SharedDataCache, Sendable {
+    /// The Redis servers and their timeouts.
+    public let redis: RedisConfiguration
+    let client: RedisClient
+    let codec: SharedEntryCodec
+    let statisticsName: String
+
+    /// Compare-and-delete: only the holder's token releases a lease.
+    private static let releaseScript = Data("""
+        if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end
+        """.utf8)
+
+    /// Connects (lazily, on first use) to the Redis at `url`.
+    ///
+    /// - Parameters:
+    ///   - url: `redis://[[user]:password@]host[:port][/db]`, or a comma-separated list of a
+    ///     cluster's seed nodes (see ``RedisConfiguration/init(url:)``).
+    ///   - masterKey: seals entries and keys their names (the key of `--key-file`; keys for the
+    ///     tier are derived from it under labels of their own); `nil` stores entries in clear
+    ///     under SHA-256 names, still bound to their cache keys.
+    ///   - namespace: the first part of every Redis name. Default `pictor`.
+    /// - Throws: ``RedisError/invalidURL(_:)`` or ``RedisError/unsupported(_:)`` for a bad
+    ///   URL; ``RedisError/protocolError(_:)`` when the key cannot be used.
+    public convenience init(url: String, masterKey: SymmetricKey? = nil, namespace: String = "pictor") throws(RedisError) {
+        try self.init(configuration: RedisConfiguration(url: url), masterKey: masterKey, namespace: namespace)
+    }
+
+    /// Connects (lazily, on first use) to the Redis described by `configuration`; see
+    /// ``init(url:masterKey:namespace:)``.
+    public init(configuration: RedisConfiguration, masterKey: SymmetricKey? = nil, namespace: String = "pictor") throws(RedisError) {
+        redis = configuration
+        do {
+            codec = try SharedEntryCodec(masterKey: masterKey, namespace: namespace)
+        } catch {
+            throw RedisError.protocolError("cannot derive the shared tier's keys: \(error)")
+        }
+        client = RedisClient(configuration)
+        statisticsName = namespace + ":statistics"
+    }
+
+    deinit { client.close() }
+
+    /// Whether entries are sealed with a master key.
+    public var isEncrypted: Bool { codec.isEncrypted }
+
+    public func entry(for key: String) async throws -> DataCacheEntry? {
+        let name = codec.name(for: key)
+        switch try await client.send([Data("GET".utf8), Data(name.utf8)], key: Data(name.utf8)) {
+        case .bulk(let value):
+            return codec.decode(value, for: key)
+        case .null:
+            return nil
+        case .error(let message):
+            throw RedisError.server(message)
+        default:
+            throw RedisError.protocolError("unexpected reply to GET")
+        }
+    }
+
+    public func store(_ entry: DataCacheEntry, for key: String, timeToLive: Duration) async throws {
+        let name = codec.name(for: key)
+        let value = try codec.encode(entry, for: key)
+        let milliseconds = max(1, Int(timeToLive.components.seconds) * 1000 + Int(timeToLive.components.attoseconds / 1_000_000_000_000_000))
+        let reply = try await client.send(
+            [Data("SET".utf8), Data(name.utf8), value, Data("PX".utf8), Data(String(milliseconds).utf8)], key: Data(name.utf8))
+        try Self.expectOK(reply, "SET")
+    }
+
+    public func removeEntry(for key: String) async throws {
+        let name = codec.name(for: key)
+        let reply = try await client.send([Data("DEL".utf8), Data(name.utf8)], key: Data(name.utf8))
+        if case .error(let message) = reply { throw RedisError.server(message) }
+    }
+
+    public func acquireLease(for key: String, duration: Duration) async throws -> SharedCacheLease? {
+        let name = codec.leaseName(for: key)
+        let token = UUID().uuidString
+        let milliseconds = max(1, Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000))
+        let reply = try await client.send(
+            [Data("SET".utf8), Data(name.utf8), Data(token.utf8), Data("NX".utf8), Data("PX".utf8), Data(String(milliseconds).utf8)],
+            key: Data(name.utf8))
+        switch reply {
+        case .status("OK"): return SharedCacheLease(key: key, token: token)
+        case .null: return nil
+        case .error(let message): throw RedisError.server(message)
+        default: throw RedisError.protocolError("unexpected reply to SET NX")
+        }
+    }
+
+    public func isLeased(_ key: String) async throws -> Bool {
+        let name = codec.leaseName(for: key)
+        switch try await client.send([Data("EXISTS".utf8), Data(name.utf8)], key: Data(name.utf8)) {
+        case .integer(let count): return count > 0
+        case .error(let message): throw RedisError.server(message)
+        default: throw RedisError.protocolError("unexpected reply to EXISTS")
+        }
+    }
+
+    public func releaseLease(_ lease: SharedCacheLease) async throws {
+        let name = codec.leaseName(for: lease.key)
+        let reply = try await client.send(
+            [Data("EVAL".utf8), Self.releaseScript, Data("1".utf8), Data(name.utf8), Data(lease.token.utf8)], key: Data(name.utf8))
+        if case .error(let message) = reply { throw RedisError.server(message) }
+    }
+
+    static func expectOK(_ reply: RedisReply, _ command: String) throws(RedisError) {
+        switch reply {
+        case .status("OK"): return
+        case .error(let message): throw RedisError.server(message)
+        default: throw RedisError.protocolError("unexpected reply to \(command)")
+        }
+    }
+}

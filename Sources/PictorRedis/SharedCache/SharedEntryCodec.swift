@@ -1,0 +1,88 @@
+import Foundation
+import PictorCore
+import PictorCrypto
+
+/// How shared-tier entries are named and stored in Redis, and how a stored value is checked
+/// before it is served.
+///
+/// - Names: `pictor:<mode>:{<digest>}` for the entry and `…:lease` for its download lease, the
+///   digest being HMAC-SHA256 of the cache key under a key derived from the master key
+///   (`mode` `e1`), or plain SHA-256 (`p1`) without one. The braces are a Redis Cluster hash tag:
+///   an entry and its lease live in one slot. No name contains the key, a URL or a host.
+/// - Values: `PXSE`, format 1, SHA-256 of the cache key (32 bytes), the metadata's length
+///   (UInt32, big-endian), the metadata (JSON), the bytes. With a master key the whole value is
+///   sealed in the disk cache's AES-256-GCM envelope, authenticated with the entry's name, so
+///   Redis holds nothing readable.
+/// - Checks: a value that does not open with this key, is not this format, or was stored for
+///   another cache key is not an entry (a miss), never an image for the wrong URL.
+struct SharedEntryCodec: Sendable {
+    /// HKDF labels of the shared tier's own keys (the disk cache's are different).
+    static let contentKeyLabel = "pictor.shared-cache.content-key.v1"
+    static let nameKeyLabel = "pictor.shared-cache.name-key.v1"
+    static let magic: [UInt8] = Array("PXSE".utf8)
+    static let version: UInt8 = 1
+    static let headerCount = 4 + 1 + SHA256.byteCount + 4
+
+    private let encryption: DiskCacheEncryption?
+    private let prefix: String
+
+    /// - Parameters:
+    ///   - masterKey: seals entries and keys their names; `nil` stores them in clear, named by
+    ///     SHA-256.
+    ///   - namespace: the first part of every name (`pictor` by default), to share a Redis
+    ///     with other applications.
+    init(masterKey: SymmetricKey?, namespace: String) throws(CryptoError) {
+        if let masterKey {
+            encryption = try DiskCacheEncryption(
+                masterKey: masterKey, contentKeyLabel: Self.contentKeyLabel, nameKeyLabel: Self.nameKeyLabel)
+        } else {
+            encryption = nil
+        }
+        prefix = namespace + (masterKey == nil ? ":p1:" : ":e1:")
+    }
+
+    /// Whether entries are sealed.
+    var isEncrypted: Bool { encryption != nil }
+
+    /// The Redis name of `key`'s entry.
+    func name(for key: String) -> String {
+        let digest = encryption?.keyHashing.digest(for: key) ?? SHA256.hexDigest(key)
+        return prefix + "{" + digest + "}"
+    }
+
+    /// The Redis name of `key`'s download lease (same hash slot as its entry).
+    func leaseName(for key: String) -> String { name(for: key) + ":lease" }
+
+    /// The value stored for `entry` under `key`.
+    func encode(_ entry: DataCacheEntry, for key: String) throws -> Data {
+        let metadata = try JSONEncoder().encode(entry.metadata)
+        var value = Data(capacity: Self.headerCount + metadata.count + entry.data.count)
+        value.append(contentsOf: Self.magic)
+        value.append(Self.version)
+        value.append(contentsOf: Self.keyDigest(key))
+        withUnsafeBytes(of: UInt32(metadata.count).bigEndian) { value.append(contentsOf: $0) }
+        value.append(metadata)
+        value.append(entry.data)
+        guard let encryption else { return value }
+        return try encryption.cipher.seal(value, associatedData: Data(name(for: key).utf8))
+    }
+
+    /// The entry in `value` when it is a valid one for `key`; `nil` otherwise.
+    func decode(_ value: Data, for key: String) -> DataCacheEntry? {
+        var payload = value
+        if let encryption {
+            guard let opened = try? encryption.cipher.open(value, associatedData: Data(name(for: key).utf8)) else { return nil }
+            payload = opened
+        }
+        let bytes = [UInt8](payload.prefix(Self.headerCount))
+        guard bytes.count == Self.headerCount, Array(bytes[0..<4]) == Self.magic, bytes[4] == Self.version,
+              Array(bytes[5..<37]) == Self.keyDigest(key) else { return nil }
+        let length = bytes[37..<41].reduce(0) { $0 << 8 | Int($1) }
+        let start = payload.startIndex + Self.headerCount
+        guard payload.count - Self.headerCount > length else { return nil }  // an entry has bytes
+        guard let metadata = try? JSONDecoder().decode(DataCacheMetadata.self, from: payload[start..<start + length]) else { return nil }
+        return DataCacheEntry(data: Data(payload[(start + length)...]), metadata: metadata)
+    }
+
+    private static func keyDigest(_ key: String) -> [UInt8] { SHA256.hash(Data(key.utf8)) }
+}
