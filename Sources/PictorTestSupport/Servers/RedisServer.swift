@@ -110,14 +110,15 @@ public final class RedisServer: Sendable {
         self.process.withLock { $0 = process }
     }
 
-    /// Stops the server: SIGTERM, then SIGKILL if it has not exited within 2 s; idempotent.
+    /// Stops the server: SIGTERM, then SIGKILL if it has not exited within 0.3 s (a child of the
+    /// test process may inherit a signal mask that blocks SIGTERM); idempotent.
     public func stop() {
         let process = self.process.withLock { p -> Process? in defer { p = nil }; return p }
         guard let process, process.isRunning else { return }
         let pid = process.processIdentifier
         _ = Glibc.kill(pid, SIGCONT)  // a paused server cannot handle SIGTERM
         _ = Glibc.kill(pid, SIGTERM)
-        let deadline = Date().addingTimeInterval(2)
+        let deadline = Date().addingTimeInterval(0.3)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         LoopbackHTTP.kill(process)  // SIGKILL if still running (SIGTERM may be blocked), then reap
     }
