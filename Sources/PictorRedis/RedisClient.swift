@@ -93,6 +93,13 @@ package final class RedisClient: Sendable {
         for pool in all { pool.close() }
     }
 
+    /// The slot map in use, or `nil` before discovery and on a single node (for diagnostics and
+    /// tests).
+    var currentSlotMap: SlotMap? {
+        if case .cluster(let map) = topology.withLock({ $0 }) { return map }
+        return nil
+    }
+
     // MARK: - Routing
 
     private func execute(_ commands: [[Data]], key: Data?) async throws(RedisError) -> [RedisReply] {

@@ -61,8 +61,11 @@ public final class RedisServer: Sendable {
             password = nil
         }
         var lastError = ""
+        // A cluster node also listens on its bus port, port + 10000, which must exist and be free.
+        let clusterBus = extraArguments.contains("--cluster-enabled")
         for _ in 0..<3 {
-            let port = try LoopbackHTTP.freePort()
+            var port = try LoopbackHTTP.freePort()
+            while clusterBus && (port > 55535 || !Self.canBind(port: port + 10000)) { port = try LoopbackHTTP.freePort() }
             let arguments = ["--port", "\(port)", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                              "--dir", directory.path, "--daemonize", "no", "--logfile", directory.path + "/redis.log"]
                 + extraArguments
@@ -132,6 +135,20 @@ public final class RedisServer: Sendable {
     /// Lets a paused server run again (SIGCONT).
     public func resume() {
         if let pid = processIdentifier { _ = Glibc.kill(pid, SIGCONT) }
+    }
+
+    /// Whether `127.0.0.1:port` can be bound right now.
+    private static func canBind(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_port = UInt16(port).bigEndian
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        } == 0
     }
 
     private static func launch(binary: String, arguments: [String], port: Int, password: String?) throws -> Process {
