@@ -93,4 +93,21 @@ struct RedisClusterTests {
         #expect(try await client.send(["GET", "{ask}stays"], key: "{ask}stays") == .bulk(.utf8("value of {ask}stays")))
         #expect(client.currentSlotMap?.primary(forSlot: tagSlot)?.port == importer.port)
     }
+
+    @Test func redirectionLoopIsBounded() async throws {
+        let cluster = try RedisCluster()
+        defer { cluster.stop() }
+        let client = try makeClient(cluster.seedURL)
+        defer { client.close() }
+        let slot = ClusterSlot.hashSlot(for: "loop")
+        #expect(try await client.send(["GET", "loop"], key: "loop") == .null)
+        // (A slot can only be given away while its node holds no key of it.) The owner is told another node has the slot, which still believes the owner has it:
+        // each answers MOVED to the other.
+        let owner = try cluster.owner(ofSlot: slot)
+        let other = try #require(cluster.nodes.first { $0.port != owner.port })
+        #expect(try owner.command(["CLUSTER", "SETSLOT", "\(slot)", "NODE", try cluster.nodeID(of: other)]) == .status("OK"))
+        await #expect(throws: RedisError.tooManyRedirections) { try await client.send(["GET", "loop"], key: "loop") }
+        // Keys of other slots are unaffected.
+        #expect(try await client.send(["SET", "elsewhere", "2"], key: "elsewhere") == .status("OK"))
+    }
 }
