@@ -116,7 +116,7 @@ package final class RedisClient: Sendable {
         }
         let slot = key.map(ClusterSlot.hashSlot(for:))
         guard var target = slot.flatMap(map.primary(forSlot:)) ?? (slot == nil ? map.primaries.first : nil) else {
-            throw .clusterDown("no node serves slot \(slot ?? -1)")
+            throw .clusterDown(slot.map { "no node serves slot \($0)" } ?? "the cluster serves no slot")
         }
         var results = [RedisReply?](repeating: nil, count: commands.count)
         var pending = Array(commands.indices)
