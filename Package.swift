@@ -15,6 +15,8 @@ let package = Package(
         .library(name: "PictorVips", targets: ["PictorVips"]),
         // HTTP(S) on libcurl's multi interface: the fast transport on Linux.
         .library(name: "PictorCurl", targets: ["PictorCurl"]),
+        // A Redis client over hiredis (single node and Redis Cluster) for a shared cache tier.
+        .library(name: "PictorRedis", targets: ["PictorRedis"]),
         .library(name: "PictorTestSupport", targets: ["PictorTestSupport"]),
         .executable(name: "pictor", targets: ["pictor"]),
     ],
@@ -27,6 +29,7 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Core: no C dependency.
         .target(name: "PictorCore"),
@@ -35,6 +38,7 @@ let package = Package(
         .target(name: "PictorDiskCache", dependencies: ["PictorCore", "PictorCrypto", "CSQLite"]),
         .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim", "CTurboJPEG"]),
         .target(name: "PictorCurl", dependencies: ["PictorCore", "CCurl", "CCurlShim"]),
+        .target(name: "PictorRedis", dependencies: ["PictorCore", "CHiredis"]),
         // Umbrella: the default Linux pipeline.
         .target(name: "Pictor", dependencies: ["PictorCore", "PictorCrypto", "PictorDiskCache", "PictorVips", "PictorCurl"]),
         // Fakes for tests (ours and users').
@@ -50,6 +54,7 @@ let package = Package(
         .testTarget(name: "PictorDiskCacheTests", dependencies: ["PictorDiskCache", "PictorCrypto", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorVipsTests", dependencies: ["PictorVips", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCurlTests", dependencies: ["PictorCurl", "PictorCore", "PictorTestSupport"]),
+        .testTarget(name: "PictorRedisTests", dependencies: ["PictorRedis", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor"]),
         .testTarget(name: "PictorIntegrationTests", dependencies: ["Pictor", "PictorTestSupport"]),
     ]

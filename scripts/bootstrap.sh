@@ -12,6 +12,9 @@ PACKAGES=(
   libsqlite3-dev    # PictorDiskCache: the cache index
   libturbojpeg0-dev # PictorVips: TurboJPEG header probes / JPEG fast path
   libcurl4-openssl-dev # PictorCurl: HTTP(S) on libcurl's multi interface (headers, pkg-config)
+  libhiredis-dev    # PictorRedis: the Redis client (hiredis 0.14 on Debian 12: no TLS)
+  redis-server      # PictorRedis tests start their own single-node and cluster servers
+  redis-tools       # `redis-cli --cluster create` joins the test cluster
   nginx-light       # tests, demo and benchmarks serve images from 127.0.0.1
   python3           # the fault-injection HTTP server used by the loader tests
   python3-brotli    # the fault server's br-encoded bodies (the br decoding test skips without it)
@@ -44,6 +47,15 @@ if [[ " ${missing[*]} " == *" nginx-light "* ]]; then
     $SUDO systemctl stop nginx >/dev/null 2>&1 || true
   elif [ -s /run/nginx.pid ]; then
     $SUDO kill "$(cat /run/nginx.pid)" >/dev/null 2>&1 || true
+  fi
+fi
+# redis-server's package likewise starts a system redis on port 6379 when this script installs
+# it; the tests start their own on free ports. Stop that one alone, the same way.
+if [[ " ${missing[*]} " == *" redis-server "* ]]; then
+  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-server 2>/dev/null; then
+    $SUDO systemctl stop redis-server >/dev/null 2>&1 || true
+  elif [ -s /run/redis/redis-server.pid ]; then
+    $SUDO kill "$(cat /run/redis/redis-server.pid)" >/dev/null 2>&1 || true
   fi
 fi
 echo "bootstrap: done"

@@ -1,0 +1,124 @@
+import Foundation
+import Testing
+@testable import PictorRedis
+import PictorTestSupport
+
+/// Servers that die, hang, fill up or are not Redis at all. No wall-clock upper bounds: a loaded
+/// machine would break them; the calls returning at all, with the right error, is the point.
+@Suite(.enabled(if: RedisServer.isAvailable), .serialized)
+struct RedisFaultTests {
+    @Test func serverStoppedThenRestarted() async throws {
+        let server = try RedisServer()
+        defer { server.stop() }
+        let client = try makeClient(server.url)
+        defer { client.close() }
+        #expect(try await client.send(["SET", "k", "v"], key: "k") == .status("OK"))
+
+        server.stop()
+        for _ in 0..<3 {
+            do {
+                _ = try await client.send(["GET", "k"], key: "k")
+                Issue.record("a stopped server answered")
+            } catch {
+                switch error {
+                case .connectionFailed, .connectionLost: break
+                default: Issue.record("unexpected \(error)")
+                }
+            }
+        }
+        // Within the backoff, a connect is not even tried.
+        do {
+            _ = try await client.send(["GET", "k"], key: "k")
+        } catch {
+            guard case .connectionFailed(let endpoint, _) = error else { Issue.record("unexpected \(error)"); return }
+            #expect(endpoint.port == server.port)
+        }
+
+        try server.start()
+        let recovered = await eventually(within: 15) { try await client.send(["PING"]) }
+        #expect(try recovered.get() == .status("PONG"))
+        #expect(try await client.send(["SET", "k", "again"], key: "k") == .status("OK"))
+    }
+
+    @Test func nothingListening() async throws {
+        let port = try { () throws -> Int in
+            let server = try RedisServer()
+            defer { server.stop() }
+            return server.port
+        }()
+        let client = try makeClient("redis://127.0.0.1:\(port)")
+        defer { client.close() }
+        for attempt in 0..<2 {
+            do {
+                _ = try await client.send(["PING"])
+                Issue.record("answered on a closed port")
+            } catch {
+                guard case .connectionFailed(_, let reason) = error else { Issue.record("unexpected \(error)"); continue }
+                if attempt == 1 { #expect(reason.contains("backoff")) }
+            }
+        }
+    }
+
+    @Test func pausedServerTimesOut() async throws {
+        let server = try RedisServer()
+        defer { server.stop() }
+        let client = try makeClient(server.url)
+        defer { client.close() }
+        #expect(try await client.send(["SET", "k", "v"], key: "k") == .status("OK"))
+        server.pause()
+        await #expect(throws: RedisError.timeout) { try await client.send(["GET", "k"], key: "k") }
+        // A new connection is accepted by the kernel but never answered either.
+        await #expect(throws: RedisError.timeout) { try await client.send(["GET", "k"], key: "k") }
+        server.resume()
+        // The late replies went with the discarded connections: this one is "v", not "OK".
+        let answer = await eventually(within: 10) { try await client.send(["GET", "k"], key: "k") }
+        #expect(try answer.get() == .bulk(.utf8("v")))
+    }
+
+    @Test func clientPauseTimesOut() async throws {
+        let server = try RedisServer()
+        defer { server.stop() }
+        let client = try makeClient(server.url)
+        defer { client.close() }
+        #expect(try await client.send(["SET", "k", "v"], key: "k") == .status("OK"))
+        #expect(try server.command(["CLIENT", "PAUSE", "1000"]) == .status("OK"))
+        await #expect(throws: RedisError.timeout) { try await client.send(["GET", "k"], key: "k") }
+        let answer = await eventually(within: 10) { try await client.send(["GET", "k"], key: "k") }
+        #expect(try answer.get() == .bulk(.utf8("v")))
+    }
+
+    @Test func outOfMemoryIsAnErrorReply() async throws {
+        let server = try RedisServer(extraArguments: ["--maxmemory", "1mb", "--maxmemory-policy", "noeviction"])
+        defer { server.stop() }
+        let client = try makeClient(server.url)
+        defer { client.close() }
+        let value = Data(repeating: 0x61, count: 100_000)
+        var oom: String?
+        for i in 0..<50 where oom == nil {
+            let key = Data("big:\(i)".utf8)
+            oom = try await client.send([.utf8("SET"), key, value], key: key).errorMessage
+        }
+        #expect(oom?.hasPrefix("OOM") == true)
+        // Reads still work, on the same client.
+        #expect(try await client.send(["PING"]) == .status("PONG"))
+    }
+
+    @Test(.enabled(if: NginxServer.isAvailable)) func notARedisServer() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-redis-http-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let http = try NginxServer.start(root: root)
+        defer { http.stop() }
+        let client = try makeClient("redis://127.0.0.1:\(http.port)")
+        defer { client.close() }
+        do {
+            _ = try await client.send(["GET", "k"], key: "k")
+            Issue.record("an HTTP server answered a Redis command")
+        } catch {
+            switch error {
+            case .protocolError, .connectionLost: break
+            default: Issue.record("unexpected \(error)")
+            }
+        }
+    }
+}
