@@ -6,7 +6,7 @@ import PackageDescription
 let package = Package(
     name: "Pictor",
     products: [
-        // The whole Linux stack with one import: core + disk cache + crypto + libvips + libcurl.
+        // The whole Linux stack with one import: core + disk cache + crypto + libvips + libcurl + Redis tier.
         .library(name: "Pictor", targets: ["Pictor"]),
         // The core with no C dependency: protocols, pipeline, memory cache, URLSession loader.
         .library(name: "PictorCore", targets: ["PictorCore"]),
@@ -38,9 +38,9 @@ let package = Package(
         .target(name: "PictorDiskCache", dependencies: ["PictorCore", "PictorCrypto", "CSQLite"]),
         .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim", "CTurboJPEG"]),
         .target(name: "PictorCurl", dependencies: ["PictorCore", "CCurl", "CCurlShim"]),
-        .target(name: "PictorRedis", dependencies: ["PictorCore", "CHiredis"]),
+        .target(name: "PictorRedis", dependencies: ["PictorCore", "PictorCrypto", "CHiredis"]),
         // Umbrella: the default Linux pipeline.
-        .target(name: "Pictor", dependencies: ["PictorCore", "PictorCrypto", "PictorDiskCache", "PictorVips", "PictorCurl"]),
+        .target(name: "Pictor", dependencies: ["PictorCore", "PictorCrypto", "PictorDiskCache", "PictorVips", "PictorCurl", "PictorRedis"]),
         // Fakes for tests (ours and users').
         .target(name: "PictorTestSupport", dependencies: ["PictorCore"]),
         // CLI: logic in a library, main.swift only in the executable.
@@ -54,7 +54,7 @@ let package = Package(
         .testTarget(name: "PictorDiskCacheTests", dependencies: ["PictorDiskCache", "PictorCrypto", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorVipsTests", dependencies: ["PictorVips", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCurlTests", dependencies: ["PictorCurl", "PictorCore", "PictorTestSupport"]),
-        .testTarget(name: "PictorRedisTests", dependencies: ["PictorRedis", "PictorCore", "PictorTestSupport"]),
+        .testTarget(name: "PictorRedisTests", dependencies: ["PictorRedis", "PictorCore", "PictorCrypto", "PictorTestSupport"]),
         .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor"]),
         .testTarget(name: "PictorIntegrationTests", dependencies: ["Pictor", "PictorTestSupport"]),
     ]

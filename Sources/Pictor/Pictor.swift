@@ -3,4 +3,5 @@
 @_exported import PictorCrypto
 @_exported import PictorCurl
 @_exported import PictorDiskCache
+@_exported import PictorRedis
 @_exported import PictorVips

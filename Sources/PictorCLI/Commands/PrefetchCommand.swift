@@ -79,7 +79,7 @@ enum PrefetchCommand {
         let elapsed = (ContinuousClock.now - start).seconds
         await stack.recordSharedStatistics()
         let summary = PrefetchSummary(
-            results: results, elapsed: elapsed, shared: stack.sharedCache == nil ? nil : stack.pipeline.statistics.sharedCache)
+            results: results, elapsed: elapsed, fleet: stack.sharedCache == nil ? nil : stack.pipeline.statistics.sharedCache)
         context.console.print(summary.text)
         if let reportPath {
             do { try summary.writeReport(to: reportPath) } catch {

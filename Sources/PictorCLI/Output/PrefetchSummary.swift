@@ -6,7 +6,7 @@ struct PrefetchSummary {
     let results: [ImageJob.Result]
     let elapsed: Double
     /// The shared tier's counters, when one was used.
-    var shared: SharedCacheStatistics? = nil
+    var fleet: SharedCacheStatistics? = nil
 
     var failures: [ImageJob.Result] { results.filter { $0.status != .ok } }
 
@@ -26,11 +26,12 @@ struct PrefetchSummary {
             "  bytes:       \(Formatting.bytes(bytes)) of originals read (network or disk)" + (written > 0 ? ", \(Formatting.bytes(written)) written" : ""),
             String(format: "  time:        %.2f s, %.1f images/s", elapsed, Double(results.count) / max(elapsed, 1e-6)),
         ]
-        if let s = shared {
-            lines.append("  fleet:       \(s.hits) shared hits, \(s.misses) misses, \(s.leasesTaken) downloads for the fleet, "
-                + "\(s.waits) waits (\(s.fallbacks) fell back), \(s.stores) stored"
-                + (s.oversized > 0 ? ", \(s.oversized) too large to share" : "")
-                + (s.errors + s.skips > 0 ? "; Redis failed \(s.errors) times and was skipped \(s.skips) times" : ""))
+        if let s = fleet {
+            var line = "  fleet:       \(s.hits) shared hits, \(s.misses) misses, \(s.leasesTaken) downloads for the fleet, "
+            line += "\(s.waits) waits (\(s.fallbacks) fell back), \(s.stores) stored"
+            if s.oversized > 0 { line += ", \(s.oversized) too large to share" }
+            if s.errors + s.skips > 0 { line += "; Redis failed \(s.errors) times and was skipped \(s.skips) times" }
+            lines.append(line)
         }
         if !failures.isEmpty {
             var reasons: [String: Int] = [:]

@@ -32,7 +32,7 @@ import Testing
         var m = machine()
         _ = m.start()
         guard case .readShared = m.diskRead(nil, now: Self.now) else { Issue.record("expected readShared"); return }
-        guard case .claimShared = m.sharedRead(nil, now: Self.now) else { Issue.record("expected claimShared"); return }
+        guard case .claimShared(_) = m.sharedRead(nil, now: Self.now) else { Issue.record("expected claimShared"); return }
         guard case .load(let validators) = m.claimed(.leased) else { Issue.record("expected load"); return }
         #expect(validators == nil)
         guard case .finish(let result, let write, let shares) = m.loaded(Self.png, response: response(200), exchange: exchange) else {
@@ -88,7 +88,7 @@ import Testing
         _ = m.start()
         _ = m.diskRead(nil, now: Self.now)
         let stale = entry(expiresIn: -60, etag: "\"fleet\"")
-        guard case .claimShared = m.sharedRead(stale, now: Self.now) else { Issue.record("expected claimShared"); return }
+        guard case .claimShared(_) = m.sharedRead(stale, now: Self.now) else { Issue.record("expected claimShared"); return }
         guard case .load(let validators) = m.claimed(.leased) else { Issue.record("expected load"); return }
         #expect(validators?.etag == "\"fleet\"")
         guard case .finish(let result, let write, let shares) = m.loaded(Data(), response: response(304, ["Cache-Control": "max-age=60"]), exchange: exchange) else {
@@ -186,5 +186,22 @@ import Testing
         var n = machine()
         _ = n.start()
         guard case .fail = n.awaited(nil) else { Issue.record("expected fail"); return }
+    }
+}
+
+extension FetchStateMachineSharedTierTests {
+    @Test func anEntryStoredJustBeforeTheLeaseIsServedWithoutADownload() {
+        var m = machine()
+        _ = m.start()
+        _ = m.diskRead(nil, now: Self.now)
+        guard case .claimShared(let previous) = m.sharedRead(nil, now: Self.now) else { Issue.record("expected claimShared"); return }
+        #expect(previous == nil)
+        guard case .finish(let result, let write, let shares) = m.claimed(.stored(entry(expiresIn: 60, byte: 9))) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .shared)
+        #expect(result.data.last == 9)
+        #expect(write == .store)
+        #expect(!shares)
     }
 }

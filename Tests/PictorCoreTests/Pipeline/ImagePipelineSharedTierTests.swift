@@ -1,6 +1,7 @@
 import Foundation
 @testable import PictorCore
 import PictorTestSupport
+import Synchronization
 import Testing
 
 /// The shared fleet tier through the pipeline: several pipelines sharing one
@@ -30,7 +31,7 @@ struct ImagePipelineSharedTierTests {
         #expect(fleet.timeToLive(for: url.absoluteString) == SharedCachePolicy().timeToLive)
         #expect(b.pipeline.statistics.sharedHits == 1)
         #expect(b.pipeline.statistics.sharedCache.hits == 1)
-        #expect(a.pipeline.statistics.sharedCache.misses == 1)
+        #expect(a.pipeline.statistics.sharedCache.misses == 2, "read before and after taking the lease")
         #expect(a.pipeline.statistics.sharedCache.stores == 1)
     }
 
@@ -175,4 +176,45 @@ struct ImagePipelineSharedTierTests {
         #expect(b.network.loadCount == 0)
         #expect(fleet.count(.acquire) == 1, "only the downloading member took a lease")
     }
+}
+
+extension ImagePipelineSharedTierTests {
+    @Test func anEntryStoredBetweenTheMissAndTheLeaseIsServedNotDownloadedAgain() async throws {
+        let fleet = RacingSharedCache()
+        let h = Harness(memoryCache: false) { $0.sharedCache = fleet }
+        let url = h.stub()
+        // Another process stores the entry and drops its lease right after this one's miss.
+        fleet.afterFirstMiss = DataCacheEntry(data: TestImageCodec.encode(width: 64, height: 48), metadata: DataCacheMetadata())
+
+        #expect(try await h.pipeline.image(for: ImageRequest(url: url)).cacheLayer == .shared)
+        #expect(h.network.loadCount == 0)
+        #expect(fleet.inner.count(.release) == 1, "the lease taken is given back")
+    }
+}
+
+/// Stores an entry right after the first miss, as another process finishing its download would.
+final class RacingSharedCache: SharedDataCache, Sendable {
+    let inner = InMemorySharedCache()
+    private let pending = Mutex<DataCacheEntry?>(nil)
+    var afterFirstMiss: DataCacheEntry? {
+        get { pending.withLock { $0 } }
+        set { pending.withLock { $0 = newValue } }
+    }
+
+    func entry(for key: String) async throws -> DataCacheEntry? {
+        let found = try await inner.entry(for: key)
+        if found == nil, let racing = pending.withLock({ p -> DataCacheEntry? in defer { p = nil }; return p }) {
+            inner.put(racing, for: key)
+        }
+        return found
+    }
+    func store(_ entry: DataCacheEntry, for key: String, timeToLive: Duration) async throws {
+        try await inner.store(entry, for: key, timeToLive: timeToLive)
+    }
+    func removeEntry(for key: String) async throws { try await inner.removeEntry(for: key) }
+    func acquireLease(for key: String, duration: Duration) async throws -> SharedCacheLease? {
+        try await inner.acquireLease(for: key, duration: duration)
+    }
+    func isLeased(_ key: String) async throws -> Bool { try await inner.isLeased(key) }
+    func releaseLease(_ lease: SharedCacheLease) async throws { try await inner.releaseLease(lease) }
 }

@@ -3,11 +3,14 @@ import Foundation
 /// Counters of one pipeline's use of its shared tier since it was created (part of
 /// ``ImagePipeline/Statistics``).
 ///
-/// Every lookup ends in exactly one of ``hits``, ``misses``, ``errors`` or ``skips``.
+/// Every read of an entry ends in exactly one of ``hits``, ``misses``, ``errors`` or ``skips``;
+/// a load may read more than once (after taking a lease, after a wait), so these count reads,
+/// not images (``ImagePipeline/Statistics/sharedHits`` counts images served by the tier).
 public struct SharedCacheStatistics: Sendable, Hashable, Codable {
-    /// Lookups that found a valid entry (including after waiting for another process).
+    /// Reads that found a valid entry (fresh or stale; including after waiting for another
+    /// process).
     public var hits = 0
-    /// Lookups that found nothing usable (absent, damaged, sealed with another key).
+    /// Reads that found nothing usable (absent, damaged, sealed with another key).
     public var misses = 0
     /// Operations (of any kind) that failed: unreachable, timed out, full, garbled reply.
     public var errors = 0

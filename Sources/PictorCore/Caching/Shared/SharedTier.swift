@@ -9,6 +9,9 @@ package final class SharedTier: Sendable {
     package enum Claim: Sendable, Equatable {
         /// This process holds the lease: it downloads and stores for the fleet.
         case leased(SharedCacheLease)
+        /// Another process stored a new entry between the first read and the lease (the lease
+        /// was given back): serve it.
+        case stored(DataCacheEntry)
         /// Another process holds it: wait for its result.
         case heldElsewhere
         /// No lease (coalescing off, or the tier failed or is skipped): download without one.
@@ -34,10 +37,15 @@ package final class SharedTier: Sendable {
 
     /// The entry for `key`, or `nil` (absent, unusable, or the tier failed or is skipped).
     package func entry(for key: String) async -> DataCacheEntry? {
+        await lookup(key) ?? nil
+    }
+
+    /// One read, counted as a hit or a miss; `nil` when it failed or was skipped (counted
+    /// there), `.some(nil)` for a miss.
+    private func lookup(_ key: String) async -> DataCacheEntry?? {
         let entry: DataCacheEntry?? = await perform { try await self.cache.entry(for: key) }
-        guard let found = entry else { return nil }  // failed or skipped: already counted
-        counters.withLock { found == nil ? ($0.misses += 1) : ($0.hits += 1) }
-        return found
+        if let found = entry { counters.withLock { found == nil ? ($0.misses += 1) : ($0.hits += 1) } }
+        return entry
     }
 
     /// Shares `entry` unless it is too large.
@@ -56,13 +64,22 @@ package final class SharedTier: Sendable {
     }
 
     /// Tries to take the download lease of `key`.
-    package func claim(_ key: String) async -> Claim {
+    ///
+    /// - Parameter previous: the entry read before (a stale one, or `nil`): with the lease
+    ///   taken, the entry is read once more, because a holder may have stored it and let go
+    ///   of its lease between that read and this one; only an entry other than `previous`
+    ///   counts.
+    package func claim(_ key: String, previous: DataCacheEntry?) async -> Claim {
         guard policy.coalescesDownloads else { return .unavailable }
         let taken: SharedCacheLease?? = await perform {
             try await self.cache.acquireLease(for: key, duration: self.policy.leaseDuration)
         }
         switch taken {
         case .some(.some(let lease)):
+            if case .some(.some(let entry)) = await lookup(key), entry != previous {
+                await release(lease)
+                return .stored(entry)
+            }
             counters.withLock { $0.leasesTaken += 1 }
             return .leased(lease)
         case .some(.none):
@@ -94,9 +111,7 @@ package final class SharedTier: Sendable {
             pause = min(pause * 2, policy.maximumPollInterval)
             guard let leased: Bool = await perform({ try await self.cache.isLeased(key) }) else { break }
             if leased { continue }
-            let found: DataCacheEntry?? = await perform { try await self.cache.entry(for: key) }
-            if case .some(.some(let entry)) = found, entry != previous {
-                counters.withLock { $0.hits += 1 }
+            if case .some(.some(let entry)) = await lookup(key), entry != previous {
                 return entry
             }
             break

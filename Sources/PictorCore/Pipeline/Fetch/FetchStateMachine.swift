@@ -58,6 +58,8 @@ struct FetchStateMachine {
         case heldElsewhere
         /// None (coalescing off, the tier failed): download without one.
         case unavailable
+        /// Another process stored this entry just before the lease was taken: serve it.
+        case stored(DataCacheEntry)
     }
 
     /// The next thing to do.
@@ -66,8 +68,9 @@ struct FetchStateMachine {
         case readDisk
         /// Read the shared tier, then call ``sharedRead(_:now:)``.
         case readShared
-        /// Take the shared tier's download lease, then call ``claimed(_:)``.
-        case claimShared
+        /// Take the shared tier's download lease (an entry other than `previous` found meanwhile
+        /// is served instead), then call ``claimed(_:)``.
+        case claimShared(previous: DataCacheEntry?)
         /// Wait for the lease holder's result (an entry other than `previous`), then call
         /// ``awaited(_:)``.
         case awaitShared(previous: DataCacheEntry?)
@@ -131,17 +134,21 @@ struct FetchStateMachine {
         }
         if inputs.isCacheOnly { return finish(.fail(DataLoadingError.notCached)) }
         state = .claiming(stale: stale ?? entry.map { Stale(entry: $0, onDisk: false) }, found: entry)
-        return .claimShared
+        return .claimShared(previous: entry)
     }
 
     /// Taking the download lease gave `claim`.
     mutating func claimed(_ claim: Claim) -> Action {
         guard case .claiming(let stale, let found) = state else { return invalid("claimed") }
-        if claim == .heldElsewhere {
+        switch claim {
+        case .heldElsewhere:
             state = .awaiting(stale: stale)
             return .awaitShared(previous: found)
+        case .stored(let entry):
+            return finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: .store, shares: false))
+        case .leased, .unavailable:
+            return load(stale: stale)
         }
-        return load(stale: stale)
     }
 
     /// The wait for another process's download gave `entry`, or nothing (it failed, stored

@@ -66,8 +66,10 @@ extension ImagePipeline {
                 case .readShared:
                     let entry = await shared?.entry(for: key.dataKey)
                     action = machine.sharedRead(entry, now: configuration.now())
-                case .claimShared:
-                    switch await shared?.claim(key.dataKey) ?? .unavailable {
+                case .claimShared(let previous):
+                    switch await shared?.claim(key.dataKey, previous: previous) ?? .unavailable {
+                    case .stored(let entry):
+                        action = machine.claimed(.stored(entry))
                     case .leased(let taken):
                         lease = taken
                         action = machine.claimed(.leased)

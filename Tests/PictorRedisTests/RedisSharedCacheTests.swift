@@ -1,0 +1,154 @@
+import Foundation
+import PictorCore
+import PictorCrypto
+@testable import PictorRedis
+import PictorTestSupport
+import Synchronization
+import Testing
+
+private func testKey(_ seed: Int) throws -> SymmetricKey {
+    try SymmetricKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* (2 * seed + 3) &+ seed) })
+}
+
+private let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 0x42, count: 2000) + Data([0xFF, 0xD9])
+
+private func entry(_ data: Data = jpeg, etag: String = "\"e\"") -> DataCacheEntry {
+    DataCacheEntry(data: data, metadata: DataCacheMetadata(etag: etag, cacheControl: "max-age=600",
+                                                           expiresAt: Date(timeIntervalSince1970: 1_900_000_000.25), format: .jpeg))
+}
+
+/// ``RedisSharedCache`` on a real `redis-server`: entries, leases, TTLs, keys, and what an
+/// operator can read.
+@Suite(.enabled(if: RedisServer.isAvailable), .serialized, .timeLimit(.minutes(1)))
+struct RedisSharedCacheTests {
+    @Test func entriesRoundTripWithTheirTimeToLive() async throws {
+        let server = try RedisServer()
+        defer { server.stop() }
+        let cache = try RedisSharedCache(url: server.url)
+        let key = "https://images.example.test/a.jpg"
+        #expect(try await cache.entry(for: key) == nil)
+        try await cache.store(entry(), for: key, timeToLive: .seconds(90))
+        #expect(try await cache.entry(for: key) == entry())
+        let ttl = try await cache.client.send(["PTTL", cache.codec.name(for: key)])
+        #expect((88_000...90_000).contains(ttl.integer ?? 0))
+        try await cache.removeEntry(for: key)
+        #expect(try await cache.entry(for: key) == nil)
+    }
+
+    @Test func oneLeaseHolderAtATimeAndOnlyTheHolderReleases() async throws {
+        let server = try RedisServer()
+        defer { server.stop() }
+        let a = try RedisSharedCache(url: server.url), b = try RedisSharedCache(url: server.url)
+        let key = "https://images.example.test/lease.jpg"
+        let lease = try #require(try await a.acquireLease(for: key, duration: .seconds(10)))
+        #expect(try await b.acquireLease(for: key, duration: .seconds(10)) == nil)
+        #expect(try await b.isLeased(key))
+        try await b.releaseLease(SharedCacheLease(key: key, token: "someone-else"))
+        #expect(try await b.isLeased(key), "a stranger's token releases nothing")
+        try await a.releaseLease(lease)
+        #expect(try await !b.isLeased(key))
+        let short = try #require(try await b.acquireLease(for: key, duration: .milliseconds(50)))
+        try await Task.sleep(for: .milliseconds(120))
+        #expect(try await !a.isLeased(key), "a crashed holder's lease expires")
+        try await b.releaseLease(short)
+    }
+
+    @Test func aValueSwappedUnderAnotherNameIsAMiss() async throws {
+        let server = try RedisServer()
+        defer { server.stop() }
+        for key in [nil, try testKey(1)] {
+            let cache = try RedisSharedCache(url: server.url, masterKey: key)
+            let cat = "https://images.example.test/cat.jpg", dog = "https://images.example.test/dog.jpg"
+            try await cache.store(entry(), for: cat, timeToLive: .seconds(60))
+            try await cache.store(entry(Data([0x89, 0x50, 0x4E, 0x47]) + Data(repeating: 1, count: 100)), for: dog, timeToLive: .seconds(60))
+            // The operator copies cat's value over dog's name.
+            guard case .bulk(let catValue) = try await cache.client.send(["GET", cache.codec.name(for: cat)]) else {
+                Issue.record("no value"); continue
+            }
+            _ = try await cache.client.send([Data("SET".utf8), Data(cache.codec.name(for: dog).utf8), catValue], key: nil)
+            #expect(try await cache.entry(for: dog) == nil)
+            #expect(try await cache.entry(for: cat) == entry())
+        }
+    }
+
+    @Test func garbageUnderAnEntrysNameIsAMissAndAWrongTypeIsAnError() async throws {
+        let server = try RedisServer()
+        defer { server.stop() }
+        let cache = try RedisSharedCache(url: server.url)
+        let key = "https://images.example.test/g.jpg"
+        _ = try await cache.client.send(["SET", cache.codec.name(for: key), "not an entry"])
+        #expect(try await cache.entry(for: key) == nil)
+        _ = try await cache.client.send(["DEL", cache.codec.name(for: key)])
+        _ = try await cache.client.send(["LPUSH", cache.codec.name(for: key), "x"])
+        await #expect(throws: RedisError.self) { try await cache.entry(for: key) }
+    }
+
+    @Test func withAKeyNothingInRedisRevealsAURLAHostOrImageBytes() async throws {
+        let server = try RedisServer()
+        defer { server.stop() }
+        let cache = try RedisSharedCache(url: server.url, masterKey: try testKey(2))
+        let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 3, count: 500)
+        let urls = (0..<20).map { "https://images.example.test/gallery/photo-\($0).jpg" }
+        for (i, url) in urls.enumerated() {
+            try await cache.store(entry(i % 2 == 0 ? jpeg : png, etag: "\"etag-\(i)\""), for: url, timeToLive: .seconds(60))
+        }
+        let lease = try #require(try await cache.acquireLease(for: urls[0], duration: .seconds(10)))
+        try await cache.record({ var s = SharedCacheStatistics(); s.hits = 3; return s }())
+        var everything = Data()
+        guard case .array(let names) = try await cache.client.send(["KEYS", "*"]) else { Issue.record("KEYS"); return }
+        #expect(names.count == 22)
+        for case .bulk(let name) in names {
+            everything.append(name)
+            if case .bulk(let dump) = try await cache.client.send([Data("DUMP".utf8), name], key: name) { everything.append(dump) }
+        }
+        for needle in ["images.example.test", "gallery", "photo-1", "https", "etag-"] {
+            #expect(everything.range(of: Data(needle.utf8)) == nil, "found \(needle)")
+        }
+        #expect(everything.range(of: Data([0xFF, 0xD8, 0xFF])) == nil)
+        #expect(everything.range(of: Data([0x89, 0x50, 0x4E, 0x47])) == nil)
+        try await cache.releaseLease(lease)
+        // And the right key reads them all back; another key reads nothing.
+        for url in urls { #expect(try await cache.entry(for: url) != nil) }
+        let other = try RedisSharedCache(url: server.url, masterKey: try testKey(3))
+        for url in urls { #expect(try await other.entry(for: url) == nil) }
+        let plain = try RedisSharedCache(url: server.url)
+        for url in urls { #expect(try await plain.entry(for: url) == nil) }
+    }
+
+    @Test func aFullRedisRefusesWritesWithAnErrorAndStillServesReads() async throws {
+        let server = try RedisServer(extraArguments: ["--maxmemory", "2mb", "--maxmemory-policy", "noeviction"])
+        defer { server.stop() }
+        let cache = try RedisSharedCache(url: server.url)
+        try await cache.store(entry(), for: "kept", timeToLive: .seconds(60))
+        let big = Data(repeating: 7, count: 512 * 1024)
+        var refused = false
+        for i in 0..<12 {
+            do { try await cache.store(entry(big), for: "filler-\(i)", timeToLive: .seconds(60)) } catch let error as RedisError {
+                if case .server(let message) = error, message.hasPrefix("OOM") { refused = true; break }
+                throw error
+            }
+        }
+        #expect(refused)
+        #expect(try await cache.entry(for: "kept") == entry())
+    }
+
+    @Test func statisticsAddUpAcrossProcessesAndTheReportReadsRedis() async throws {
+        let server = try RedisServer(extraArguments: ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"])
+        defer { server.stop() }
+        let cache = try RedisSharedCache(url: server.url)
+        var s = SharedCacheStatistics()
+        s.hits = 2
+        s.leasesTaken = 1
+        try await cache.record(s)
+        try await cache.record(s)
+        try await cache.store(entry(), for: "x", timeToLive: .seconds(60))
+        let report = try await cache.report()
+        #expect(report.fleet.hits == 4)
+        #expect(report.fleet.leasesTaken == 2)
+        #expect(report.primaries == 1)
+        #expect(report.keys == 2)
+        #expect(report.maximumMemory == 64 * 1024 * 1024)
+        #expect(report.evictionPolicy == "allkeys-lru")
+        #expect(report.usedMemory > 0)
+    }
+}
