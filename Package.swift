@@ -55,7 +55,7 @@ let package = Package(
         .testTarget(name: "PictorVipsTests", dependencies: ["PictorVips", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCurlTests", dependencies: ["PictorCurl", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorRedisTests", dependencies: ["PictorRedis", "PictorCore", "PictorCrypto", "PictorTestSupport"]),
-        .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor"]),
+        .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor", "PictorTestSupport"]),
         .testTarget(name: "PictorIntegrationTests", dependencies: ["Pictor", "PictorTestSupport"]),
     ]
 )

@@ -5,7 +5,7 @@ import PictorTestSupport
 import Testing
 
 /// Cancelling the calling task resumes it at once and closes the connection.
-@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(5)))
 struct CurlCancellationTests {
     let server = CurlFixtures.server!
 

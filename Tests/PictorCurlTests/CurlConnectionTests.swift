@@ -6,7 +6,7 @@ import Testing
 
 /// Connection reuse and the per-host connection cap, counted by the server (one client port per
 /// TCP connection).
-@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(5)))
 struct CurlConnectionTests {
     let server = CurlFixtures.server!
 

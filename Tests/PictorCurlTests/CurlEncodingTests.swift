@@ -9,7 +9,7 @@ import Testing
 
 /// Content decoding: what libcurl was built with is asked for and decoded, and an encoded
 /// Content-Length is never mistaken for the decoded body's length.
-@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(5)))
 struct CurlEncodingTests {
     let server = CurlFixtures.server!
 

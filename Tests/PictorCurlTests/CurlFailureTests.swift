@@ -8,7 +8,7 @@ import PictorTestSupport
 import Testing
 
 /// Broken transfers: cut-short bodies, resets, refused connections.
-@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(5)))
 struct CurlFailureTests {
     let server = CurlFixtures.server!
 

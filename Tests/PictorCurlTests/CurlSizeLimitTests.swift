@@ -6,7 +6,7 @@ import Testing
 
 /// The body-size cap stops the transfer itself (the server sees the hang-up), not only the
 /// result, and bounds the memory an oversized body can take.
-@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(5)))
 struct CurlSizeLimitTests {
     let server = CurlFixtures.server!
     static let mebibyte: Int64 = 1024 * 1024

@@ -9,7 +9,7 @@ import Testing
 
 /// HTTPS against nginx with a throw-away self-signed certificate: HTTP/2 when offered, the
 /// certificate trusted through `caFile` only, and cleartext HTTP/1.1 alongside.
-@Suite(.enabled(if: CurlTLSFixture.isAvailable), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: CurlTLSFixture.isAvailable), .timeLimit(.minutes(5)))
 struct CurlTLSTests {
     @Test func httpsUsesHTTP2AndTheGivenCertificateAuthority() async throws {
         let fixture = try CurlTLSFixture()

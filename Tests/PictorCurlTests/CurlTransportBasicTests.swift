@@ -8,7 +8,7 @@ import PictorTestSupport
 import Testing
 
 /// Requests and responses as they go on the wire: statuses, headers, methods, URLs.
-@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(5)))
 struct CurlTransportBasicTests {
     let server = CurlFixtures.server!
 

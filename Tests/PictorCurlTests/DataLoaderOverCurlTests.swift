@@ -9,7 +9,7 @@ import Testing
 
 /// ``DataLoader`` over ``CurlTransport`` against the fault server: what the transport reports
 /// is judged once, in the loader, and a failed transfer never holds a slot.
-@Suite(.enabled(if: CurlFixtures.server != nil), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: CurlFixtures.server != nil), .timeLimit(.minutes(5)))
 struct DataLoaderOverCurlTests {
     let server = CurlFixtures.server!
 

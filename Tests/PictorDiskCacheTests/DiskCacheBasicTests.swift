@@ -4,7 +4,7 @@ import PictorCrypto
 import Testing
 @testable import PictorDiskCache
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DiskCacheBasicTests {
     let directory = TestDirectory()
 
@@ -217,7 +217,7 @@ struct PathHashing: CacheKeyHashing {
     func digest(for key: String) -> String { "../escape" }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DiskCacheKeyHashingContractTests {
     let directory = TestDirectory()
 

@@ -23,7 +23,7 @@ struct ToyCipher: DataCipher {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DiskCacheCipherHookTests {
     let directory = TestDirectory()
     let log = LogRecorder()

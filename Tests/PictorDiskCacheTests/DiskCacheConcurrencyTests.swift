@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 @testable import PictorDiskCache
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DiskCacheConcurrencyTests {
     let directory = TestDirectory()
 

@@ -87,7 +87,7 @@ struct CrashWriter {
     }
 }
 
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct DiskCacheCrashTests {
     let directory = TestDirectory()
 

@@ -55,7 +55,7 @@ final class TmpfsMount {
     }
 }
 
-@Suite(.serialized, .timeLimit(.minutes(1)))
+@Suite(.serialized, .timeLimit(.minutes(5)))
 struct DiskCacheFaultTests {
     let log = LogRecorder()
 

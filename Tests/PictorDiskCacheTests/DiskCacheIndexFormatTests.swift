@@ -6,7 +6,7 @@ import Testing
 
 /// Found by a newcomer: the index of an encrypted cache held each entry's image format, and a
 /// rebuilt index of a plain cache listed every entry stored without a format as "unknown".
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DiskCacheIndexFormatTests {
     let directory = TestDirectory()
     static let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]) + testBytes(300)

@@ -8,7 +8,7 @@ import Testing
 /// wrote plaintext (or mixed-key) entries into it, and `verify()` then removed every entry.
 /// Now the directory's index records which key (or none) the cache uses, and opening it with
 /// another setting throws ``DiskCacheError/keyMismatch(path:_:)``.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DiskCacheKeyCheckTests {
     let directory = TestDirectory()
     let urls = EncryptedFixtures.urls

@@ -4,7 +4,7 @@ import PictorCrypto
 import Testing
 @testable import PictorDiskCache
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct DiskCacheLimitTests {
     let directory = TestDirectory()
     let clock = TestClock()

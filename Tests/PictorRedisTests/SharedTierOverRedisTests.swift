@@ -8,7 +8,7 @@ import Testing
 
 /// Pipelines sharing a real Redis as processes of a fleet would: each with its own loader and
 /// disk cache, one Redis (or one Cluster) between them.
-@Suite(.enabled(if: RedisServer.isAvailable), .serialized, .timeLimit(.minutes(2)))
+@Suite(.enabled(if: RedisServer.isAvailable), .serialized, .timeLimit(.minutes(5)))
 struct SharedTierOverRedisTests {
     /// Lines logged by the pipelines.
     final class LogLines: Sendable {
@@ -57,7 +57,7 @@ struct SharedTierOverRedisTests {
     }
 
     @Test(arguments: [false, true]) func fourMembersDownloadEachURLOnceAndAFifthNeedsNoOrigin(encrypted: Bool) async throws {
-        let server = try RedisServer()
+        let server = try await offPool { try RedisServer() }
         defer { server.stop() }
         let key = encrypted ? try SymmetricKey.generate() : nil
         let urls = Self.urls(40)
@@ -82,7 +82,7 @@ struct SharedTierOverRedisTests {
     }
 
     @Test func aWrongKeyMissesAndLoadsCorrectImagesFromTheOrigin() async throws {
-        let server = try RedisServer()
+        let server = try await offPool { try RedisServer() }
         defer { server.stop() }
         let urls = Self.urls(10, "keys")
         let writer = Member(try RedisSharedCache(url: server.url, masterKey: try SymmetricKey.generate()), urls: urls)
@@ -95,7 +95,7 @@ struct SharedTierOverRedisTests {
     }
 
     @Test func redisStoppedMidRunFailsNoLoadAndIsReportedOnce() async throws {
-        let server = try RedisServer()
+        let server = try await offPool { try RedisServer() }
         defer { server.stop() }
         let log = LogLines()
         let urls = Self.urls(30, "outage")
@@ -110,7 +110,7 @@ struct SharedTierOverRedisTests {
     }
 
     @Test func aHungRedisIsWaitedForOnlyUpToItsTimeouts() async throws {
-        let server = try RedisServer()
+        let server = try await offPool { try RedisServer() }
         defer { server.stop() }
         let urls = Self.urls(12, "hung")
         let member = Member(try RedisSharedCache(url: server.url), urls: urls)
@@ -124,7 +124,7 @@ struct SharedTierOverRedisTests {
     }
 
     @Test func aValueReplacedByGarbageIsReplacedByTheNextDownload() async throws {
-        let server = try RedisServer()
+        let server = try await offPool { try RedisServer() }
         defer { server.stop() }
         let urls = Self.urls(1, "garbage")
         let shared = try RedisSharedCache(url: server.url)
@@ -139,7 +139,7 @@ struct SharedTierOverRedisTests {
     }
 
     @Test func aFullRedisNeverFailsALoad() async throws {
-        let server = try RedisServer(extraArguments: ["--maxmemory", "1mb", "--maxmemory-policy", "noeviction"])
+        let server = try await offPool { try RedisServer(extraArguments: ["--maxmemory", "1mb", "--maxmemory-policy", "noeviction"]) }
         defer { server.stop() }
         let filler = try RedisSharedCache(url: server.url)
         for i in 0..<8 {
@@ -153,7 +153,7 @@ struct SharedTierOverRedisTests {
     }
 
     @Test(.enabled(if: RedisCluster.isAvailable)) func throughAClusterWithASlotMovedMidRun() async throws {
-        let cluster = try RedisCluster()
+        let cluster = try await offPool { try RedisCluster() }
         defer { cluster.stop() }
         let urls = Self.urls(30, "cluster")
         let shared = try RedisSharedCache(url: cluster.seedURL)
@@ -164,7 +164,7 @@ struct SharedTierOverRedisTests {
             let slot = ClusterSlot.hashSlot(for: shared.codec.name(for: url.absoluteString))
             let owner = try cluster.owner(ofSlot: slot)
             let target = try #require(cluster.nodes.first { $0.port != owner.port })
-            try cluster.migrateSlot(slot, to: target)
+            try await offPool { try cluster.migrateSlot(slot, to: target) }
         }
         Self.check(try await first.loadAll(Array(urls[15...])), Array(urls[15...]), offset: 15)
         #expect(first.pipeline.statistics.sharedCache.errors == 0)

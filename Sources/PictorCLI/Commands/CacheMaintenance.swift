@@ -130,7 +130,9 @@ enum CacheMaintenance {
     /// The shared tier's section of `cache stats`; exit 1 when Redis cannot be reached.
     static func printSharedStats(_ option: SharedCacheOption, key: SymmetricKey?, console: Console) async throws -> Int32 {
         guard let tier = try option.open(key: key) else { return ExitCode.success }
-        console.print("shared tier: \(tier.redis.description)")
+        let r = tier.redis
+        console.print("shared tier: redis://\(r.endpoints.map(\.description).joined(separator: ","))/\(r.database)"
+            + (r.endpoints.count > 1 ? " (cluster seeds)" : ""))
         let report: SharedCacheReport
         do {
             report = try await tier.report()

@@ -7,7 +7,7 @@ import PictorTestSupport
 import Testing
 
 /// Retries, redirects, failed-URL memory and request modifiers of ``DataLoader``.
-@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(5)))
 struct DataLoaderRetryTests {
     let server = LoadingFixtures.faultServer!
 

@@ -9,7 +9,7 @@ import Testing
 /// Scheduling of ``DataLoader`` against the fault server: one priority queue, followed while
 /// waiting. (Sharing one load between callers is the pipeline's fetch stage; see
 /// `ImagePipelineCoalescingTests`.)
-@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(5)))
 struct DataLoaderSchedulingTests {
     let server = LoadingFixtures.faultServer!
 

@@ -7,7 +7,7 @@ import PictorTestSupport
 import Testing
 
 /// Status, content and limit checks of ``DataLoader`` against the fault server.
-@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(5)))
 struct DataLoaderValidationTests {
     let server = LoadingFixtures.faultServer!
     let loader = LoadingFixtures.loader()

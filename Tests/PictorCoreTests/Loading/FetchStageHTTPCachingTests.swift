@@ -21,7 +21,7 @@ enum FetchSource: Equatable {
 
 /// Pictor's HTTP caching in the pipeline's fetch stage, against the fault server: the disk
 /// tier, freshness, revalidation and what is (never) stored.
-@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(5)))
 struct FetchStageHTTPCachingTests {
     let server = LoadingFixtures.faultServer!
     let cache = InMemoryDataCache()
@@ -302,7 +302,7 @@ struct FetchStageHTTPCachingTests {
 }
 
 /// What is stored under a URL that redirects: the entry stands for the redirects too.
-@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(5)))
 struct FetchStageRedirectCachingTests {
     let base = FetchStageHTTPCachingTests()
 

@@ -8,7 +8,7 @@ import Testing
 
 /// Bugs found by testing the loading layer from outside: redirects to local files, per-attempt
 /// timeouts, unbounded downloads past the size cap, data: URL errors, the User-Agent.
-@Suite(.timeLimit(.minutes(2)), .enabled(if: LoadingFixtures.hasFaultServer))
+@Suite(.timeLimit(.minutes(5)), .enabled(if: LoadingFixtures.hasFaultServer))
 struct LoaderHardeningTests {
     let server = LoadingFixtures.faultServer!
 

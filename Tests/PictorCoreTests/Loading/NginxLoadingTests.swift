@@ -7,7 +7,7 @@ import PictorTestSupport
 import Testing
 
 /// End to end against nginx serving the shared corpus: real files, ETag / Last-Modified.
-@Suite(.enabled(if: NginxServer.isAvailable), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: NginxServer.isAvailable), .timeLimit(.minutes(5)))
 struct NginxLoadingTests {
     @Test func corpusImagesLoadAndRevalidateWith304() async throws {
         // Given nginx serving the corpus and an HTTP-policy pipeline whose entries are stale

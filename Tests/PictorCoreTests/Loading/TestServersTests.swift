@@ -6,7 +6,7 @@ import PictorTestSupport
 import Testing
 
 /// Smoke tests of the test servers themselves (nginx and the Python fault server).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct TestServersTests {
     @Test(.enabled(if: NginxServer.isAvailable))
     func nginxServesAFolderAndLogsRequests() async throws {

@@ -7,7 +7,7 @@ import PictorTestSupport
 import Testing
 
 /// Local URLs (`file:`, `data:`), read by ``DataLoader`` itself with no transport.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct LocalDataLoaderTests {
     let loader = LoadingFixtures.loader()
 
@@ -58,7 +58,7 @@ struct LocalDataLoaderTests {
 }
 
 /// The URLSession transport: one exchange, limits, cancellation, error mapping.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct URLSessionTransportTests {
     let transport = URLSessionTransport()
 

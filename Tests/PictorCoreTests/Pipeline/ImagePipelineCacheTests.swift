@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineCacheTests {
     @Test func reloadIgnoringCachedDataSkipsBothCachesButStoresTheResult() async throws {
         let h = Harness()
@@ -191,7 +191,7 @@ struct ImagePipelineCacheTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineSkipDecodeTests {
     @Test func skipDecodeFetchesAndCachesTheBytesWithoutDecoding() async throws {
         let h = Harness()
@@ -218,7 +218,7 @@ struct ImagePipelineSkipDecodeTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineRevalidationTests {
     @Test func aRevalidatedDiskEntryIsServedFromDiskAndSaysSo() async throws {
         let h = Harness(memoryCache: false) { $0.httpCachePolicy = .http }
@@ -238,7 +238,7 @@ struct ImagePipelineRevalidationTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineCacheRemovalTests {
     @Test func removingARequestsEntriesEmptiesEveryLayerForIt() async throws {
         let h = Harness(policy: .both)
@@ -267,7 +267,7 @@ struct ImagePipelineCacheRemovalTests {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineOriginalBytesTests {
     @Test func dataRequestsStoreTheOriginalEvenUnderTheProcessedPolicy() async throws {
         let h = Harness(policy: .processed)

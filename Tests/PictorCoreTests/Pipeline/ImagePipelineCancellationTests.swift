@@ -3,7 +3,7 @@ import Foundation
 import PictorTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineCancellationTests {
     @Test func cancellingOneOfTwoCallersLeavesTheOtherAndTheSharedFetchRunning() async throws {
         // Given two callers waiting on one held download

@@ -3,7 +3,7 @@ import Foundation
 import PictorTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineCoalescingTests {
     @Test func concurrentRequestsForOneURLShareOneFetchAndOneDecode() async throws {
         // Given a held network
@@ -117,7 +117,7 @@ extension Array {
 }
 
 /// Callers that share one fetch but differ in whether they write to disk.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineSharedFetchWriteTests {
     /// A first caller that does not write, a second that does, one held download.
     func run(headers: [String: String]) async throws -> Harness {

@@ -5,7 +5,7 @@ import Testing
 
 /// The pipeline over the core's real layers — ``ImageCache`` and the fetch stage's HTTP caching
 /// — with only the network, the disk store and the decoder faked.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineCoreStackTests {
     let loader = MockDataLoader()
     let disk = InMemoryDataCache()

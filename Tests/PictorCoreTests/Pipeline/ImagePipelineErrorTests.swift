@@ -3,7 +3,7 @@ import Foundation
 import PictorTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineErrorTests {
     @Test func aLoadingErrorIsWrappedWithItsCause() async throws {
         let h = Harness()

@@ -5,7 +5,7 @@ import PictorTestSupport
 import Synchronization
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelinePriorityTests {
     @Test func sharedWorkRunsAtTheHighestPriorityOfItsCallers() async throws {
         let h = Harness()

@@ -6,7 +6,7 @@ import Testing
 
 /// The shared fleet tier through the pipeline: several pipelines sharing one
 /// ``InMemorySharedCache`` stand for several processes sharing one Redis.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineSharedTierTests {
     func member(_ fleet: InMemorySharedCache, _ configure: @escaping (inout SharedCachePolicy) -> Void = { _ in }) -> Harness {
         Harness(memoryCache: false) {
@@ -217,4 +217,17 @@ final class RacingSharedCache: SharedDataCache, Sendable {
     }
     func isLeased(_ key: String) async throws -> Bool { try await inner.isLeased(key) }
     func releaseLease(_ lease: SharedCacheLease) async throws { try await inner.releaseLease(lease) }
+}
+
+extension ImagePipelineSharedTierTests {
+    @Test func localFilesNeverTouchTheTier() async throws {
+        let fleet = InMemorySharedCache()
+        let h = member(fleet)
+        let file = URL(fileURLWithPath: "/tmp/pictor-local.img")
+        h.network.stub(file, data: TestImageCodec.encode(width: 8, height: 8))
+
+        _ = try await h.pipeline.image(for: ImageRequest(url: file))
+
+        #expect(fleet.count(.read) + fleet.count(.acquire) + fleet.count(.store) == 0)
+    }
 }

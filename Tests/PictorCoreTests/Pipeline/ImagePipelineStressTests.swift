@@ -3,7 +3,7 @@ import Foundation
 import PictorTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineStressTests {
     @Test(arguments: [1, 2, 3])
     func thousandsOfTasksWithRandomCancellationsAllEndAndTheCountersAddUp(seed: UInt64) async throws {

@@ -3,7 +3,7 @@ import PictorCore
 import PictorTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImagePipelineTests {
     @Test func aFirstLoadComesFromTheNetworkAndIsStoredInBothCaches() async throws {
         // Given

@@ -21,7 +21,7 @@ final class RecordingTarget: ImageLoadingTarget {
     }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImageTargetBinderTests {
     let placeholder = TestImageCodec.makeImage(width: 1, height: 1)
 

@@ -4,7 +4,7 @@ import Foundation
 import PictorTestSupport
 import Testing
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct ImageTaskTests {
     @Test func eventsArriveInOrderAndEndWithFinished() async throws {
         let h = Harness()

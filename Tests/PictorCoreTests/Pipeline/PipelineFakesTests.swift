@@ -6,7 +6,7 @@ import Testing
 import FoundationNetworking
 #endif
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(5)))
 struct PipelineFakesTests {
     @Test func theManualClockWakesSleepersOnlyWhenAdvancedPastTheirDeadline() async throws {
         let clock = ManualClock()

@@ -49,7 +49,9 @@ extension ImagePipeline {
         _ p: PreparedRequest, _ key: FetchKey, _ context: SharedWorkPool<FetchKey, FetchOutput>.Context, storesToDisk: Bool
     ) async throws -> FetchOutput {
         let cache = configuration.dataCache
-        let shared = sharedTier
+        // Only HTTP(S) answers are shared: `file:` and `data:` URLs are read where they are.
+        let scheme = p.request.url?.scheme?.lowercased()
+        let shared = scheme == "http" || scheme == "https" ? sharedTier : nil
         var machine = FetchStateMachine(FetchStateMachine.Inputs(
             readsCaches: key.readsCaches, isCacheOnly: key.isCacheOnly, policy: configuration.httpCachePolicy,
             servesStaleOnError: configuration.servesStaleOnError, hasDiskCache: cache != nil, hasSharedTier: shared != nil,
