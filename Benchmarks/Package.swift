@@ -26,6 +26,8 @@ let package = Package(
                 .product(name: "PictorCrypto", package: "Pictor"),
                 .product(name: "PictorDiskCache", package: "Pictor"),
                 .product(name: "PictorVips", package: "Pictor"),
+                // RedisServer / RedisCluster for the fleet rows (Network/FleetBenchmarks.swift).
+                .product(name: "PictorTestSupport", package: "Pictor"),
             ]
         ),
     ]

@@ -29,6 +29,7 @@ DiskLookupBenchmarks(options: options, report: report).run()
 DecodingBenchmarks(options: options, report: report).run()
 LibvipsBenchmarks(options: options, report: report).run()
 DownloadBenchmarks(options: options, report: report).run()
+FleetBenchmarks(options: options, report: report).run()
 PipelineBenchmarks(options: options, report: report).run()
 try? FileManager.default.removeItem(atPath: options.workDirectory)
 
