@@ -36,14 +36,16 @@ import Testing
         #expect(codec.decode(Data(), for: Self.url) == nil)
         #expect(codec.decode(Data("garbage".utf8), for: Self.url) == nil)
         #expect(codec.decode(value.prefix(40), for: Self.url) == nil)
+        #expect(codec.decode(value.dropLast(), for: Self.url) == nil)
         var flipped = value
         flipped[flipped.count / 2] ^= 0x01
         if encrypted { #expect(codec.decode(flipped, for: Self.url) == nil, "the envelope is authenticated") }
         // A header that claims more metadata than there is.
         if !encrypted {
             var lying = value
-            lying[37] = 0xFF
+            lying[lying.count - SharedEntryCodec.trailerCount] = 0xFF
             #expect(codec.decode(lying, for: Self.url) == nil)
+            #expect(codec.decode(value.suffix(SharedEntryCodec.trailerCount), for: Self.url) == nil, "no bytes, no entry")
         }
     }
 

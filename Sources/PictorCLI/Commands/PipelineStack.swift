@@ -13,7 +13,7 @@ struct PipelineStack: Sendable {
     ///     host); `6` by default.
     init(cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), console: Console, concurrency: Int = 6) throws {
         let key = try cache.loadKey()
-        sharedCache = try shared.open(key: key)
+        sharedCache = try shared.open(key: key, connections: concurrency)
         let log = PictorLog(level: .warning) { level, message in console.error("pictor[\(level)]: \(message)") }
         if cache.disabled {
             diskCache = nil

@@ -23,10 +23,14 @@ struct SharedCacheOption {
 
     /// The tier, or `nil` when no URL was given.
     /// - Throws: ``CLIError/usage(_:)`` for a URL that is not a Redis URL.
-    func open(key: SymmetricKey?) throws -> RedisSharedCache? {
+    /// - Parameter connections: connections per Redis node: one per image in flight, so that
+    ///   no load waits for another's round trip.
+    func open(key: SymmetricKey?, connections: Int = 4) throws -> RedisSharedCache? {
         guard let url else { return nil }
         do {
-            return try RedisSharedCache(url: url, masterKey: key)
+            var configuration = try RedisConfiguration(url: url)
+            configuration.maximumConnectionsPerNode = max(configuration.maximumConnectionsPerNode, connections)
+            return try RedisSharedCache(configuration: configuration, masterKey: key)
         } catch {
             throw CLIError.usage("invalid value for '--shared-cache' (or \(Self.environmentVariable)): \(error)")
         }

@@ -9,10 +9,11 @@ import PictorCrypto
 ///   digest being HMAC-SHA256 of the cache key under a key derived from the master key
 ///   (`mode` `e1`), or plain SHA-256 (`p1`) without one. The braces are a Redis Cluster hash tag:
 ///   an entry and its lease live in one slot. No name contains the key, a URL or a host.
-/// - Values: `PXSE`, format 1, SHA-256 of the cache key (32 bytes), the metadata's length
-///   (UInt32, big-endian), the metadata (JSON), the bytes. With a master key the whole value is
-///   sealed in the disk cache's AES-256-GCM envelope, authenticated with the entry's name, so
-///   Redis holds nothing readable.
+/// - Values: the bytes, the metadata (JSON), then a trailer: the metadata's length (UInt32,
+///   big-endian), SHA-256 of the cache key (32 bytes), format 1, `PXSE`. The trailer comes last
+///   so that reading an entry cuts the value short instead of copying the image out of it. With
+///   a master key the whole value is sealed in the disk cache's AES-256-GCM envelope,
+///   authenticated with the entry's name, so Redis holds nothing readable.
 /// - Checks: a value that does not open with this key, is not this format, or was stored for
 ///   another cache key is not an entry (a miss), never an image for the wrong URL.
 struct SharedEntryCodec: Sendable {
@@ -21,7 +22,7 @@ struct SharedEntryCodec: Sendable {
     static let nameKeyLabel = "pictor.shared-cache.name-key.v1"
     static let magic: [UInt8] = Array("PXSE".utf8)
     static let version: UInt8 = 1
-    static let headerCount = 4 + 1 + SHA256.byteCount + 4
+    static let trailerCount = 4 + SHA256.byteCount + 1 + 4
 
     private let encryption: DiskCacheEncryption?
     private let prefix: String
@@ -56,13 +57,13 @@ struct SharedEntryCodec: Sendable {
     /// The value stored for `entry` under `key`.
     func encode(_ entry: DataCacheEntry, for key: String) throws -> Data {
         let metadata = try JSONEncoder().encode(entry.metadata)
-        var value = Data(capacity: Self.headerCount + metadata.count + entry.data.count)
-        value.append(contentsOf: Self.magic)
-        value.append(Self.version)
-        value.append(contentsOf: Self.keyDigest(key))
-        withUnsafeBytes(of: UInt32(metadata.count).bigEndian) { value.append(contentsOf: $0) }
-        value.append(metadata)
+        var value = Data(capacity: entry.data.count + metadata.count + Self.trailerCount)
         value.append(entry.data)
+        value.append(metadata)
+        withUnsafeBytes(of: UInt32(metadata.count).bigEndian) { value.append(contentsOf: $0) }
+        value.append(contentsOf: Self.keyDigest(key))
+        value.append(Self.version)
+        value.append(contentsOf: Self.magic)
         guard let encryption else { return value }
         return try encryption.cipher.seal(value, associatedData: Data(name(for: key).utf8))
     }
@@ -74,14 +75,20 @@ struct SharedEntryCodec: Sendable {
             guard let opened = try? encryption.cipher.open(value, associatedData: Data(name(for: key).utf8)) else { return nil }
             payload = opened
         }
-        let bytes = [UInt8](payload.prefix(Self.headerCount))
-        guard bytes.count == Self.headerCount, Array(bytes[0..<4]) == Self.magic, bytes[4] == Self.version,
-              Array(bytes[5..<37]) == Self.keyDigest(key) else { return nil }
-        let length = bytes[37..<41].reduce(0) { $0 << 8 | Int($1) }
-        let start = payload.startIndex + Self.headerCount
-        guard payload.count - Self.headerCount > length else { return nil }  // an entry has bytes
-        guard let metadata = try? JSONDecoder().decode(DataCacheMetadata.self, from: payload[start..<start + length]) else { return nil }
-        return DataCacheEntry(data: Data(payload[(start + length)...]), metadata: metadata)
+        guard payload.count >= Self.trailerCount else { return nil }
+        let trailer = [UInt8](payload.suffix(Self.trailerCount))
+        guard Array(trailer[(Self.trailerCount - 4)...]) == Self.magic, trailer[Self.trailerCount - 5] == Self.version,
+              Array(trailer[4..<(4 + SHA256.byteCount)]) == Self.keyDigest(key) else { return nil }
+        let length = trailer[0..<4].reduce(0) { $0 << 8 | Int($1) }
+        // An entry has bytes.
+        guard payload.count - Self.trailerCount > length else { return nil }
+        let metadataEnd = payload.endIndex - Self.trailerCount
+        guard let metadata = try? JSONDecoder().decode(DataCacheMetadata.self, from: payload[(metadataEnd - length)..<metadataEnd]) else {
+            return nil
+        }
+        // Cut, not copied: the value is this function's own.
+        payload.removeLast(length + Self.trailerCount)
+        return DataCacheEntry(data: payload, metadata: metadata)
     }
 
     private static func keyDigest(_ key: String) -> [UInt8] { SHA256.hash(Data(key.utf8)) }
