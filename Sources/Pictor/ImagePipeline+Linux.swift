@@ -34,7 +34,7 @@ extension ImagePipeline.Configuration {
         cachePolicy: ImagePipeline.HTTPCachePolicy = .http,
         logger: PictorLog = .standardError
     ) -> ImagePipeline.Configuration {
-        ImagePipeline.Configuration(
+        var configuration = ImagePipeline.Configuration(
             dataLoader: dataLoader,
             decoder: ImageDecoderRegistry.vips,
             imageCache: imageCache,
@@ -43,6 +43,10 @@ extension ImagePipeline.Configuration {
             encoder: VipsEncoder(),
             renderer: VipsRenderer(),
             logger: logger)
+        // A response with neither freshness nor validators is kept as long as the disk cache
+        // keeps anything.
+        if let maxAge = diskCache?.configuration.maxAge { configuration.defaultFreshnessLifetime = maxAge }
+        return configuration
     }
 }
 

@@ -93,6 +93,18 @@ struct PictorBinaryTests {
         let text = try BinaryRunner.run(["fetch", server.url("/README.md").absoluteString, "--cache-dir", cacheDir])
         #expect(text.status == 1, "a text file is not an image")
 
+        // A cache that cannot be opened is refused with the reason, before anything is loaded.
+        let file = temp.appendingPathComponent("not-a-directory")
+        try Data("x".utf8).write(to: file)
+        let unusable = try BinaryRunner.run(["prefetch", server.url("/exif-orientation/Landscape_1.jpg").absoluteString,
+                                            "--cache-dir", file.path + "/cache"])
+        #expect(unusable.status == 73, "\(unusable.stderr)")
+        #expect(unusable.stderr.contains("--no-cache"), "\(unusable.stderr)")
+        #expect(try server.loggedRequests().filter { $0.uri.hasPrefix("/exif") }.isEmpty, "nothing was loaded")
+        let policy = try BinaryRunner.run(["fetch", "--cache-policy", "sometimes", server.url("/x.jpg").absoluteString])
+        #expect(policy.status == 64)
+        #expect(policy.stderr.contains("ignore-headers"), "\(policy.stderr)")
+
         for command in [["--help"], ["fetch", "--help"], ["prefetch", "--help"], ["cache", "--help"], ["--version"]] {
             let help = try BinaryRunner.run(command)
             #expect(help.status == 0, "\(command)")

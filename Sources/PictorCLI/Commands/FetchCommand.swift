@@ -18,7 +18,7 @@ enum FetchCommand {
                             extension, else the source format, else png)
       --quality Q           1...100 for lossy formats (default 85)
     \(CacheOptions.help)
-      --no-cache            use no disk cache (memory only)
+    \(CacheOptions.loadingHelp)
     \(SharedCacheOption.help)
       -h, --help            show this help
     """

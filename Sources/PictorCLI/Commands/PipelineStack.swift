@@ -22,16 +22,18 @@ struct PipelineStack: Sendable {
             do {
                 diskCache = try DiskCache.standard(directory: cache.directory, encryptionKey: key, logger: log)
             } catch let error as DiskCacheError {
-                // A key problem is the user's to fix: refuse. Anything else (a full disk, a
-                // broken index that cannot be rebuilt): load without the disk layer, as the
-                // pipeline must keep working when the cache cannot.
+                // A key problem is the user's to fix: refuse with what to do. Anything else
+                // (permission denied, not a directory, an index that cannot be rebuilt) is
+                // refused too: a run asked to warm or read a cache that silently used none
+                // would report success for work that was not kept.
                 if case .keyMismatch = error { throw cache.openError(error) }
-                console.error("pictor[warning]: disk cache unavailable, loading without it: \(error)")
-                diskCache = nil
+                throw CLIError.cacheUnavailable(
+                    "cannot use the disk cache at \(cache.directory.path): \(error) (pass --no-cache to run without one)")
             }
         }
         var configuration = ImagePipeline.Configuration.standard(
-            diskCache: diskCache, dataLoader: DataLoader.standard(maximumConcurrentRequests: concurrency), logger: log)
+            diskCache: diskCache, dataLoader: DataLoader.standard(maximumConcurrentRequests: concurrency),
+            cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
         // The fleet keeps an image as long as a local cache would.
         if let maxAge = diskCache?.configuration.maxAge ?? DiskCache.Configuration(directory: cache.directory).maxAge {

@@ -24,7 +24,7 @@ enum PrefetchCommand {
                             first decoded
       --report FILE         write one TSV line per URL: url, status, layer, width, height, bytes, ms, output, output bytes, error
     \(CacheOptions.help)
-      --no-cache            use no disk cache (memory only)
+    \(CacheOptions.loadingHelp)
     \(SharedCacheOption.help)
       -h, --help            show this help
     """

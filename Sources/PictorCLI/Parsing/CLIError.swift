@@ -6,20 +6,25 @@ public enum CLIError: Error, Equatable, CustomStringConvertible {
     case usage(String)
     /// The work failed: exit 1.
     case failure(String)
+    /// The disk cache the command was asked to use cannot be opened (permission denied, not a
+    /// directory, …): exit 73 (`EX_CANTCREAT`), before any image is loaded. `--no-cache` runs
+    /// without one.
+    case cacheUnavailable(String)
 
-    /// The process exit code: 64 for ``usage(_:)``, 1 for ``failure(_:)``.
+    /// The process exit code: 64 for ``usage(_:)``, 73 for ``cacheUnavailable(_:)``, 1 for
+    /// ``failure(_:)``.
     public var exitCode: Int32 {
         switch self {
-        case .usage: 64
-        case .failure: 1
+        case .usage: ExitCode.usage
+        case .failure: ExitCode.failure
+        case .cacheUnavailable: ExitCode.cacheUnavailable
         }
     }
 
     /// A one-line, human-readable description (used in logs and CLI messages).
     public var description: String {
         switch self {
-        case .usage(let m): m
-        case .failure(let m): m
+        case .usage(let m), .failure(let m), .cacheUnavailable(let m): m
         }
     }
 }
@@ -32,4 +37,6 @@ public enum ExitCode {
     public static let failure: Int32 = 1
     /// Bad arguments (`EX_USAGE` from BSD sysexits.h).
     public static let usage: Int32 = 64
+    /// The disk cache cannot be opened (`EX_CANTCREAT` from BSD sysexits.h).
+    public static let cacheUnavailable: Int32 = 73
 }

@@ -9,20 +9,37 @@ struct CacheOptions {
     var keyFile: String?
     /// `--no-cache`: no disk cache at all (memory only, for this process).
     var disabled: Bool
+    /// `--cache-policy http|ignore-headers`: how disk entries are judged fresh.
+    var policy: ImagePipeline.HTTPCachePolicy = .http
 
     static let help = """
       --cache-dir DIR       the disk cache directory (default $XDG_CACHE_HOME/pictor, else ~/.cache/pictor)
       --key-file FILE       encrypt the disk cache with the 256-bit key in FILE (mode 0600; see 'pictor cache key generate')
     """
 
+    /// Help for the options only `fetch` and `prefetch` take.
+    static let loadingHelp = """
+      --cache-policy P      http (default): honour Cache-Control, Expires and validators, keeping responses
+                            that send neither freshness nor validators for the cache's max age (7 days);
+                            ignore-headers: keep and serve everything until evicted
+      --no-cache            use no disk cache (memory only)
+    """
+
     static func parse(_ parser: inout ArgumentParser, context: CommandContext, allowsNoCache: Bool) throws -> CacheOptions {
         let dir = try parser.option("--cache-dir")
         let keyFile = try parser.option("--key-file")
         let disabled = allowsNoCache ? parser.flag("--no-cache") : false
+        let policyName = allowsNoCache ? try parser.option("--cache-policy") : nil
         if let dir, dir.isEmpty { throw CLIError.usage("empty value for '--cache-dir'") }
+        var policy = ImagePipeline.HTTPCachePolicy.http
+        switch policyName {
+        case nil, "http": break
+        case "ignore-headers": policy = .ignoreHTTPHeaders
+        case let other?: throw CLIError.usage("invalid value '\(other)' for '--cache-policy': expected http or ignore-headers")
+        }
         return CacheOptions(
             directory: dir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? context.defaultCacheDirectory,
-            keyFile: keyFile, disabled: disabled)
+            keyFile: keyFile, disabled: disabled, policy: policy)
     }
 
     /// Refuses a directory that exists, is not empty and holds no Pictor index: the cache

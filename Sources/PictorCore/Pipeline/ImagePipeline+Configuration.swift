@@ -76,6 +76,13 @@ extension ImagePipeline {
         /// `max-age` / `Expires` (10 % of their age, RFC 9111 §4.2.2), in seconds. `86,400`
         /// (one day) by default.
         public var maximumHeuristicLifetime: Double = 86_400
+        /// Freshness, in seconds, given under ``HTTPCachePolicy/http`` to a response that sends
+        /// neither freshness (`Cache-Control: max-age`, `Expires`) nor a validator (`ETag`,
+        /// `Last-Modified`): such an entry could never be revalidated, only downloaded again, so
+        /// it is kept this long (SDWebImage's and Kingfisher's behaviour for every response).
+        /// `604,800` (7 days, the disk cache's default maximum age) by default; `.standard(…)`
+        /// uses its disk cache's maximum age; `nil` treats such responses as stale at once.
+        public var defaultFreshnessLifetime: Double? = 604_800
         /// Whether a stale entry is served when revalidation fails with a transient error
         /// (timeout, transport error, 5xx) and the entry has no `must-revalidate` / `no-cache`
         /// (RFC 9111 §4.2.4). `true` by default.

@@ -64,6 +64,36 @@ struct FetchStageHTTPCachingTests {
         #expect(try server.requestCount(prefix: path) == 1)
     }
 
+    @Test func aResponseWithNeitherFreshnessNorValidatorsIsKeptForTheDefaultLifetime() async throws {
+        let pipeline = pipeline()
+        let path = "/image?k=\(LoadingFixtures.key())"
+        let first = try await fetch(pipeline, path)
+        clock.advance(6 * 86_400)
+        let second = try await fetch(pipeline, path)
+        #expect(first.source == .network)
+        #expect(second.source == .disk, "a warmed cache serves what it stored")
+        #expect(try server.requestCount(prefix: path) == 1)
+        clock.advance(2 * 86_400)
+        #expect(try await fetch(pipeline, path).source == .network, "past the default lifetime it is downloaded again")
+    }
+
+    @Test func withoutADefaultLifetimeSuchAResponseIsStaleAtOnce() async throws {
+        var configuration = ImagePipeline.Configuration(dataLoader: LoadingFixtures.loader(), decoder: CountingImageDecoder(), dataCache: cache)
+        configuration.defaultFreshnessLifetime = nil
+        let pipeline = ImagePipeline(configuration: configuration)
+        let path = "/image?k=\(LoadingFixtures.key())"
+        _ = try await fetch(pipeline, path)
+        #expect(try await fetch(pipeline, path).source == .network)
+        #expect(try server.requestCount(prefix: path) == 2)
+    }
+
+    @Test func aValidatorAloneIsRevalidatedNotGivenTheDefaultLifetime() async throws {
+        let pipeline = pipeline()
+        let path = "/etag?key=\(LoadingFixtures.key())"
+        _ = try await fetch(pipeline, path)
+        #expect(try await fetch(pipeline, path).source == .revalidated)
+    }
+
     @Test func staleEntryWithETagIsRevalidatedAnd304RefreshesFreshness() async throws {
         // Given an entry with an ETag that is fresh for 60 s
         let pipeline = pipeline()

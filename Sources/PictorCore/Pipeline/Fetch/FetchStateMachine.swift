@@ -25,6 +25,9 @@ struct FetchStateMachine {
         var hasSharedTier: Bool
         /// Cap of the heuristic freshness lifetime, in seconds.
         var heuristicCap: Double
+        /// Freshness of a response with neither freshness nor validators, in seconds; `nil`
+        /// leaves it stale.
+        var defaultLifetime: Double? = nil
     }
 
     /// Where the bytes of a finished fetch come from.
@@ -178,7 +181,9 @@ struct FetchStateMachine {
             // Only a loader that does not validate gets here (a 304 nobody asked for, an error status).
             return finish(.fail(http.map { DataLoadingError.statusCode($0.statusCode) } ?? DataLoadingError.emptyBody))
         }
-        let own = HTTPFreshness.metadata(for: response, data: data, exchange: exchange, heuristicCap: inputs.heuristicCap)
+        let own = HTTPFreshness.metadata(
+            for: response, data: data, exchange: exchange, heuristicCap: inputs.heuristicCap,
+            defaultLifetime: inputs.policy == .http ? inputs.defaultLifetime : nil)
         // Stored under the URL asked for, the entry stands for the redirects too.
         let chained = inputs.policy == .ignoreHTTPHeaders ? own
             : HTTPFreshness.metadata(own, throughRedirects: redirects, exchange: exchange, heuristicCap: inputs.heuristicCap)

@@ -52,14 +52,21 @@ enum HTTPFreshness {
     }
 
     /// The metadata to store for `response`.
-    static func metadata(for response: URLResponse, data: Data, exchange: Exchange, heuristicCap: Double) -> DataCacheMetadata {
+    ///
+    /// - Parameter defaultLifetime: the freshness, in seconds, of a response that gives neither
+    ///   freshness (`max-age`, `Expires`) nor a validator (`ETag`, `Last-Modified`): without a
+    ///   validator such an entry could only ever be downloaded again, so a cache that honoured it
+    ///   would store images it never serves. `nil` leaves it stale.
+    static func metadata(
+        for response: URLResponse, data: Data, exchange: Exchange, heuristicCap: Double, defaultLifetime: Double? = nil
+    ) -> DataCacheMetadata {
         var metadata = DataCacheMetadata(format: ImageFormat.sniff(data))
         guard let http = response as? HTTPURLResponse else { return metadata }
         metadata.etag = http.value(forHTTPHeaderField: "ETag")
         metadata.lastModified = http.value(forHTTPHeaderField: "Last-Modified")
         metadata.cacheControl = http.value(forHTTPHeaderField: "Cache-Control")
         metadata.vary = unmatchableVary(http.value(forHTTPHeaderField: "Vary"))
-        metadata.expiresAt = expiry(of: metadata, headers: http, exchange: exchange, heuristicCap: heuristicCap)
+        metadata.expiresAt = expiry(of: metadata, headers: http, exchange: exchange, heuristicCap: heuristicCap, defaultLifetime: defaultLifetime)
         return metadata
     }
 
@@ -120,7 +127,9 @@ enum HTTPFreshness {
 
     /// When the response stops being fresh on the local clock, or `nil` when it has no
     /// freshness information.
-    private static func expiry(of metadata: DataCacheMetadata, headers http: HTTPURLResponse, exchange: Exchange, heuristicCap: Double) -> Date? {
+    private static func expiry(
+        of metadata: DataCacheMetadata, headers http: HTTPURLResponse, exchange: Exchange, heuristicCap: Double, defaultLifetime: Double? = nil
+    ) -> Date? {
         let control = CacheControl(metadata.cacheControl)
         if control.noCache || metadata.vary != nil { return exchange.received }
         let date = http.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse)
@@ -132,6 +141,8 @@ enum HTTPFreshness {
             lifetime = expiresDate.timeIntervalSince(date ?? exchange.received)
         } else if let lastModified = metadata.lastModified.flatMap(HTTPDate.parse) {
             lifetime = min(heuristicCap, max(0, (date ?? exchange.received).timeIntervalSince(lastModified)) * 0.1)
+        } else if metadata.etag == nil, metadata.lastModified == nil, let defaultLifetime {
+            lifetime = defaultLifetime
         } else {
             return nil
         }

@@ -55,7 +55,7 @@ extension ImagePipeline {
         var machine = FetchStateMachine(FetchStateMachine.Inputs(
             readsCaches: key.readsCaches, isCacheOnly: key.isCacheOnly, policy: configuration.httpCachePolicy,
             servesStaleOnError: configuration.servesStaleOnError, hasDiskCache: cache != nil, hasSharedTier: shared != nil,
-            heuristicCap: configuration.maximumHeuristicLifetime))
+            heuristicCap: configuration.maximumHeuristicLifetime, defaultLifetime: configuration.defaultFreshnessLifetime))
         // The fleet's download lease, when this job took it: released however the job ends,
         // after the result is shared, so that waiters find it.
         var lease: SharedCacheLease?
