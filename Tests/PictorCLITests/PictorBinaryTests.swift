@@ -73,6 +73,9 @@ struct PictorBinaryTests {
         #expect(warm.stdout.contains("network 0"), "\(warm.stdout)")
         #expect(warm.stdout.contains("disk 18"), "\(warm.stdout)")
         #expect(try server.loggedRequests().count == requestsAfterCold, "the warm run reached the server")
+        // The thumbnails were kept beside the originals: a warm run at this size decodes nothing.
+        let stats = try BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir])
+        #expect(stats.stdout.contains("entries:     36"), "\(stats.stdout)")
         let report = try String(contentsOf: temp.appendingPathComponent("warm.tsv"), encoding: .utf8)
         #expect(report.split(separator: "\n").dropFirst().allSatisfy { $0.split(separator: "\t")[2] == "disk" })
     }

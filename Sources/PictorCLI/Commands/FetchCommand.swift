@@ -13,6 +13,8 @@ enum FetchCommand {
 
     OPTIONS:
       --resize W|WxH        fit inside a W×W (or W×H) pixel box, decoded at that size; never upscales
+      --no-cache-thumbnails with --resize, keep only originals on disk (by default the resized image is kept
+                            too, so a warm run with the same --resize decodes nothing)
       -o, --output FILE|DIR write the image to FILE, or into DIR (named after the URL)
       --format F            output format: jpeg, png, webp, avif or gif (default: from FILE's
                             extension, else the source format, else png)
@@ -27,6 +29,7 @@ enum FetchCommand {
         var parser = ArgumentParser(arguments)
         if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
         let resize = try ResizeOption.parse(try parser.option("--resize"))
+        let cachesThumbnails = !parser.flag("--no-cache-thumbnails")
         let output = try parser.option("-o", "--output")
         if output == "-" || output?.isEmpty == true {
             throw CLIError.usage("invalid value '\(output ?? "")' for '-o': name a file or a directory (standard output is not supported)")
@@ -47,7 +50,7 @@ enum FetchCommand {
             }
         }
 
-        let stack = try PipelineStack(cache: cache, shared: shared, console: context.console)
+        let stack = try PipelineStack(cache: cache, shared: shared, console: context.console, storesThumbnails: resize != nil && cachesThumbnails)
         defer { stack.close() }
         var failures = 0
         for url in urls {

@@ -11,7 +11,13 @@ struct PipelineStack: Sendable {
     ///   - shared: the Redis shared tier, when one was asked for.
     ///   - concurrency: downloads at once (the loader's slots and libcurl's connections per
     ///     host); `6` by default.
-    init(cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), console: Console, concurrency: Int = 6) throws {
+    ///   - storesThumbnails: also keep each resized image on disk (JPEG, or PNG with alpha), so a
+    ///     warm run with the same `--resize` decodes nothing; the original is kept as well, so
+    ///     another size is made from it without a download.
+    init(
+        cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), console: Console, concurrency: Int = 6,
+        storesThumbnails: Bool = false
+    ) throws {
         let key = try cache.loadKey()
         sharedCache = try shared.open(key: key, connections: concurrency)
         let log = PictorLog(level: .warning) { level, message in console.error("pictor[\(level)]: \(message)") }
@@ -35,6 +41,7 @@ struct PipelineStack: Sendable {
             diskCache: diskCache, dataLoader: DataLoader.standard(maximumConcurrentRequests: concurrency),
             cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
+        if storesThumbnails { configuration.diskCachePolicy = .both }
         // The fleet keeps an image as long as a local cache would.
         if let maxAge = diskCache?.configuration.maxAge ?? DiskCache.Configuration(directory: cache.directory).maxAge {
             configuration.sharedCachePolicy.timeToLive = .seconds(maxAge)

@@ -16,6 +16,8 @@ enum PrefetchCommand {
     OPTIONS:
       --concurrency N       images in flight at once, 1...256 (default 6, the SDWebImage default)
       --resize W|WxH        fit inside a W×W (or W×H) pixel box, decoded at that size; never upscales
+      --no-cache-thumbnails with --resize, keep only originals on disk (by default the resized image is kept
+                            too, so a warm run with the same --resize decodes nothing)
       --out DIR             also write each image into DIR
       --format F            output format for --out: jpeg, png, webp, avif or gif (default: source, else png)
       --quality Q           1...100 for lossy output (default 85)
@@ -34,6 +36,7 @@ enum PrefetchCommand {
         if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
         let concurrency = try parser.intOption("--concurrency", in: 1...256) ?? 6
         let resize = try ResizeOption.parse(try parser.option("--resize"))
+        let cachesThumbnails = !parser.flag("--no-cache-thumbnails")
         let out = try parser.option("--out")
         let format = try OutputFormatOption.parse(try parser.option("--format"))
         let quality = try parser.intOption("--quality", in: 1...100) ?? 85
@@ -66,7 +69,9 @@ enum PrefetchCommand {
             }
         }
 
-        let stack = try PipelineStack(cache: cache, shared: shared, console: context.console, concurrency: concurrency)
+        let stack = try PipelineStack(
+            cache: cache, shared: shared, console: context.console, concurrency: concurrency,
+            storesThumbnails: resize != nil && cachesThumbnails)
         defer { stack.close() }
         let progress = ProgressReporter(total: urls.count, console: context.console)
         let start = ContinuousClock.now
