@@ -22,6 +22,8 @@ struct ImageJob: Sendable {
         /// Whether the load joined work already running for an identical request (no extra
         /// transfer or decode).
         var wasShared = false
+        /// Whether a cached copy was served after the server confirmed it (HTTP 304).
+        var revalidated = false
         var seconds: Double = 0
         var outputPath: String?
         var outputFileName: String?
@@ -48,6 +50,7 @@ struct ImageJob: Sendable {
                 // Bytes only, validated as an image and stored on disk; no decode.
                 let response = try await pipeline.data(for: makeRequest())
                 result.layer = response.cacheLayer.rawValue
+                result.revalidated = response.isRevalidated
                 result.bytes = Int64(response.data.count)
                 result.seconds = (ContinuousClock.now - start).seconds
                 return result
@@ -55,6 +58,7 @@ struct ImageJob: Sendable {
             let response = try await pipeline.image(for: makeRequest())
             let image = response.image
             result.layer = response.cacheLayer.rawValue
+            result.revalidated = response.isRevalidated
             result.width = image.width
             result.height = image.height
             result.bytes = Int64(response.metrics.originalByteCount ?? 0)

@@ -17,12 +17,14 @@ struct PrefetchSummary {
         let bytes = results.reduce(Int64(0)) { $0 + ($1.wasShared ? 0 : $1.bytes) }   // shared work was read once
         let written = results.reduce(Int64(0)) { $0 + $1.writtenBytes }
         let shared = results.filter { $0.status == .ok && $0.wasShared }.count
+        let revalidated = results.filter { $0.status == .ok && $0.revalidated }.count
         var lines = [
             "Summary",
             "  images:      \(results.count) (\(ok) ok, \(failures.count) failed)",
             "  layers:      memory \(layers["memory", default: 0]), disk \(layers["disk", default: 0]), shared \(layers["shared", default: 0]), network \(layers["network", default: 0])"
                 + (ok > 0 ? String(format: "  (%.0f%% from the caches)", 100 * Double(ok - layers["network", default: 0]) / Double(ok)) : ""),
-            "  shared:      \(shared) joined work already running for the same URL (no extra transfer or decode)",
+            "  revalidated: \(revalidated) cached images confirmed by the server (HTTP 304: a request each, no download)",
+            "  coalesced:   \(shared) joined work already running for the same URL (no extra transfer or decode)",
             "  bytes:       \(Formatting.bytes(bytes)) of originals read (network or disk)" + (written > 0 ? ", \(Formatting.bytes(written)) written" : ""),
             String(format: "  time:        %.2f s, %.1f images/s", elapsed, Double(results.count) / max(elapsed, 1e-6)),
         ]

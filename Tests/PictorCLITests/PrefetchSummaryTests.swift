@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+@testable import PictorCLI
+import Pictor
+
+/// What the prefetch summary says about where images came from.
+@Suite struct PrefetchSummaryTests {
+    func result(_ layer: String, revalidated: Bool = false) -> ImageJob.Result {
+        var r = ImageJob.Result(url: URL(string: "https://example.test/\(UUID().uuidString).jpg")!, status: .ok)
+        r.layer = layer
+        r.revalidated = revalidated
+        return r
+    }
+
+    @Test func revalidatedImagesAreCountedApartFromPlainCacheHits() {
+        let summary = PrefetchSummary(results: [result("disk", revalidated: true), result("disk"), result("network")], elapsed: 1)
+        #expect(summary.text.contains("revalidated: 1 "), "\(summary.text)")
+        #expect(summary.text.contains("disk 2"))
+    }
+
+    @Test func theFleetLineAppearsOnlyWithASharedTier() {
+        let plain = PrefetchSummary(results: [result("shared")], elapsed: 1)
+        #expect(!plain.text.contains("fleet:"))
+        var counters = SharedCacheStatistics()
+        counters.hits = 3
+        counters.errors = 2
+        counters.skips = 5
+        let fleet = PrefetchSummary(results: [result("shared")], elapsed: 1, fleet: counters)
+        #expect(fleet.text.contains("shared 1,"), "\(fleet.text)")
+        #expect(fleet.text.contains("fleet:       3 shared hits"), "\(fleet.text)")
+        #expect(fleet.text.contains("Redis failed 2 times and was skipped 5 times"), "\(fleet.text)")
+    }
+}
