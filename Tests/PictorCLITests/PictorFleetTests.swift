@@ -71,7 +71,8 @@ struct PictorFleetTests {
         }
 
         let outcomes = await runTogether((0..<4).map { i in
-            ["prefetch", list, "--data-only", "--concurrency", "8", "--shared-cache", redis.url,
+            // Timeouts a loaded machine cannot miss: this test is about sharing, not timeouts.
+            ["prefetch", list, "--data-only", "--concurrency", "8", "--shared-cache", redis.url + "?command_timeout=10s&connect_timeout=5s",
              "--cache-dir", temp.appendingPathComponent("cache-\(i)").path] + keyArguments
         })
         for outcome in outcomes {
@@ -83,7 +84,7 @@ struct PictorFleetTests {
         }
 
         nginx.stop()
-        let fifth = try await run(["prefetch", list, "--resize", "64", "--shared-cache", redis.url,
+        let fifth = try await run(["prefetch", list, "--resize", "64", "--shared-cache", redis.url + "?command_timeout=10s",
                                           "--cache-dir", temp.appendingPathComponent("cache-5").path] + keyArguments)
         #expect(fifth.status == 0, "\(fifth.stderr)")
         #expect(fifth.stdout.contains("shared \(paths.count), network 0"), "\(fifth.stdout)")

@@ -49,6 +49,8 @@ import Testing
         "http://host", "host:6379", "redis://", "redis://:pw@", "redis://host:0", "redis://host:65536", "redis://host:-1",
         "redis://host:port", "redis://host:", "redis://host/-1", "redis://host/x", "redis://host/1.5", "redis://h1,h2/2",
         "redis://h1,,h2", "redis://host?db=1", "redis://[::1", "redis://:%zz@host",
+        "redis://host?command_timeout=0", "redis://host?command_timeout=fast", "redis://host?connect_timeout=120s",
+        "redis://host?max_connections=0", "redis://host#frag",
     ])
     func invalidURLs(url: String) {
         #expect {
@@ -57,6 +59,16 @@ import Testing
             guard let error = error as? RedisError, case .invalidURL = error else { return false }
             return true
         }
+    }
+
+    @Test func queryOptionsSetTheLimits() throws {
+        let c = try RedisConfiguration(url: "redis://:p?w@host:7000/2?connect_timeout=2s&command_timeout=750ms&max_connections=16")
+        #expect(c.password == "p?w", "a '?' before the last '@' belongs to the password")
+        #expect(c.database == 2)
+        #expect(c.connectTimeout == .seconds(2))
+        #expect(c.commandTimeout == .milliseconds(750))
+        #expect(c.maximumConnectionsPerNode == 16)
+        #expect(try RedisConfiguration(url: "redis://h1:1,h2:2?command_timeout=0.5").commandTimeout == .milliseconds(500))
     }
 
     @Test func passwordNeverShows() throws {

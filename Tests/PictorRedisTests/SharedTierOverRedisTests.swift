@@ -45,6 +45,12 @@ struct SharedTierOverRedisTests {
         }
     }
 
+    /// A tier with timeouts a loaded machine cannot miss: these tests are about what is shared,
+    /// not about timeouts (the outage and hang tests keep the defaults).
+    static func tier(_ url: String, key: SymmetricKey? = nil) throws -> RedisSharedCache {
+        try RedisSharedCache(url: url + "?connect_timeout=5s&command_timeout=10s", masterKey: key)
+    }
+
     static func urls(_ count: Int, _ tag: String = "fleet") -> [URL] {
         (0..<count).map { URL(string: "https://images.example.test/\(tag)/\($0).img")! }
     }
@@ -61,7 +67,7 @@ struct SharedTierOverRedisTests {
         defer { server.stop() }
         let key = encrypted ? try SymmetricKey.generate() : nil
         let urls = Self.urls(40)
-        let members = try (0..<4).map { _ in Member(try RedisSharedCache(url: server.url, masterKey: key), urls: urls) }
+        let members = try (0..<4).map { _ in Member(try Self.tier(server.url, key: key), urls: urls) }
 
         let all = try await withThrowingTaskGroup(of: [ImageResponse].self) { group in
             for member in members { group.addTask { try await member.loadAll(urls) } }
@@ -74,7 +80,7 @@ struct SharedTierOverRedisTests {
             #expect(members.map { $0.network.loadCount(for: url) }.reduce(0, +) == 1, "\(url) was downloaded more than once")
         }
 
-        let fifth = Member(try RedisSharedCache(url: server.url, masterKey: key), urls: [])  // every origin request fails
+        let fifth = Member(try Self.tier(server.url, key: key), urls: [])  // every origin request fails
         let responses = try await fifth.loadAll(urls)
         Self.check(responses, urls)
         #expect(responses.allSatisfy { $0.cacheLayer == .shared })
@@ -85,9 +91,9 @@ struct SharedTierOverRedisTests {
         let server = try await offPool { try RedisServer() }
         defer { server.stop() }
         let urls = Self.urls(10, "keys")
-        let writer = Member(try RedisSharedCache(url: server.url, masterKey: try SymmetricKey.generate()), urls: urls)
+        let writer = Member(try Self.tier(server.url, key: try SymmetricKey.generate()), urls: urls)
         _ = try await writer.loadAll(urls)
-        let reader = Member(try RedisSharedCache(url: server.url, masterKey: try SymmetricKey.generate()), urls: urls)
+        let reader = Member(try Self.tier(server.url, key: try SymmetricKey.generate()), urls: urls)
         let responses = try await reader.loadAll(urls)
         Self.check(responses, urls)
         #expect(responses.allSatisfy { $0.cacheLayer == .network })
@@ -156,7 +162,7 @@ struct SharedTierOverRedisTests {
         let cluster = try await offPool { try RedisCluster() }
         defer { cluster.stop() }
         let urls = Self.urls(30, "cluster")
-        let shared = try RedisSharedCache(url: cluster.seedURL)
+        let shared = try Self.tier(cluster.seedURL)
         let first = Member(shared, urls: urls)
         Self.check(try await first.loadAll(Array(urls[..<15])), Array(urls[..<15]))
         // Move the slot of an entry already stored, and of one not stored yet.
@@ -168,7 +174,7 @@ struct SharedTierOverRedisTests {
         }
         Self.check(try await first.loadAll(Array(urls[15...])), Array(urls[15...]), offset: 15)
         #expect(first.pipeline.statistics.sharedCache.errors == 0)
-        let second = Member(try RedisSharedCache(url: cluster.seedURL), urls: [])
+        let second = Member(try Self.tier(cluster.seedURL), urls: [])
         let responses = try await second.loadAll(urls)
         Self.check(responses, urls)
         #expect(responses.allSatisfy { $0.cacheLayer == .shared })

@@ -19,6 +19,8 @@ enum FetchCommand {
       --format F            output format: jpeg, png, webp, avif or gif (default: from FILE's
                             extension, else the source format, else png)
       --quality Q           1...100 for lossy formats (default 85)
+      --json                JSON Lines on standard output: one {"type":"image",…} per image, then one
+                            {"type":"summary",…} (schema in the README)
     \(CacheOptions.help)
     \(CacheOptions.loadingHelp)
     \(SharedCacheOption.help)
@@ -36,6 +38,7 @@ enum FetchCommand {
         }
         let format = try OutputFormatOption.parse(try parser.option("--format"))
         let quality = try parser.intOption("--quality", in: 1...100) ?? 85
+        let json = parser.flag("--json")
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
         let shared = try SharedCacheOption.parse(&parser, context: context)
         let urls = try parser.positionals().map(parseURL)
@@ -53,18 +56,31 @@ enum FetchCommand {
         let stack = try PipelineStack(cache: cache, shared: shared, console: context.console, storesThumbnails: resize != nil && cachesThumbnails)
         defer { stack.close() }
         var failures = 0
+        var results: [ImageJob.Result] = []
+        let start = ContinuousClock.now
         for url in urls {
             let job = ImageJob(url: url, resize: resize, format: format, quality: quality)
             let result = await job.run(pipeline: stack.pipeline, output: output, outputIsDirectory: outputIsDirectory)
+            results.append(result)
+            if case .failed = result.status { failures += 1 }
+            if json {
+                context.console.print(JSONOutput.line(JSONOutput.ImageRecord(result)))
+                continue
+            }
             switch result.status {
             case .ok:
                 var line = "\(Formatting.url(url))  \(result.layer)  \(result.width)×\(result.height)  \(Formatting.bytes(result.bytes))  \(Formatting.milliseconds(result.seconds))"
                 if let written = result.outputPath { line += "  → \(written) (\(Formatting.bytes(result.writtenBytes)))" }
                 context.console.print(line)
             case .failed(let reason):
-                failures += 1
                 context.console.error("\(Formatting.url(url))  failed: \(reason)")
             }
+        }
+        if json {
+            let summary = PrefetchSummary(
+                results: results, elapsed: (ContinuousClock.now - start).seconds,
+                fleet: stack.sharedCache == nil ? nil : stack.pipeline.statistics.sharedCache)
+            context.console.print(JSONOutput.line(JSONOutput.SummaryRecord(summary)))
         }
         await stack.recordSharedStatistics()
         return failures == 0 ? ExitCode.success : ExitCode.failure

@@ -7,11 +7,14 @@ enum PrefetchCommand {
     static let help = """
     USAGE: pictor prefetch <urls-file|url>... [options]
 
-    Loads many images through the pipeline to warm the disk cache. Each argument is a URL, or a
-    file with one URL per line ('#' starts a comment line; blank lines are skipped). Every URL is
-    checked before anything is fetched: one malformed line stops the run (exit 64, naming it). Shows a progress bar on a terminal (a plain
-    line every 10% otherwise) and ends with a summary: count, failures with reasons, hits per
-    layer, bytes and images per second.
+    Loads many images through the pipeline to warm the disk cache. Each argument is a URL, a
+    file with one URL per line, or '-' for standard input ('#' at the start of a line, or after
+    a space, starts a comment; blank lines are skipped). Every URL is checked before anything is
+    fetched: one malformed line stops the run (exit 64, naming it). Shows progress on standard
+    error (a bar with percent and ETA on a terminal, a plain line every 10% otherwise) and ends
+    with a summary on standard output: count, failures with reasons, hits per layer, bytes and
+    images per second. Ctrl-C stops the run: the partial summary is printed, the report kept,
+    and the exit code is 130.
 
     OPTIONS:
       --concurrency N       images in flight at once, 1...256 (default 6, the SDWebImage default)
@@ -24,7 +27,11 @@ enum PrefetchCommand {
       --data-only           fetch the bytes into the disk cache without decoding; the format is checked
                             from the bytes, but a corrupt image is only found (and removed) when it is
                             first decoded
-      --report FILE         write one TSV line per URL: url, status, layer, width, height, bytes, ms, output, output bytes, error
+      --report FILE         write one TSV line per URL as it finishes: url, status, layer, width, height, bytes, ms,
+                            output, output bytes, error
+      --json                JSON Lines on standard output: one {"type":"image",…} per image as it finishes, then
+                            one {"type":"summary",…} (schema in the README)
+      -q, --quiet           no progress
     \(CacheOptions.help)
     \(CacheOptions.loadingHelp)
     \(SharedCacheOption.help)
@@ -42,6 +49,8 @@ enum PrefetchCommand {
         let quality = try parser.intOption("--quality", in: 1...100) ?? 85
         let dataOnly = parser.flag("--data-only")
         let reportPath = try parser.option("--report")
+        let json = parser.flag("--json")
+        let quiet = parser.flag("-q", "--quiet")
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
         let shared = try SharedCacheOption.parse(&parser, context: context)
         let inputs = try parser.positionals()
@@ -73,11 +82,20 @@ enum PrefetchCommand {
             cache: cache, shared: shared, console: context.console, concurrency: concurrency,
             storesThumbnails: resize != nil && cachesThumbnails)
         defer { stack.close() }
-        let progress = ProgressReporter(total: urls.count, console: context.console)
+        let report = try reportPath.map { try ReportWriter(path: $0) }
+        defer { report?.close() }
+        let progress = ProgressReporter(total: urls.count, console: context.console, quiet: quiet)
+        let interruption = Interruption()
+        defer { interruption.stop() }
         let start = ContinuousClock.now
-        let results = await runAll(urls: urls, concurrency: concurrency, progress: progress) { url in
+        let console = context.console
+        let results = await runAll(urls: urls, concurrency: concurrency, interruption: interruption) { url in
             let job = ImageJob(url: url, resize: resize, format: format, quality: quality, dataOnly: dataOnly)
-            return await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true)
+            let result = await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true)
+            progress.advance(failed: result.status != .ok)
+            report?.append(result)
+            if json { console.print(JSONOutput.line(JSONOutput.ImageRecord(result))) }
+            return result
         }
         progress.finish()
         stack.flush()
@@ -85,69 +103,95 @@ enum PrefetchCommand {
         await stack.recordSharedStatistics()
         let summary = PrefetchSummary(
             results: results, elapsed: elapsed, fleet: stack.sharedCache == nil ? nil : stack.pipeline.statistics.sharedCache)
-        context.console.print(summary.text)
-        if let reportPath {
-            do { try summary.writeReport(to: reportPath) } catch {
-                throw CLIError.failure("cannot write report '\(reportPath)': \(error.localizedDescription)")
-            }
+        let interrupted = interruption.happened
+        if json {
+            console.print(JSONOutput.line(JSONOutput.SummaryRecord(summary, interrupted: interrupted)))
+        } else {
+            console.print(summary.text)
+            if interrupted { console.print("  interrupted: \(urls.count - results.count) of \(urls.count) URLs not loaded (Ctrl-C)") }
         }
+        if interrupted { return ExitCode.interrupted }
         return summary.failures.isEmpty ? ExitCode.success : ExitCode.failure
     }
 
-    /// URLs from arguments: an argument that parses as a URL is one; anything else is read as a
-    /// file of URLs. Results keep input order.
-    static func readURLs(_ inputs: [String]) throws -> [URL] {
+    /// URLs from arguments: an argument that parses as a URL is one; `-` reads a list from
+    /// standard input; anything else is read as a file of URLs. Results keep input order.
+    static func readURLs(_ inputs: [String], standardInput: () -> Data = { FileHandle.standardInput.readDataToEndOfFile() }) throws -> [URL] {
         var urls: [URL] = []
         for input in inputs {
             if input.contains("://") || input.hasPrefix("data:") {
                 urls.append(try FetchCommand.parseURL(input))
                 continue
             }
-            guard let bytes = FileManager.default.contents(atPath: input) else {
-                throw CLIError.usage("cannot read '\(input)' (not a URL, and not a readable file)")
+            let bytes: Data
+            if input == "-" {
+                bytes = standardInput()
+            } else {
+                guard let contents = FileManager.default.contents(atPath: input) else {
+                    throw CLIError.usage("cannot read '\(input)' (not a URL, and not a readable file)")
+                }
+                bytes = contents
+                // An image file given directly is one URL, not a list.
+                if ImageFormat.sniff(bytes) != nil, input.hasPrefix("/") || input.hasPrefix(".") {
+                    urls.append(try FetchCommand.parseURL(input.hasPrefix("/") ? input : FileManager.default.currentDirectoryPath + "/" + input))
+                    continue
+                }
             }
-            // An image file given directly is one URL, not a list.
-            if ImageFormat.sniff(bytes) != nil, input.hasPrefix("/") || input.hasPrefix(".") {
-                urls.append(try FetchCommand.parseURL(input.hasPrefix("/") ? input : FileManager.default.currentDirectoryPath + "/" + input))
-                continue
-            }
+            let name = input == "-" ? "standard input" : input
             // Lossy UTF-8, so that a Latin-1 comment does not make the whole list unreadable.
             let text = String(decoding: bytes, as: UTF8.self)
             // `isNewline` splits LF, CRLF (one Character in Swift) and CR alike.
             for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-                let line = raw.trimmingCharacters(in: .whitespaces)
-                if line.isEmpty || line.hasPrefix("#") { continue }
+                let line = stripComment(raw).trimmingCharacters(in: .whitespaces)
+                if line.isEmpty { continue }
                 do {
                     urls.append(try FetchCommand.parseURL(line))
                 } catch {
-                    throw CLIError.usage("\(input):\(number + 1): invalid URL '\(line)'")
+                    throw CLIError.usage("\(name):\(number + 1): invalid URL '\(line)'")
                 }
             }
         }
         return urls
     }
 
+    /// A list line without its comment: `#` at the start of the line or after a space or tab
+    /// (a `#` inside a URL is its fragment).
+    static func stripComment(_ line: Substring) -> Substring {
+        var previous: Character = " "
+        for index in line.indices {
+            if line[index] == "#", previous == " " || previous == "\t" { return line[..<index] }
+            previous = line[index]
+        }
+        return line
+    }
+
     /// Runs `work` over `urls` with at most `concurrency` in flight; results in input order.
+    /// After an interruption no new URL is started, the running ones are cancelled, and only
+    /// the results of URLs that were started are returned.
     static func runAll(
-        urls: [URL], concurrency: Int, progress: ProgressReporter,
+        urls: [URL], concurrency: Int, interruption: Interruption? = nil,
         work: @escaping @Sendable (URL) async -> ImageJob.Result
     ) async -> [ImageJob.Result] {
-        var results = [ImageJob.Result?](repeating: nil, count: urls.count)
-        await withTaskGroup(of: (Int, ImageJob.Result).self) { group in
-            var next = 0
-            func submit() {
-                let index = next
-                let url = urls[index]
-                next += 1
-                group.addTask { (index, await work(url)) }
+        let task = Task {
+            var results = [ImageJob.Result?](repeating: nil, count: urls.count)
+            await withTaskGroup(of: (Int, ImageJob.Result).self) { group in
+                var next = 0
+                func submit() {
+                    let index = next
+                    let url = urls[index]
+                    next += 1
+                    group.addTask { (index, await work(url)) }
+                }
+                while next < min(concurrency, urls.count) { submit() }
+                while let (index, result) = await group.next() {
+                    results[index] = result
+                    if next < urls.count, !Task.isCancelled { submit() }
+                }
             }
-            while next < min(concurrency, urls.count) { submit() }
-            while let (index, result) = await group.next() {
-                results[index] = result
-                progress.advance(failed: result.status != .ok)
-                if next < urls.count { submit() }
-            }
+            return results.compactMap { $0 }
         }
-        return results.map { $0! }
+        // Cancelling the task cancels every load in flight.
+        interruption?.onInterrupt { task.cancel() }
+        return await task.value
     }
 }

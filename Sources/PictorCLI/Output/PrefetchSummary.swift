@@ -47,18 +47,4 @@ struct PrefetchSummary {
         }
         return lines.joined(separator: "\n")
     }
-
-    func writeReport(to path: String) throws {
-        func clean(_ s: String) -> String { s.replacingOccurrences(of: "\t", with: " ").replacingOccurrences(of: "\n", with: " ") }
-        var out = "url\tstatus\tlayer\twidth\theight\tbytes\tmilliseconds\toutput\toutput_bytes\terror\n"
-        for r in results {
-            let (status, error): (String, String) = switch r.status {
-            case .ok: ("ok", "")
-            case .failed(let why): ("failed", why)
-            }
-            out += [Formatting.url(r.url), status, r.layer, "\(r.width)", "\(r.height)", "\(r.bytes)",
-                    String(format: "%.1f", r.seconds * 1000), r.outputFileName ?? "", "\(r.writtenBytes)", error].map(clean).joined(separator: "\t") + "\n"
-        }
-        try out.write(toFile: path, atomically: false, encoding: .utf8)
-    }
 }

@@ -39,4 +39,6 @@ public enum ExitCode {
     public static let usage: Int32 = 64
     /// The disk cache cannot be opened (`EX_CANTCREAT` from BSD sysexits.h).
     public static let cacheUnavailable: Int32 = 73
+    /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
+    public static let interrupted: Int32 = 130
 }

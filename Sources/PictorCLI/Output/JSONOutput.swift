@@ -1,0 +1,84 @@
+import Foundation
+import Pictor
+
+/// `--json` output of `fetch` and `prefetch`: JSON Lines on standard output, one `image` object
+/// per image as it finishes, then one `summary` object. Keys are stable (the README lists them);
+/// absent values are omitted, never `null`.
+enum JSONOutput {
+    /// One image: `{"type":"image","url":…,"status":"ok"|"failed","layer":…,"revalidated":…,
+    /// "width":…,"height":…,"bytes":…,"ms":…,"output":…,"output_bytes":…,"error":…}`.
+    struct ImageRecord: Encodable {
+        let type = "image"
+        var url: String
+        var status: String
+        var layer: String?
+        var revalidated: Bool?
+        var width: Int?
+        var height: Int?
+        var bytes: Int64?
+        var ms: Double
+        var output: String?
+        var output_bytes: Int64?
+        var error: String?
+
+        init(_ r: ImageJob.Result) {
+            url = Formatting.url(r.url)
+            ms = (r.seconds * 1000 * 10).rounded() / 10
+            switch r.status {
+            case .ok:
+                status = "ok"
+                layer = r.layer
+                revalidated = r.revalidated
+                if r.width > 0 { width = r.width; height = r.height }
+                bytes = r.bytes
+                output = r.outputPath
+                if r.outputPath != nil { output_bytes = r.writtenBytes }
+            case .failed(let why):
+                status = "failed"
+                error = why
+            }
+        }
+    }
+
+    /// The run: `{"type":"summary","images":…,"ok":…,"failed":…,"layers":{…},"revalidated":…,
+    /// "coalesced":…,"bytes":…,"seconds":…,"images_per_second":…,"interrupted":…,"fleet":{…}}`.
+    struct SummaryRecord: Encodable {
+        let type = "summary"
+        var images: Int
+        var ok: Int
+        var failed: Int
+        var layers: [String: Int]
+        var revalidated: Int
+        var coalesced: Int
+        var bytes: Int64
+        var seconds: Double
+        var images_per_second: Double
+        var interrupted: Bool
+        var fleet: SharedCacheStatistics?
+
+        init(_ summary: PrefetchSummary, interrupted: Bool = false) {
+            let results = summary.results
+            images = results.count
+            failed = summary.failures.count
+            ok = images - failed
+            var layers = ["memory": 0, "disk": 0, "shared": 0, "network": 0]
+            for r in results where r.status == .ok { layers[r.layer, default: 0] += 1 }
+            self.layers = layers
+            revalidated = results.filter { $0.status == .ok && $0.revalidated }.count
+            coalesced = results.filter { $0.status == .ok && $0.wasShared }.count
+            bytes = results.reduce(Int64(0)) { $0 + ($1.wasShared ? 0 : $1.bytes) }
+            seconds = (summary.elapsed * 1000).rounded() / 1000
+            images_per_second = (Double(images) / max(summary.elapsed, 1e-6) * 10).rounded() / 10
+            self.interrupted = interrupted
+            fleet = summary.fleet
+        }
+    }
+
+    /// One line of JSON for `value` (keys sorted, no slashes escaped).
+    static func line(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

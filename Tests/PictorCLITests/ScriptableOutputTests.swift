@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+@testable import PictorCLI
+import PictorTestSupport
+import Synchronization
+
+private let pngsuite = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/pngsuite")
+
+/// Output for scripts: JSON Lines, progress on standard error, lists from standard input with
+/// comments, the report as the run goes, Ctrl-C.
+@Suite(.timeLimit(.minutes(5)))
+struct ScriptableOutputTests {
+    func run(_ args: [String]) async -> (Int32, RecordingConsole) {
+        let console = RecordingConsole()
+        let code = await PictorCommand.run(args, console: console.console, environment: ["HOME": "/nonexistent-home"])
+        return (code, console)
+    }
+
+    func objects(_ output: String) throws -> [[String: Any]] {
+        try output.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not a JSON object: \(line)")
+        }
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: pngsuite.path)))
+    func prefetchJSONIsOneObjectPerImageThenASummary() async throws {
+        let good = ["basn2c08.png", "basn0g01.png", "basn6a08.png"].map { pngsuite.appendingPathComponent($0).path }
+        let bad = "file:///nonexistent/missing.png"
+        let (code, console) = await run(["prefetch"] + good + [bad, "--json", "--no-cache"])
+        #expect(code == 1, "one image failed")
+        let lines = try objects(console.output)
+        #expect(lines.count == 5, "\(console.output)")
+        let images = lines.filter { $0["type"] as? String == "image" }
+        #expect(images.count == 4)
+        #expect(images.filter { $0["status"] as? String == "ok" }.allSatisfy { ($0["width"] as? Int ?? 0) > 0 && $0["layer"] != nil })
+        #expect(images.filter { $0["status"] as? String == "failed" }.first?["error"] is String)
+        let summary = try #require(lines.last)
+        #expect(summary["type"] as? String == "summary")
+        #expect(summary["images"] as? Int == 4)
+        #expect(summary["ok"] as? Int == 3)
+        #expect(summary["failed"] as? Int == 1)
+        #expect((summary["layers"] as? [String: Int])?["network"] == 3)
+        #expect(!console.output.contains("progress"), "progress goes to standard error")
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: pngsuite.path)))
+    func fetchJSONToo() async throws {
+        let (code, console) = await run(["fetch", pngsuite.appendingPathComponent("basn2c08.png").path, "--json", "--no-cache"])
+        #expect(code == 0, "\(console.errors)")
+        let lines = try objects(console.output)
+        #expect(lines.map { $0["type"] as? String } == ["image", "summary"])
+        #expect(lines.first?["width"] as? Int == 32)
+    }
+
+    @Test func listsComeFromStandardInputAndTrailingCommentsAreIgnored() throws {
+        let list = """
+        # a list
+        https://example.org/a.png   # the first
+        https://example.org/b.png#fragment
+        \thttps://example.org/c.png\t# tabbed
+        """
+        let urls = try PrefetchCommand.readURLs(["-"], standardInput: { Data(list.utf8) })
+        #expect(urls.map(\.absoluteString) == [
+            "https://example.org/a.png", "https://example.org/b.png#fragment", "https://example.org/c.png",
+        ])
+        #expect(throws: CLIError.self) { try PrefetchCommand.readURLs(["-"], standardInput: { Data("ftp://x/y\n".utf8) }) }
+    }
+
+    @Test func anInterruptionStartsNothingNewAndKeepsWhatFinished() async {
+        let urls = (0..<50).map { URL(string: "https://example.org/\($0).png")! }
+        let interruption = Interruption()
+        defer { interruption.stop() }
+        let started = Mutex(0)
+        let results = await PrefetchCommand.runAll(urls: urls, concurrency: 2, interruption: interruption) { url in
+            let count = started.withLock { $0 += 1; return $0 }
+            if count == 5 { interruption.interrupt() }
+            try? await Task.sleep(for: .milliseconds(count >= 5 ? 10_000 : 1))
+            return ImageJob.Result(url: url, status: Task.isCancelled ? .failed("cancelled") : .ok)
+        }
+        #expect(interruption.happened)
+        #expect(started.withLock { $0 } <= 6, "no new URL after the interruption")
+        #expect(results.count < urls.count)
+        #expect(results.filter { $0.status == .ok }.count >= 4)
+    }
+}
+
+/// Ctrl-C on the real binary: partial summary, the report kept, exit 130.
+@Suite(.enabled(if: BinaryRunner.isAvailable && FaultServer.isAvailable))
+struct InterruptedPrefetchTests {
+    @Test func ctrlCPrintsThePartialSummaryKeepsTheReportAndExits130() async throws {
+        let server = try await offPool { try FaultServer() }
+        defer { server.stop() }
+        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-int-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: temp) }
+        let list = temp.appendingPathComponent("urls.txt")
+        try (0..<40).map { server.url("/delay?ms=400&k=int-\($0)").absoluteString }.joined(separator: "\n")
+            .write(to: list, atomically: false, encoding: .utf8)
+        let report = temp.appendingPathComponent("report.tsv")
+        let process = Process()
+        process.executableURL = BinaryRunner.executable!
+        process.arguments = ["prefetch", list.path, "--concurrency", "2", "--no-cache", "--report", report.path]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until a few images are done, as seen in the report, then press Ctrl-C.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, ((try? String(contentsOf: report, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 3 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill(process.processIdentifier, SIGINT)
+        let output = try await offPool { () -> String in
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return String(decoding: data, as: UTF8.self)
+        }
+        #expect(process.terminationStatus == 130, "\(output)")
+        #expect(output.contains("Summary"), "\(output)")
+        #expect(output.contains("interrupted:"), "\(output)")
+        let lines = try String(contentsOf: report, encoding: .utf8).split(separator: "\n")
+        #expect(lines.first?.hasPrefix("url\tstatus") == true)
+        #expect(lines.count >= 3 && lines.count < 41)
+    }
+}
