@@ -42,7 +42,22 @@ import Testing
         #expect(try ResizeOption.parse("256x128")?.height == 128)
         #expect(throws: CLIError.self) { try ResizeOption.parse("0") }
         #expect(throws: CLIError.self) { try ResizeOption.parse("abc") }
-        #expect(throws: CLIError.self) { try ResizeOption.parse("10x") }
+        #expect(throws: CLIError.self) { try ResizeOption.parse("x") }
+        #expect(throws: CLIError.self) { try ResizeOption.parse("10x20x30") }
+    }
+
+    @Test func resizeTakesTheGrammarOfVipsthumbnailAndImageMagick() throws {
+        #expect(try ResizeOption.parse("256") == ResizeOption(width: 256, height: 256))
+        #expect(try ResizeOption.parse("256x") == ResizeOption(width: 256, height: nil))
+        #expect(try ResizeOption.parse("x128") == ResizeOption(width: nil, height: 128))
+        #expect(try ResizeOption.parse("256X128") == ResizeOption(width: 256, height: 128))
+        #expect(try ResizeOption.parse("x128")?.processor.options.height == 128)
+        #expect(try ResizeOption.parse("256x")?.processor.options.height == nil)
+        #expect(try ResizeOption.parse("200x100", fit: "cover")?.processor.options.contentMode == .aspectFill)
+        #expect(try ResizeOption.parse("200x100", fit: "fill")?.processor.options.contentMode == .stretch)
+        #expect(throws: CLIError.self) { try ResizeOption.parse("200x100", fit: "contain") }
+        #expect(throws: CLIError.self) { try ResizeOption.parse("x100", fit: "cover") }
+        #expect(throws: CLIError.self) { try ResizeOption.parse(nil, fit: "cover") }
     }
 
     @Test func byteSizesUsePowersOf1024() throws {

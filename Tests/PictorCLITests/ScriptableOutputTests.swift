@@ -124,3 +124,16 @@ struct InterruptedPrefetchTests {
         #expect(lines.count >= 3 && lines.count < 41)
     }
 }
+
+extension ScriptableOutputTests {
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: pngsuite.path)),
+          arguments: [(["--resize", "x16"], 16, 16), (["--resize", "24x"], 24, 24), (["--resize", "20x10"], 10, 10),
+                      (["--resize", "20x10", "--fit", "cover"], 20, 10), (["--resize", "20x10", "--fit", "fill"], 20, 10)])
+    func resizeAndFitGiveTheSizeAsked(arguments: [String], width: Int, height: Int) async throws {
+        let (code, console) = await run(["fetch", pngsuite.appendingPathComponent("basn2c08.png").path, "--json", "--no-cache"] + arguments)
+        #expect(code == 0, "\(console.errors)")
+        let image = try #require(try objects(console.output).first)
+        #expect(image["width"] as? Int == width, "\(arguments)")
+        #expect(image["height"] as? Int == height, "\(arguments)")
+    }
+}

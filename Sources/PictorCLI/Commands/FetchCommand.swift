@@ -12,7 +12,7 @@ enum FetchCommand {
     Prints, per image: the layer it came from (memory/disk/shared/network), pixel size, bytes, milliseconds.
 
     OPTIONS:
-      --resize W|WxH        fit inside a W×W (or W×H) pixel box, decoded at that size; never upscales
+    \(ResizeOption.help)
       --no-cache-thumbnails with --resize, keep only originals on disk (by default the resized image is kept
                             too, so a warm run with the same --resize decodes nothing)
       -o, --output FILE|DIR write the image to FILE, or into DIR (named after the URL)
@@ -30,7 +30,7 @@ enum FetchCommand {
     static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
         var parser = ArgumentParser(arguments)
         if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
-        let resize = try ResizeOption.parse(try parser.option("--resize"))
+        let resize = try ResizeOption.parse(try parser.option("--resize"), fit: try parser.option("--fit"))
         let cachesThumbnails = !parser.flag("--no-cache-thumbnails")
         let output = try parser.option("-o", "--output")
         if output == "-" || output?.isEmpty == true {

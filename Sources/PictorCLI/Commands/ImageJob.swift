@@ -37,7 +37,7 @@ struct ImageJob: Sendable {
 
     func makeRequest() -> ImageRequest {
         var processors: [any ImageProcessing] = []
-        if let resize { processors.append(.resize(width: resize.width, height: resize.height ?? resize.width)) }
+        if let resize { processors.append(resize.processor) }
         return ImageRequest(url: url, processors: processors)
     }
 

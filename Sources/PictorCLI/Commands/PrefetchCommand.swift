@@ -18,7 +18,7 @@ enum PrefetchCommand {
 
     OPTIONS:
       --concurrency N       images in flight at once, 1...256 (default 6, the SDWebImage default)
-      --resize W|WxH        fit inside a W×W (or W×H) pixel box, decoded at that size; never upscales
+    \(ResizeOption.help)
       --no-cache-thumbnails with --resize, keep only originals on disk (by default the resized image is kept
                             too, so a warm run with the same --resize decodes nothing)
       --out DIR             also write each image into DIR
@@ -42,7 +42,7 @@ enum PrefetchCommand {
         var parser = ArgumentParser(arguments)
         if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
         let concurrency = try parser.intOption("--concurrency", in: 1...256) ?? 6
-        let resize = try ResizeOption.parse(try parser.option("--resize"))
+        let resize = try ResizeOption.parse(try parser.option("--resize"), fit: try parser.option("--fit"))
         let cachesThumbnails = !parser.flag("--no-cache-thumbnails")
         let out = try parser.option("--out")
         let format = try OutputFormatOption.parse(try parser.option("--format"))

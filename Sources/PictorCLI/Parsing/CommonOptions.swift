@@ -82,21 +82,6 @@ struct CacheOptions {
     }
 }
 
-/// `--resize W|WxH`: a thumbnail box in pixels.
-struct ResizeOption {
-    var width: Int
-    var height: Int?
-
-    static func parse(_ text: String?) throws -> ResizeOption? {
-        guard let text else { return nil }
-        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        func value(_ s: Substring) -> Int? { Int(s).flatMap { (1...65_535).contains($0) ? $0 : nil } }
-        if parts.count == 1, let w = value(parts[0]) { return ResizeOption(width: w, height: nil) }
-        if parts.count == 2, let w = value(parts[0]), let h = value(parts[1]) { return ResizeOption(width: w, height: h) }
-        throw CLIError.usage("invalid value '\(text)' for '--resize': expected W or WxH in pixels (1...65535)")
-    }
-}
-
 /// `--format jpeg|png|webp|avif|gif`.
 enum OutputFormatOption {
     static let encodable: [ImageFormat] = [.jpeg, .png, .webp, .avif, .gif]
