@@ -137,3 +137,31 @@ extension ScriptableOutputTests {
         #expect(image["height"] as? Int == height, "\(arguments)")
     }
 }
+
+/// `-H` request headers, against an nginx that wants one.
+@Suite(.enabled(if: NginxServer.isAvailable && FileManager.default.fileExists(atPath: pngsuite.path)))
+struct RequestHeaderTests {
+    @Test func headersAreSentWithEveryImageRequest() async throws {
+        let root = pngsuite.deletingLastPathComponent()
+        let server = try await offPool {
+            try NginxServer.start(root: root, extraServerConfig: """
+                location /pngsuite/ { if ($http_x_token != "secret") { return 403; } }
+                """)
+        }
+        defer { server.stop() }
+        let url = server.url("/pngsuite/basn2c08.png").absoluteString
+        func run(_ args: [String]) async -> (Int32, RecordingConsole) {
+            let console = RecordingConsole()
+            return (await PictorCommand.run(args, console: console.console, environment: ["HOME": "/nonexistent-home"]), console)
+        }
+        let refused = await run(["fetch", url, "--no-cache"])
+        #expect(refused.0 == 1)
+        #expect(refused.1.errors.contains("403"), "\(refused.1.errors)")
+        let allowed = await run(["prefetch", url, "-H", "X-Token: secret", "--header=Accept-Language: en", "--no-cache"])
+        #expect(allowed.0 == 0, "\(allowed.1.output)")
+        let bad = await run(["fetch", url, "-H", "no colon here", "--no-cache"])
+        #expect(bad.0 == 64)
+        let badName = await run(["fetch", url, "-H", "Bad Name: x", "--no-cache"])
+        #expect(badName.0 == 64)
+    }
+}

@@ -13,6 +13,7 @@ enum FetchCommand {
 
     OPTIONS:
     \(ResizeOption.help)
+    \(HeaderOption.help)
       --no-cache-thumbnails with --resize, keep only originals on disk (by default the resized image is kept
                             too, so a warm run with the same --resize decodes nothing)
       -o, --output FILE|DIR write the image to FILE, or into DIR (named after the URL)
@@ -31,6 +32,7 @@ enum FetchCommand {
         var parser = ArgumentParser(arguments)
         if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
         let resize = try ResizeOption.parse(try parser.option("--resize"), fit: try parser.option("--fit"))
+        let headers = try HeaderOption.parse(&parser)
         let cachesThumbnails = !parser.flag("--no-cache-thumbnails")
         let output = try parser.option("-o", "--output")
         if output == "-" || output?.isEmpty == true {
@@ -59,7 +61,7 @@ enum FetchCommand {
         var results: [ImageJob.Result] = []
         let start = ContinuousClock.now
         for url in urls {
-            let job = ImageJob(url: url, resize: resize, format: format, quality: quality)
+            let job = ImageJob(url: url, resize: resize, format: format, quality: quality, headers: headers)
             let result = await job.run(pipeline: stack.pipeline, output: output, outputIsDirectory: outputIsDirectory)
             results.append(result)
             if case .failed = result.status { failures += 1 }

@@ -1,5 +1,8 @@
 import Foundation
 import Pictor
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// One image through the pipeline, as `fetch` and `prefetch` do it: load (resized at decode time
 /// when asked), then optionally encode and write.
@@ -34,11 +37,15 @@ struct ImageJob: Sendable {
     var format: ImageFormat?
     var quality: Int
     var dataOnly = false
+    /// Request headers (`-H`).
+    var headers: [(name: String, value: String)] = []
 
     func makeRequest() -> ImageRequest {
         var processors: [any ImageProcessing] = []
         if let resize { processors.append(resize.processor) }
-        return ImageRequest(url: url, processors: processors)
+        var urlRequest = URLRequest(url: url)
+        for header in headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+        return ImageRequest(urlRequest: urlRequest, processors: processors)
     }
 
     /// Runs the job; never throws: failures are reported in the result with a reason.

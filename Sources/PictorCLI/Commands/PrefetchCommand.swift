@@ -19,6 +19,7 @@ enum PrefetchCommand {
     OPTIONS:
       --concurrency N       images in flight at once, 1...256 (default 6, the SDWebImage default)
     \(ResizeOption.help)
+    \(HeaderOption.help)
       --no-cache-thumbnails with --resize, keep only originals on disk (by default the resized image is kept
                             too, so a warm run with the same --resize decodes nothing)
       --out DIR             also write each image into DIR
@@ -43,6 +44,7 @@ enum PrefetchCommand {
         if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
         let concurrency = try parser.intOption("--concurrency", in: 1...256) ?? 6
         let resize = try ResizeOption.parse(try parser.option("--resize"), fit: try parser.option("--fit"))
+        let headers = try HeaderOption.parse(&parser)
         let cachesThumbnails = !parser.flag("--no-cache-thumbnails")
         let out = try parser.option("--out")
         let format = try OutputFormatOption.parse(try parser.option("--format"))
@@ -90,7 +92,7 @@ enum PrefetchCommand {
         let start = ContinuousClock.now
         let console = context.console
         let results = await runAll(urls: urls, concurrency: concurrency, interruption: interruption) { url in
-            let job = ImageJob(url: url, resize: resize, format: format, quality: quality, dataOnly: dataOnly)
+            let job = ImageJob(url: url, resize: resize, format: format, quality: quality, dataOnly: dataOnly, headers: headers)
             let result = await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true)
             progress.advance(failed: result.status != .ok)
             report?.append(result)

@@ -29,7 +29,17 @@ struct ArgumentParser {
     /// The value of the last occurrence of an option, or `nil` when absent.
     /// - Throws: ``CLIError/usage(_:)`` when the option has no value.
     mutating func option(_ names: String...) throws -> String? {
-        var value: String?
+        try values(names).last
+    }
+
+    /// The values of every occurrence of a repeatable option, in order.
+    /// - Throws: ``CLIError/usage(_:)`` when an occurrence has no value.
+    mutating func options(_ names: String...) throws -> [String] {
+        try values(names)
+    }
+
+    private mutating func values(_ names: [String]) throws -> [String] {
+        var values: [String] = []
         var i = 0
         while i < optionEnd {
             defer { i += 1 }
@@ -37,7 +47,7 @@ struct ArgumentParser {
             let token = tokens[i]
             if let name = names.first(where: { token.hasPrefix($0 + "=") && $0.hasPrefix("--") }) {
                 consumed.insert(i)
-                value = String(token.dropFirst(name.count + 1))
+                values.append(String(token.dropFirst(name.count + 1)))
             } else if names.contains(token) {
                 consumed.insert(i)
                 // A value never starts with '-': `-o --cache-dir X` is a missing value, not a file
@@ -45,12 +55,12 @@ struct ArgumentParser {
                 guard i + 1 < optionEnd, !consumed.contains(i + 1), !tokens[i + 1].hasPrefix("-") else {
                     throw CLIError.usage("missing value for '\(token)'")
                 }
-                value = tokens[i + 1]
+                values.append(tokens[i + 1])
                 consumed.insert(i + 1)
                 i += 1
             }
         }
-        return value
+        return values
     }
 
     /// An integer option within `range`.
