@@ -139,3 +139,47 @@ struct PictorFleetTests {
         #expect(fromEnvironment.stderr.contains("PICTOR_SHARED_CACHE"), "\(fromEnvironment.stderr)")
     }
 }
+
+/// Redis stopped while a prefetch runs.
+@Suite(.enabled(if: BinaryRunner.isAvailable && FaultServer.isAvailable && RedisServer.isAvailable))
+struct SharedTierOutageTests {
+    @Test func redisStoppedMidRunLeavesEveryImageLoadedExit0AndOneWarning() async throws {
+        let server = try await offPool { try FaultServer() }
+        defer { server.stop() }
+        let redis = try await offPool { try RedisServer() }
+        defer { redis.stop() }
+        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-outage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: temp) }
+        let list = temp.appendingPathComponent("urls.txt")
+        try (0..<30).map { server.url("/delay?ms=150&k=outage-\($0)").absoluteString }.joined(separator: "\n")
+            .write(to: list, atomically: false, encoding: .utf8)
+        let report = temp.appendingPathComponent("report.tsv")
+        let process = Process()
+        process.executableURL = BinaryRunner.executable!
+        process.arguments = ["prefetch", list.path, "--concurrency", "2", "--data-only", "--cache-dir", temp.appendingPathComponent("cache").path,
+                             "--shared-cache", redis.url, "--report", report.path]
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, ((try? String(contentsOf: report, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 5 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        try await offPool { redis.stop() }
+        let (output, errors) = try await offPool { () -> (String, String) in
+            let errData = LockedData()
+            let group = DispatchGroup()
+            DispatchQueue.global().async(group: group) { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            group.wait()
+            process.waitUntilExit()
+            return (String(decoding: data, as: UTF8.self), String(decoding: errData.get(), as: UTF8.self))
+        }
+        #expect(process.terminationStatus == 0, "\(output)\n\(errors)")
+        #expect(output.contains("30 (30 ok, 0 failed)"), "\(output)")
+        let warnings = errors.components(separatedBy: "\n").filter { $0.contains("shared cache unavailable") }
+        #expect(warnings.count == 1, "\(errors)")
+    }
+}
