@@ -165,3 +165,34 @@ struct RequestHeaderTests {
         #expect(badName.0 == 64)
     }
 }
+
+/// `cache has` and `cache rm`, by URL.
+@Suite(.enabled(if: NginxServer.isAvailable && FileManager.default.fileExists(atPath: pngsuite.path)))
+struct CacheEntryCommandTests {
+    @Test func hasAndRmFindEntriesByURL() async throws {
+        let server = try await offPool { try NginxServer.start(root: pngsuite.deletingLastPathComponent()) }
+        defer { server.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-has-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        func run(_ args: [String]) async -> (Int32, RecordingConsole) {
+            let console = RecordingConsole()
+            return (await PictorCommand.run(args + ["--cache-dir", dir], console: console.console, environment: ["HOME": "/nonexistent-home"]), console)
+        }
+        let cached = server.url("/pngsuite/basn2c08.png").absoluteString
+        let other = server.url("/pngsuite/basn0g01.png").absoluteString
+        #expect(await run(["prefetch", cached, "--resize", "16"]).0 == 0)
+
+        let both = await run(["cache", "has", cached, other])
+        #expect(both.0 == 1, "one is missing")
+        #expect(both.1.output.contains("yes\t\(cached)"), "\(both.1.output)")
+        #expect(both.1.output.contains("no\t\(other)"), "\(both.1.output)")
+        #expect(await run(["cache", "has", cached]).0 == 0)
+
+        let removed = await run(["cache", "rm", cached, "--resize", "16"])
+        #expect(removed.0 == 0)
+        #expect(removed.1.output.contains("removed\t\(cached)"))
+        #expect(await run(["cache", "has", cached]).0 == 1)
+        let stats = await run(["cache", "stats"])
+        #expect(stats.1.output.contains("entries:     0"), "the resized copy went too: \(stats.1.output)")
+    }
+}

@@ -1,7 +1,7 @@
 import Foundation
 import Pictor
 
-/// `pictor cache stats|list|trim|clear|verify|rekey|key generate`.
+/// `pictor cache stats|list|has|rm|trim|clear|verify|rekey|key generate`.
 enum CacheCommand {
     static let help = """
     USAGE: pictor cache <subcommand> [options]
@@ -27,6 +27,7 @@ enum CacheCommand {
                             it, turns encryption on). Entries are DROPPED, not re-encrypted: their names are
                             keyed hashes of URLs the cache never stores, so they cannot be renamed under the
                             new key, and keeping them would keep the old key useful. They are fetched again.
+    \(CacheEntryCommands.help)
       key generate --out FILE
                             write a new random 256-bit key (hex) to FILE with mode 0600
 
@@ -37,7 +38,7 @@ enum CacheCommand {
 
     static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
         var args = arguments
-        guard let sub = args.first else { throw CLIError.usage("missing cache subcommand (stats, list, trim, clear, verify, rekey, key)") }
+        guard let sub = args.first else { throw CLIError.usage("missing cache subcommand (stats, list, has, rm, trim, clear, verify, rekey, key)") }
         args.removeFirst()
         if sub == "-h" || sub == "--help" { context.console.print(help); return ExitCode.success }
         var parser = ArgumentParser(args)
@@ -47,6 +48,8 @@ enum CacheCommand {
             return try KeyCommand.run(&parser, context: context)
         case "stats", "list", "trim", "clear", "verify", "rekey":
             return try await CacheMaintenance.run(sub, &parser, context: context)
+        case "has", "rm":
+            return try CacheEntryCommands.run(sub, &parser, context: context)
         default:
             throw CLIError.usage("unknown cache subcommand '\(sub)'")
         }

@@ -1,0 +1,47 @@
+import Foundation
+import Pictor
+
+/// `pictor cache has URL...` and `pictor cache rm URL...`: one image's entries, found by URL (the
+/// cache stores no URL, so they are looked up by the URL's digest).
+enum CacheEntryCommands {
+    static let help = """
+      has URL...            for each URL, whether the cache holds its original ('yes'/'no' and the URL);
+                            exit 0 when all are there, 1 otherwise
+      rm URL... [--resize W|WxH|Wx|xH [--fit F]]
+                            remove each URL's original and, with --resize, its resized copy
+    """
+
+    static func run(_ sub: String, _ parser: inout ArgumentParser, context: CommandContext) throws -> Int32 {
+        let options = try CacheOptions.parse(&parser, context: context, allowsNoCache: false)
+        let resize = sub == "rm" ? try ResizeOption.parse(try parser.option("--resize"), fit: try parser.option("--fit")) : nil
+        let urls = try parser.positionals().map(FetchCommand.parseURL)
+        guard !urls.isEmpty else { throw CLIError.usage("missing <url>") }
+        guard FileManager.default.fileExists(atPath: options.directory.path) else {
+            throw CLIError.failure("no cache at \(options.directory.path)")
+        }
+        try options.checkIsCacheDirectory()
+        let stack = try PipelineStack(cache: options, console: context.console, storesThumbnails: resize != nil)
+        defer { stack.close() }
+        guard let cache = stack.diskCache else { throw CLIError.failure("no cache at \(options.directory.path)") }
+        switch sub {
+        case "has":
+            var missing = 0
+            for url in urls {
+                let present = cache.contains(stack.pipeline.dataCacheKey(for: ImageRequest(url: url)))
+                if !present { missing += 1 }
+                context.console.print("\(present ? "yes" : "no")\t\(Formatting.url(url))")
+            }
+            return missing == 0 ? ExitCode.success : ExitCode.failure
+        default:
+            for url in urls {
+                let job = ImageJob(url: url, resize: resize, format: nil, quality: 85)
+                let key = stack.pipeline.dataCacheKey(for: ImageRequest(url: url))
+                let had = cache.contains(key)
+                stack.pipeline.removeCachedImage(for: job.makeRequest())
+                context.console.print("\(had ? "removed" : "not cached")\t\(Formatting.url(url))")
+            }
+            stack.flush()
+            return ExitCode.success
+        }
+    }
+}
