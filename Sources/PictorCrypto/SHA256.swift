@@ -31,6 +31,21 @@ public enum SHA256 {
         return out
     }
 
+    /// The 32-byte digest of `parts` one after the other, without joining them in memory.
+    public static func hash(parts: [Data]) -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed") }
+        defer { EVP_MD_CTX_free(context) }
+        var ok = EVP_DigestInit_ex(context, md, nil) == 1
+        for part in parts where ok {
+            ok = part.withUnsafeBytes { EVP_DigestUpdate(context, $0.baseAddress, $0.count) } == 1
+        }
+        var out = [UInt8](repeating: 0, count: byteCount)
+        var length: UInt32 = 0
+        ok = ok && out.withUnsafeMutableBufferPointer { EVP_DigestFinal_ex(context, $0.baseAddress, &length) } == 1
+        precondition(ok && length == 32, "EVP_Digest(SHA256) failed")
+        return out
+    }
+
     /// The digest of the UTF-8 bytes of `string`, as 64 lowercase hexadecimal characters.
     public static func hexDigest(_ string: String) -> String {
         var s = string

@@ -231,6 +231,11 @@ package final class RedisClient: Sendable {
                 }
             }
             let found = try RedisTopology(clusterSlotsReply: reply, from: endpoint)
+            if case .single = found, configuration.endpoints.count > 1 {
+                // Several servers that are not a cluster: using whichever answers first would
+                // split a fleet whose hosts list them in different orders.
+                throw .invalidURL("\(configuration.endpoints.count) servers were given, but \(endpoint) is not in a Redis Cluster; give one server, or the seed nodes of a cluster")
+            }
             topology.withLock { $0 = found }
             return found
         }

@@ -105,7 +105,7 @@ struct PictorFleetTests {
                                           "--cache-dir", temp.appendingPathComponent("cache-5").path] + keyArguments)
         #expect(stats.status == 0, "\(stats.stderr)")
         #expect(stats.stdout.contains("fleet:"), "\(stats.stdout)")
-        #expect(stats.stdout.contains("\(paths.count) downloads for the fleet"), "\(stats.stdout)")
+        #expect(stats.stdout.contains("\(paths.count) leases taken"), "\(stats.stdout)")
     }
 
     @Test func anUnreachableRedisNeverFailsAPrefetchAndIsReportedOnce() async throws {

@@ -27,7 +27,7 @@ import Pictor
         counters.skips = 5
         let fleet = PrefetchSummary(results: [result("shared")], elapsed: 1, fleet: counters)
         #expect(fleet.text.contains("shared 1,"), "\(fleet.text)")
-        #expect(fleet.text.contains("fleet:       3 shared hits"), "\(fleet.text)")
+        #expect(fleet.text.contains("fleet:       3 reads (3 found)"), "\(fleet.text)")
         #expect(fleet.text.contains("Redis failed 2 times and was skipped 5 times"), "\(fleet.text)")
     }
 }

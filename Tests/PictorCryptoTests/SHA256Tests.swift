@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import PictorCrypto
 
@@ -15,5 +16,13 @@ import PictorCrypto
         #expect(Hex.decode(Hex.encode([0, 1, 0xAB, 0xFF])) == [0, 1, 0xAB, 0xFF])
         #expect(Hex.decode("abc") == nil)
         #expect(Hex.decode("zz") == nil)
+    }
+}
+
+@Suite struct SHA256PartsTests {
+    @Test func partsHashLikeTheirConcatenation() {
+        let a = Data("The quick brown fox ".utf8), b = Data(), c = Data("jumps over the lazy dog".utf8)
+        #expect(PictorCrypto.SHA256.hash(parts: [a, b, c]) == PictorCrypto.SHA256.hash(a + b + c))
+        #expect(PictorCrypto.SHA256.hash(parts: []) == PictorCrypto.SHA256.hash(Data()))
     }
 }

@@ -39,7 +39,12 @@ import Testing
         #expect(codec.decode(value.dropLast(), for: Self.url) == nil)
         var flipped = value
         flipped[flipped.count / 2] ^= 0x01
-        if encrypted { #expect(codec.decode(flipped, for: Self.url) == nil, "the envelope is authenticated") }
+        #expect(codec.decode(flipped, for: Self.url) == nil, "one flipped bit anywhere is a miss")
+        for index in [0, value.count / 3, value.count - SharedEntryCodec.trailerCount - 2] {
+            var damaged = value
+            damaged[index] ^= 0x10
+            #expect(codec.decode(damaged, for: Self.url) == nil, "bit flipped at \(index)")
+        }
         // A header that claims more metadata than there is.
         if !encrypted {
             var lying = value

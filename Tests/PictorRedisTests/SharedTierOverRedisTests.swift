@@ -155,7 +155,28 @@ struct SharedTierOverRedisTests {
         let urls = Self.urls(8, "full")
         let member = Member(try RedisSharedCache(url: server.url), urls: urls)
         Self.check(try await member.loadAll(urls), urls)
-        #expect(member.pipeline.statistics.sharedCache.errors >= 1, "OOM replies are counted")
+        #expect(member.pipeline.statistics.sharedCache.rejections >= 1, "OOM replies are counted")
+    }
+
+    @Test func aFullRedisStillServesWhatItHolds() async throws {
+        let server = try await offPool { try RedisServer(extraArguments: ["--maxmemory-policy", "noeviction"]) }
+        defer { server.stop() }
+        let log = LogLines()
+        let stored = Self.urls(10, "kept"), fresh = Self.urls(10, "new")
+        let writer = Member(try Self.tier(server.url), urls: stored)
+        _ = try await writer.loadAll(stored)
+        // Full from now on: every write (entries and leases) is refused with OOM.
+        _ = try await offPool { try server.command(["CONFIG", "SET", "maxmemory", "1"]) }
+        let reader = Member(try Self.tier(server.url), urls: stored + fresh, log: log.logger)
+        let old = try await reader.loadAll(stored)
+        Self.check(old, stored)
+        #expect(old.allSatisfy { $0.cacheLayer == .shared }, "reads go on when writes are refused")
+        let new = try await reader.loadAll(fresh)
+        #expect(new.allSatisfy { $0.cacheLayer == .network })
+        let counters = reader.pipeline.statistics.sharedCache
+        #expect(counters.skips == 0, "a refusal never takes the tier out of use")
+        #expect(counters.rejections >= 10)
+        #expect(log.warnings.count == 1, "\(log.warnings)")
     }
 
     @Test(.enabled(if: RedisCluster.isAvailable)) func throughAClusterWithASlotMovedMidRun() async throws {
@@ -178,5 +199,18 @@ struct SharedTierOverRedisTests {
         let responses = try await second.loadAll(urls)
         Self.check(responses, urls)
         #expect(responses.allSatisfy { $0.cacheLayer == .shared })
+    }
+
+    @Test func serversThatAreNotAClusterAreRefusedNotSplit() async throws {
+        let a = try await offPool { try RedisServer() }, b = try await offPool { try RedisServer() }
+        defer { a.stop(); b.stop() }
+        let client = RedisClient(try RedisConfiguration(url: "redis://\(a.address),\(b.address)"))
+        defer { client.close() }
+        await #expect {
+            _ = try await client.send(["GET", "x"])
+        } throws: { error in
+            guard case RedisError.invalidURL(let reason)? = error as? RedisError else { return false }
+            return reason.contains("not in a Redis Cluster")
+        }
     }
 }

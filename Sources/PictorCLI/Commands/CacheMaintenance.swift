@@ -148,8 +148,9 @@ enum CacheMaintenance {
         if report.maximumMemory == 0 || report.evictionPolicy != "allkeys-lru" {
             console.print("  note:      give Redis 'maxmemory' and 'maxmemory-policy allkeys-lru' so that it evicts old images when full")
         }
-        console.print("  fleet:     \(f.hits) hits, \(f.misses) misses, \(f.errors) errors, \(f.skips) skipped, \(f.stores) stored, "
-            + "\(f.leasesTaken) downloads for the fleet, \(f.waits) waits (\(f.fallbacks) fell back), \(f.oversized) too large")
+        console.print("  fleet:     \(f.hits + f.misses) reads (\(f.hits) found), \(f.stores) stored, \(f.leasesTaken) leases taken "
+            + "(downloads for the fleet), \(f.waits) waits (\(f.fallbacks) fell back), \(f.oversized) too large, "
+            + "\(f.rejections) refused, \(f.errors) errors, \(f.skips) skipped")
         console.print("  sealed:    \(tier.isEncrypted ? "read with --key-file's key (entries other keys sealed are misses)" : "no key given: entries in clear, SHA-256 names")")
         return ExitCode.success
     }

@@ -29,9 +29,10 @@ struct PrefetchSummary {
             String(format: "  time:        %.2f s, %.1f images/s", elapsed, Double(results.count) / max(elapsed, 1e-6)),
         ]
         if let s = fleet {
-            var line = "  fleet:       \(s.hits) shared hits, \(s.misses) misses, \(s.leasesTaken) downloads for the fleet, "
+            var line = "  fleet:       \(s.hits + s.misses) reads (\(s.hits) found), \(s.leasesTaken) leases taken (downloads for the fleet), "
             line += "\(s.waits) waits (\(s.fallbacks) fell back), \(s.stores) stored"
             if s.oversized > 0 { line += ", \(s.oversized) too large to share" }
+            if s.rejections > 0 { line += "; Redis refused \(s.rejections) operations (full?)" }
             if s.errors + s.skips > 0 { line += "; Redis failed \(s.errors) times and was skipped \(s.skips) times" }
             lines.append(line)
         }

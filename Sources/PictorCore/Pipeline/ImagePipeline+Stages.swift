@@ -187,7 +187,15 @@ extension ImagePipeline {
                 guard !p.fetchKey.isCacheOnly else { throw error }
                 let second = try await self.fetch(
                     p, p.fetchKey.reloading, priority: context.priority, progress: context.reportProgress, storesToDisk: p.storesOriginal())
-                var output = try await self.decode(second.output, p, priority: context.priority)
+                var output: StageOutput
+                do {
+                    output = try await self.decode(second.output, p, priority: context.priority)
+                } catch let error as Error where error.kind == .decoding {
+                    // The origin itself serves bytes that do not decode: keep none of them.
+                    self.configuration.dataCache?.removeData(for: p.dataKey)
+                    await self.sharedTier?.remove(p.dataKey)
+                    throw error
+                }
                 output.discardedCachedEntry = true
                 output.metrics.loadDuration += first.output.duration
                 return output

@@ -56,9 +56,12 @@ public final class ImagePipeline: Sendable {
 
     /// A snapshot of the pipeline's counters.
     public var statistics: Statistics {
-        var snapshot = counters.withLock { $0 }
-        snapshot.sharedCache = sharedTier?.statistics ?? SharedCacheStatistics()
-        return snapshot
+        let shared = sharedTier?.statistics ?? SharedCacheStatistics()
+        return counters.withLock { counters in
+            var snapshot = counters
+            snapshot.sharedCache = shared
+            return snapshot
+        }
     }
 
     /// The final image for `request` if the memory cache has it, answered synchronously.

@@ -77,22 +77,20 @@ extension RedisSharedCache {
         return report
     }
 
+    /// The hash's field for each counter (one table for writing and reading them).
+    static func counterFields() -> [(name: String, counter: WritableKeyPath<SharedCacheStatistics, Int>)] {
+        [("hits", \.hits), ("misses", \.misses), ("errors", \.errors), ("rejections", \.rejections), ("skips", \.skips),
+         ("stores", \.stores), ("oversized", \.oversized), ("leases", \.leasesTaken), ("waits", \.waits),
+         ("fallbacks", \.fallbacks)]
+    }
+
     static func fields(of s: SharedCacheStatistics) -> [(String, Int)] {
-        [("hits", s.hits), ("misses", s.misses), ("errors", s.errors), ("skips", s.skips), ("stores", s.stores),
-         ("oversized", s.oversized), ("leases", s.leasesTaken), ("waits", s.waits), ("fallbacks", s.fallbacks)]
+        counterFields().map { ($0.name, s[keyPath: $0.counter]) }
     }
 
     static func statistics(from values: [String: Int]) -> SharedCacheStatistics {
         var s = SharedCacheStatistics()
-        s.hits = values["hits"] ?? 0
-        s.misses = values["misses"] ?? 0
-        s.errors = values["errors"] ?? 0
-        s.skips = values["skips"] ?? 0
-        s.stores = values["stores"] ?? 0
-        s.oversized = values["oversized"] ?? 0
-        s.leasesTaken = values["leases"] ?? 0
-        s.waits = values["waits"] ?? 0
-        s.fallbacks = values["fallbacks"] ?? 0
+        for field in counterFields() { s[keyPath: field.counter] = values[field.name] ?? 0 }
         return s
     }
 

@@ -73,8 +73,11 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
             return codec.decode(value, for: key)
         case .null:
             return nil
+        case .error(let message) where message.hasPrefix("WRONGTYPE"):
+            // Something else sits under the entry's name: not an entry.
+            return nil
         case .error(let message):
-            throw RedisError.server(message)
+            throw Self.error(message)
         default:
             throw RedisError.protocolError("unexpected reply to GET")
         }
@@ -92,7 +95,7 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
     public func removeEntry(for key: String) async throws {
         let name = codec.name(for: key)
         let reply = try await client.send([Data("DEL".utf8), Data(name.utf8)], key: Data(name.utf8))
-        if case .error(let message) = reply { throw RedisError.server(message) }
+        if case .error(let message) = reply { throw Self.error(message) }
     }
 
     public func acquireLease(for key: String, duration: Duration) async throws -> SharedCacheLease? {
@@ -105,7 +108,7 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
         switch reply {
         case .status("OK"): return SharedCacheLease(key: key, token: token)
         case .null: return nil
-        case .error(let message): throw RedisError.server(message)
+        case .error(let message): throw Self.error(message)
         default: throw RedisError.protocolError("unexpected reply to SET NX")
         }
     }
@@ -114,7 +117,7 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
         let name = codec.leaseName(for: key)
         switch try await client.send([Data("EXISTS".utf8), Data(name.utf8)], key: Data(name.utf8)) {
         case .integer(let count): return count > 0
-        case .error(let message): throw RedisError.server(message)
+        case .error(let message): throw Self.error(message)
         default: throw RedisError.protocolError("unexpected reply to EXISTS")
         }
     }
@@ -123,14 +126,22 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
         let name = codec.leaseName(for: lease.key)
         let reply = try await client.send(
             [Data("EVAL".utf8), Self.releaseScript, Data("1".utf8), Data(name.utf8), Data(lease.token.utf8)], key: Data(name.utf8))
-        if case .error(let message) = reply { throw RedisError.server(message) }
+        if case .error(let message) = reply { throw Self.error(message) }
     }
 
-    static func expectOK(_ reply: RedisReply, _ command: String) throws(RedisError) {
+    static func expectOK(_ reply: RedisReply, _ command: String) throws {
         switch reply {
         case .status("OK"): return
-        case .error(let message): throw RedisError.server(message)
+        case .error(let message): throw error(message)
         default: throw RedisError.protocolError("unexpected reply to \(command)")
         }
+    }
+
+    /// An error reply as the pipeline should take it: Redis full (`OOM`) or a key of another type
+    /// (`WRONGTYPE`) is a refusal by a healthy server; anything else (`NOAUTH`, `LOADING`,
+    /// `READONLY`, …) is a failure of the tier.
+    static func error(_ message: String) -> any Error {
+        if message.hasPrefix("OOM") || message.hasPrefix("WRONGTYPE") { return SharedDataCacheError.rejected(message) }
+        return RedisError.server(message)
     }
 }

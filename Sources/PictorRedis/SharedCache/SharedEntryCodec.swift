@@ -10,10 +10,13 @@ import PictorCrypto
 ///   (`mode` `e1`), or plain SHA-256 (`p1`) without one. The braces are a Redis Cluster hash tag:
 ///   an entry and its lease live in one slot. No name contains the key, a URL or a host.
 /// - Values: the bytes, the metadata (JSON), then a trailer: the metadata's length (UInt32,
-///   big-endian), SHA-256 of the cache key (32 bytes), format 1, `PXSE`. The trailer comes last
-///   so that reading an entry cuts the value short instead of copying the image out of it. With
-///   a master key the whole value is sealed in the disk cache's AES-256-GCM envelope,
-///   authenticated with the entry's name, so Redis holds nothing readable.
+///   big-endian), a SHA-256 digest (32 bytes), format 1, `PXSE`. The trailer comes last so that
+///   reading an entry cuts the value short instead of copying the image out of it. The digest
+///   covers the cache key, the metadata and the bytes: a value stored for another key, or
+///   damaged anywhere (one flipped bit), does not match. With a master key the whole value is
+///   also sealed in the disk cache's AES-256-GCM envelope, authenticated with the entry's name,
+///   so Redis holds nothing readable and nothing can be forged without the key (without one,
+///   the digest catches damage and swaps, not a deliberate forgery).
 /// - Checks: a value that does not open with this key, is not this format, or was stored for
 ///   another cache key is not an entry (a miss), never an image for the wrong URL.
 struct SharedEntryCodec: Sendable {
@@ -61,7 +64,7 @@ struct SharedEntryCodec: Sendable {
         value.append(entry.data)
         value.append(metadata)
         withUnsafeBytes(of: UInt32(metadata.count).bigEndian) { value.append(contentsOf: $0) }
-        value.append(contentsOf: Self.keyDigest(key))
+        value.append(contentsOf: Self.digest(key: key, metadata: metadata, data: entry.data))
         value.append(Self.version)
         value.append(contentsOf: Self.magic)
         guard let encryption else { return value }
@@ -77,13 +80,15 @@ struct SharedEntryCodec: Sendable {
         }
         guard payload.count >= Self.trailerCount else { return nil }
         let trailer = [UInt8](payload.suffix(Self.trailerCount))
-        guard Array(trailer[(Self.trailerCount - 4)...]) == Self.magic, trailer[Self.trailerCount - 5] == Self.version,
-              Array(trailer[4..<(4 + SHA256.byteCount)]) == Self.keyDigest(key) else { return nil }
+        guard Array(trailer[(Self.trailerCount - 4)...]) == Self.magic, trailer[Self.trailerCount - 5] == Self.version else { return nil }
         let length = trailer[0..<4].reduce(0) { $0 << 8 | Int($1) }
         // An entry has bytes.
         guard payload.count - Self.trailerCount > length else { return nil }
         let metadataEnd = payload.endIndex - Self.trailerCount
-        guard let metadata = try? JSONDecoder().decode(DataCacheMetadata.self, from: payload[(metadataEnd - length)..<metadataEnd]) else {
+        let metadataBytes = payload[(metadataEnd - length)..<metadataEnd]
+        let data = payload[payload.startIndex..<(metadataEnd - length)]
+        guard Array(trailer[4..<(4 + SHA256.byteCount)]) == Self.digest(key: key, metadata: metadataBytes, data: data),
+              let metadata = try? JSONDecoder().decode(DataCacheMetadata.self, from: metadataBytes) else {
             return nil
         }
         // Cut, not copied: the value is this function's own.
@@ -91,5 +96,13 @@ struct SharedEntryCodec: Sendable {
         return DataCacheEntry(data: payload, metadata: metadata)
     }
 
-    private static func keyDigest(_ key: String) -> [UInt8] { SHA256.hash(Data(key.utf8)) }
+    /// SHA-256 over the key's length and bytes, the metadata's length and bytes, and the image
+    /// bytes: lengths first, so that no two different splits hash alike.
+    static func digest(key: String, metadata: Data, data: Data) -> [UInt8] {
+        var lengths = Data(capacity: 16 + key.utf8.count)
+        withUnsafeBytes(of: UInt64(key.utf8.count).bigEndian) { lengths.append(contentsOf: $0) }
+        lengths.append(contentsOf: key.utf8)
+        withUnsafeBytes(of: UInt64(metadata.count).bigEndian) { lengths.append(contentsOf: $0) }
+        return SHA256.hash(parts: [lengths, metadata, data])
+    }
 }

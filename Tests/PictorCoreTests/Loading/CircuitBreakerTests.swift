@@ -45,6 +45,8 @@ import Testing
         var breaker = CircuitBreaker(threshold: 1, coolDown: 5)
         _ = breaker.failed(now: 0)
         #expect(breaker.failed(now: 1) == nil)
+        #expect(breaker.succeeded() == nil, "a late success does not close it either")
         #expect(breaker.state == .open(until: 5))
+        #expect(breaker.decide(now: 2) == .skip)
     }
 }

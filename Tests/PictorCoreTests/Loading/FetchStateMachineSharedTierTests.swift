@@ -95,6 +95,7 @@ import Testing
             Issue.record("expected finish"); return
         }
         #expect(result.source == .revalidated)
+        #expect(result.revalidatedTier == .shared, "reported as the tier it came from")
         #expect(result.data == stale.data)
         #expect(write == .store, "the disk had no entry to update: it stores one")
         #expect(shares, "the refreshed freshness goes back to the fleet")
@@ -176,7 +177,7 @@ import Testing
             Issue.record("expected finish"); return
         }
         #expect(result.source == .shared)
-        #expect(write == .none)
+        #expect(write == .store, "kept locally (stale), so this host revalidates it next time")
         #expect(!shares)
     }
 

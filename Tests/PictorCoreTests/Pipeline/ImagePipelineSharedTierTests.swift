@@ -231,3 +231,18 @@ extension ImagePipelineSharedTierTests {
         #expect(fleet.count(.read) + fleet.count(.acquire) + fleet.count(.store) == 0)
     }
 }
+
+extension ImagePipelineSharedTierTests {
+    @Test func bytesThatNeverDecodeAreKeptNowhere() async throws {
+        let fleet = InMemorySharedCache()
+        let h = member(fleet)
+        let url = URL(string: "https://example.test/broken.img")!
+        h.network.stub(url, data: Data("not an image at all".utf8))
+        fleet.put(DataCacheEntry(data: Data("not an image either".utf8), metadata: DataCacheMetadata()), for: url.absoluteString)
+
+        await #expect(throws: ImagePipeline.Error.self) { try await h.pipeline.image(for: ImageRequest(url: url)) }
+
+        #expect(fleet.storedEntry(for: url.absoluteString) == nil, "neither the shared copy nor the fresh download")
+        #expect(h.disk.keys.isEmpty)
+    }
+}

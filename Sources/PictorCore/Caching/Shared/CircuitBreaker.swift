@@ -57,10 +57,13 @@ struct CircuitBreaker: Sendable {
         case .closed(let failures):
             if failures > 0 { state = .closed(failures: 0) }
             return nil
-        case .halfOpen, .open:
-            // `.open` here: an operation started before the breaker opened came back fine.
+        case .halfOpen:
             state = .closed(failures: 0)
             return .closed
+        case .open:
+            // An operation started before the breaker opened came back fine: only the trial
+            // after the cool-down may close it, or a flapping tier would log an outage per flap.
+            return nil
         }
     }
 

@@ -3,7 +3,8 @@ import Foundation
 /// Counters of one pipeline's use of its shared tier since it was created (part of
 /// ``ImagePipeline/Statistics``).
 ///
-/// Every read of an entry ends in exactly one of ``hits``, ``misses``, ``errors`` or ``skips``;
+/// Every read of an entry ends in exactly one of ``hits``, ``misses``, ``errors``, ``rejections``
+/// or ``skips``;
 /// a load may read more than once (after taking a lease, after a wait), so these count reads,
 /// not images (``ImagePipeline/Statistics/sharedHits`` counts images served by the tier).
 public struct SharedCacheStatistics: Sendable, Hashable, Codable {
@@ -20,13 +21,17 @@ public struct SharedCacheStatistics: Sendable, Hashable, Codable {
     public var stores = 0
     /// Entries not written because they exceed ``SharedCachePolicy/maximumEntrySize``.
     public var oversized = 0
-    /// Download leases taken by this process (it downloaded for the fleet).
+    /// Download leases taken by this process: it downloaded (or tried to) for the fleet.
     public var leasesTaken = 0
     /// Times this process waited for another's download.
     public var waits = 0
     /// Waits that ended without the other's result (it failed, stored nothing, or the wait
     /// bound passed), after which this process downloaded itself.
     public var fallbacks = 0
+
+    /// Operations the tier answered by refusing them (full, a value of another type under the
+    /// name); the tier stays in use.
+    public var rejections = 0
 
     /// Creates zeroed counters.
     public init() {}

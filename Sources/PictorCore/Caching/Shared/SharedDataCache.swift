@@ -48,6 +48,22 @@ public protocol SharedDataCache: Sendable {
     func releaseLease(_ lease: SharedCacheLease) async throws
 }
 
+/// What a ``SharedDataCache`` throws when the tier answered but refused one operation: it is
+/// full (Redis `OOM`), or the name holds something else. The tier is healthy, so the pipeline
+/// counts the refusal and goes on using it (reads still answer when writes are refused); any
+/// other error counts towards skipping the tier.
+public enum SharedDataCacheError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The operation was refused, with the tier's reason.
+    case rejected(String)
+
+    /// The tier's reason.
+    public var description: String {
+        switch self {
+        case .rejected(let reason): "refused: \(reason)"
+        }
+    }
+}
+
 /// A download lease held on a ``SharedDataCache`` entry: the cache key and the holder's random
 /// token (so that only the holder releases it).
 public struct SharedCacheLease: Sendable, Hashable {

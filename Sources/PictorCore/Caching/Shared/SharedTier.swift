@@ -23,6 +23,7 @@ package final class SharedTier: Sendable {
     private let logger: PictorLog
     private let breaker: Mutex<CircuitBreaker>
     private let counters = Mutex(SharedCacheStatistics())
+    private let reportedRejection = Mutex(false)
     private let origin = ContinuousClock.now
 
     package init(cache: any SharedDataCache, policy: SharedCachePolicy, logger: PictorLog) {
@@ -136,6 +137,15 @@ package final class SharedTier: Sendable {
             return value
         } catch is CancellationError {
             // The caller went away: says nothing about the tier's health.
+            return nil
+        } catch let SharedDataCacheError.rejected(reason) {
+            // The tier answered: it is healthy, only this operation was refused (a full Redis
+            // refuses writes and leases but still serves reads).
+            counters.withLock { $0.rejections += 1 }
+            _ = breaker.withLock { $0.succeeded() }
+            if reportedRejection.withLock({ reported in defer { reported = true }; return !reported }) {
+                logger.log(.warning, "shared cache refused an operation (\(reason)); it stays in use for what it accepts")
+            }
             return nil
         } catch {
             counters.withLock { $0.errors += 1 }

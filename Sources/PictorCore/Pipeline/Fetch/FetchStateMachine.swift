@@ -174,7 +174,8 @@ struct FetchStateMachine {
         let http = response as? HTTPURLResponse
         if let stale, http?.statusCode == 304, Self.hasValidators(stale.entry) {
             let metadata = HTTPFreshness.refreshed(stale.entry.metadata, with: response, exchange: exchange, heuristicCap: inputs.heuristicCap)
-            let result = FetchResult(data: stale.entry.data, source: .revalidated, response: response, metadata: metadata)
+            var result = FetchResult(data: stale.entry.data, source: .revalidated, response: response, metadata: metadata)
+            result.revalidatedTier = stale.onDisk ? .disk : .shared
             return finish(.finish(result, write: stale.onDisk ? .updateMetadata : .store, shares: inputs.hasSharedTier))
         }
         guard http.map({ (200..<300).contains($0.statusCode) && $0.statusCode != 206 }) ?? true, !data.isEmpty else {
@@ -202,7 +203,9 @@ struct FetchStateMachine {
             let control = CacheControl(stale.entry.metadata.cacheControl)
             if !control.mustRevalidate && !control.noCache {
                 let result = FetchResult(data: stale.entry.data, source: stale.onDisk ? .disk : .shared, metadata: stale.entry.metadata)
-                return finish(.finish(result, write: .none, shares: false))
+                // A shared entry is kept locally as it is (stale), so the next use of this host
+                // revalidates it instead of reading the tier again.
+                return finish(.finish(result, write: stale.onDisk ? .none : .store, shares: false))
             }
         }
         return finish(.fail(error))
@@ -255,4 +258,6 @@ struct FetchResult: Sendable {
     var source: FetchStateMachine.Source
     var response: URLResponse?
     var metadata: DataCacheMetadata
+    /// For a revalidated result, the tier that held the confirmed entry.
+    var revalidatedTier: CacheLayer = .disk
 }

@@ -159,7 +159,8 @@ extension FetchResult {
         switch source {
         case .network: .network
         case .shared: .shared
-        case .disk, .revalidated: .disk
+        case .disk: .disk
+        case .revalidated: revalidatedTier
         }
     }
 }
