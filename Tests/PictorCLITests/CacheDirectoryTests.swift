@@ -75,4 +75,38 @@ struct CacheDirectoryTests {
             }
         }
     }
+
+    /// Runs `mount`/`umount` with `arguments`; `true` on success.
+    static func mount(_ tool: String, _ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to mount a tmpfs"))
+    func aReadOnlyCacheIsReportedByStatsListAndVerify() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        guard Self.mount("/bin/mount", ["-t", "tmpfs", "-o", "size=1024k", "tmpfs", directory.path]) else { return }
+        defer { _ = Self.mount("/bin/umount", ["-l", directory.path]) }
+        try fill()
+        #expect(Self.mount("/bin/mount", ["-o", "remount,ro", directory.path]))
+        let (stats, statsConsole) = await run(["cache", "stats", "--cache-dir", directory.path])
+        #expect(stats == 0, "\(statsConsole.errors)")
+        #expect(statsConsole.output.contains("entries:     3"), "\(statsConsole.output)")
+        #expect(statsConsole.errors.contains("read-only"), "\(statsConsole.errors)")
+        let (list, listConsole) = await run(["cache", "list", "--cache-dir", directory.path])
+        #expect(list == 0)
+        #expect(listConsole.output.split(separator: "\n").count == 4, "\(listConsole.output)")
+        let (verify, verifyConsole) = await run(["cache", "verify", "--cache-dir", directory.path])
+        #expect(verify == 0, "\(verifyConsole.errors)")
+        #expect(verifyConsole.output.contains("3 valid"), "\(verifyConsole.output)")
+        let (clear, clearConsole) = await run(["cache", "clear", "--force", "--cache-dir", directory.path])
+        #expect(clear == 1)
+        #expect(clearConsole.errors.contains("read-only"), "\(clearConsole.errors)")
+    }
 }
