@@ -82,6 +82,9 @@ extension DiskCache {
         /// the writer; `64 MiB` by default.
         public var maxPendingBytes: Int = 64 * 1024 * 1024
 
+        /// Opens as if the directory could not be written (read-only mode, see
+        /// ``DiskCache/isReadOnly``); tests set it, as root writes regardless of permissions.
+        var opensReadOnly = false
         /// The clock, in seconds since 1970; tests replace it.
         var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 

@@ -64,6 +64,9 @@ extension DiskCache {
                 }
                 recorded = try index.keyCheck()
             }
+            if let recorded, !recorded.isWellFormed {
+                throw OpenFailure.damaged("its key record is not one this build writes")
+            }
             let mismatch: DiskCacheError.KeyMismatch? = if let recorded {
                 recorded.mismatch(configured: configured)
             } else if unattributable {
@@ -74,6 +77,15 @@ extension DiskCache {
             // A recorded setting binds even an empty cache: after `removeAll` or `rotateKey`, the
             // old key (or no key) must not quietly take the directory back.
             guard let mismatch else { return configured }
+            // A record is evidence, not proof: when the entry files themselves are under the
+            // configured setting (plain files that parse, or files that open and authenticate
+            // under the configured key) and no clear or rotation is half done (no intents), the
+            // record is what is wrong. A damaged record never locks the user out, nor costs
+            // the entries under a removal policy.
+            if let recorded, try index.intents(limit: 1).isEmpty,
+               case .known(let found) = deriveKeyCheck(files: files, cipher: configuration.cipher), found == configured {
+                throw OpenFailure.damaged("its key record says the entries are \(recorded.isEncrypted ? "encrypted" : "plain") but the entry files are \(configured.isEncrypted ? "sealed under the configured key" : "plain")")
+            }
             guard configuration.keyMismatchPolicy == .removeEntries else { throw fail(mismatch) }
             configuration.logger.log(.warning, "disk cache \(files.directory) was written under another key setting; removing its entries")
             try index.connection.transaction { () throws(SQLiteError) in
@@ -85,6 +97,7 @@ extension DiskCache {
             for file in files.scanEntries() { files.remove(file.digest) }
             return configured
         } catch let error as SQLiteError {
+            if isDamage(error) { throw .damaged(error.message) }
             if error.isReadOnly { throw .readOnly("cannot write the index: \(error.message)") }
             throw .fatal(DiskCacheError(error))
         } catch let error as OpenFailure {

@@ -39,7 +39,8 @@ extension DiskCache {
         /// Index rows whose file was missing; the rows were dropped.
         public var missingFiles = 0
         /// Entries that were truncated or malformed, failed to open, had another size than the
-        /// index's, or did not match their recorded format; they were removed.
+        /// index's, did not match their recorded format, or carried no key binding (written
+        /// before entries recorded their key); they were removed.
         public var corrupt = 0
         /// Files in the directory with no index row (nor a write in flight); they were deleted.
         public var orphanFiles = 0
@@ -117,27 +118,34 @@ extension DiskCache {
         }
         report.missingFiles = missing.count
         report.corrupt = report.corruptDigests.count
-        _ = evict(missing + report.corruptDigests, from: index)
+        // A read-only cache reports what it would remove, and removes nothing.
+        let readOnly = isReadOnly
+        if !readOnly { _ = evict(missing + report.corruptDigests, from: index) }
 
         var known = Set(rows.map(\.digest))
         known.formUnion((try? index.intents()) ?? [])
         for file in files.scanEntries() where !known.contains(file.digest) {
             // Another process may have renamed the file in place and not yet committed its row.
             if (try? index.contains(file.digest)) == true { continue }
-            if files.remove(file.digest) { report.orphanFiles += 1 }
+            if readOnly || files.remove(file.digest) { report.orphanFiles += 1 }
         }
-        state.withLock { s in
-            s.statistics.missingFilesRemoved += report.missingFiles
-            s.statistics.corruptEntriesRemoved += report.corrupt
+        if !readOnly {
+            state.withLock { s in
+                s.statistics.missingFilesRemoved += report.missingFiles
+                s.statistics.corruptEntriesRemoved += report.corrupt
+            }
         }
         if report.corrupt + report.missingFiles + report.orphanFiles > 0 {
-            configuration.logger.log(.warning, "disk cache verify: \(report.corrupt) corrupt, \(report.missingFiles) missing, \(report.orphanFiles) orphan files removed")
+            configuration.logger.log(.warning, "disk cache verify: \(report.corrupt) corrupt, \(report.missingFiles) missing, \(report.orphanFiles) orphan files "
+                + (readOnly ? "found (read-only: nothing removed)" : "removed"))
         }
         return report
     }
 
     private func isIntact(_ bytes: Data, _ row: IndexRow) -> Bool {
-        guard bytes.count == row.size, let decoded = decode(bytes, digest: row.digest) else { return false }
+        // Without the key, verify cannot check which key a file is bound to, but a file with
+        // no binding at all can never be served: it goes too.
+        guard bytes.count == row.size, let decoded = decode(bytes, digest: row.digest), decoded.binding != nil else { return false }
         if let format = decoded.metadata.format, ImageFormat.sniff(decoded.payload) != format { return false }
         return true
     }

@@ -6,12 +6,13 @@ import Synchronization
 /// under, used on the writer queue only.
 final class WriterResources {
     var index: EntryIndex
-    var lock: DirectoryLock
+    /// `nil` only for a read-only cache whose directory has no lock file (nothing to share).
+    var lock: DirectoryLock?
     /// The setting recorded in the index when this instance last checked or changed it; a
     /// batch whose index record differs was changed by another process and is not committed.
     var keyCheck: KeyCheck
 
-    init(index: EntryIndex, lock: DirectoryLock, keyCheck: KeyCheck) {
+    init(index: EntryIndex, lock: DirectoryLock?, keyCheck: KeyCheck) {
         self.index = index
         self.lock = lock
         self.keyCheck = keyCheck
@@ -31,24 +32,34 @@ extension DiskCache {
     enum OpenFailure: Error {
         case readOnly(String)
         case fatal(DiskCacheError)
+        /// The index cannot be trusted (unreadable, another schema, or a key record the entry
+        /// files contradict): it is moved aside and rebuilt from the files.
+        case damaged(String)
     }
 
-    private static func isReadOnly(_ code: Int32) -> Bool { code == EROFS || code == EACCES || code == EPERM }
+    private static func isReadOnlyErrno(_ code: Int32) -> Bool { code == EROFS || code == EACCES || code == EPERM }
+
+    /// Whether SQLite's error means the index file is damaged (rather than busy, full or
+    /// unwritable): not a database, corrupt pages, a schema newer than this build, or tables
+    /// that do not match the version it claims.
+    static func isDamage(_ error: SQLiteError) -> Bool {
+        error.isCorruption || error.primaryCode == 20 /* SQLITE_MISMATCH */ || error.primaryCode == 1 /* SQLITE_ERROR */
+    }
 
     /// Creates the directories, takes the lock, opens (or rebuilds) the index and recovers.
     static func openResources(
         files: EntryFiles, indexPath: String, configuration: Configuration, forceRebuild: Bool = false
     ) -> Result<WriterResources, OpenFailure> {
-        let logger = configuration.logger
+        if configuration.opensReadOnly { return .failure(.readOnly("opened read-only by its configuration")) }
         if let code = files.createDirectories() {
-            if isReadOnly(code) { return .failure(.readOnly("cannot create \(files.directory)")) }
+            if isReadOnlyErrno(code) { return .failure(.readOnly("cannot create \(files.directory)")) }
             return .failure(.fatal(.directoryUnavailable(path: files.directory, errno: code)))
         }
         var info = stat()
         if stat(files.directory, &info) != 0 || (info.st_mode & S_IFMT) != S_IFDIR {
             return .failure(.fatal(.directoryUnavailable(path: files.directory, errno: ENOTDIR)))
         }
-        if access(files.directory, W_OK) != 0 && isReadOnly(errno) {
+        if access(files.directory, W_OK) != 0 && isReadOnlyErrno(errno) {
             return .failure(.readOnly("\(files.directory) is not writable"))
         }
         let lock: DirectoryLock
@@ -56,40 +67,57 @@ extension DiskCache {
             lock = try DirectoryLock(directory: files.directory)
         } catch {
             guard case .posix(let code) = error else { fatalError() }
-            if isReadOnly(code) { return .failure(.readOnly("cannot create the lock file")) }
+            if isReadOnlyErrno(code) { return .failure(.readOnly("cannot create the lock file")) }
             return .failure(.fatal(.directoryUnavailable(path: files.directory, errno: code)))
         }
         let exclusive = lock.tryExclusive()
         defer { lock.share() }
 
-        var rebuilt = forceRebuild
-        if forceRebuild { moveAside(indexPath) }
-        var index: EntryIndex
+        if forceRebuild { moveAside(indexPath, logger: configuration.logger) }
+        switch openIndex(files: files, indexPath: indexPath, configuration: configuration, lock: lock,
+                         exclusive: exclusive, rebuilding: forceRebuild) {
+        case .failure(.damaged(let reason)):
+            // Once: a fresh index is re-derived from the entry files, as a lost one is.
+            configuration.logger.log(.warning, "disk cache index damaged (\(reason)); moved aside and rebuilt from the entry files")
+            moveAside(indexPath, logger: configuration.logger)
+            let retried = openIndex(files: files, indexPath: indexPath, configuration: configuration, lock: lock,
+                                    exclusive: exclusive, rebuilding: true)
+            if case .failure(.damaged(let again)) = retried {
+                return .failure(.fatal(.index(operation: "rebuild", code: 11, message: again)))
+            }
+            return retried
+        case let other:
+            return other
+        }
+    }
+
+    /// Opens the index, checks the key setting and recovers; `.damaged` when the index file
+    /// cannot be trusted (the caller moves it aside and tries once more).
+    private static func openIndex(
+        files: EntryFiles, indexPath: String, configuration: Configuration, lock: DirectoryLock, exclusive: Bool,
+        rebuilding: Bool
+    ) -> Result<WriterResources, OpenFailure> {
+        func failure(_ error: SQLiteError, _ what: String) -> OpenFailure {
+            if isDamage(error) { return .damaged(error.message) }
+            if error.isReadOnly { return .readOnly("cannot \(what) the index: \(error.message)") }
+            return .fatal(DiskCacheError(error))
+        }
+        let index: EntryIndex
         do {
             index = try EntryIndex(path: indexPath, synchronousFull: configuration.durability == .fsync)
-        } catch where error.isCorruption || error.primaryCode == 20 /* SQLITE_MISMATCH */ {
-            logger.log(.warning, "disk cache index unreadable (\(error.message)); moved aside and rebuilt")
-            moveAside(indexPath)
-            rebuilt = true
-            do {
-                index = try EntryIndex(path: indexPath, synchronousFull: configuration.durability == .fsync)
-            } catch {
-                return .failure(.fatal(DiskCacheError(error)))
-            }
+            try index.validateSchema()
         } catch {
-            if error.isReadOnly { return .failure(.readOnly("cannot open the index: \(error.message)")) }
-            return .failure(.fatal(DiskCacheError(error)))
+            return .failure(failure(error, "open"))
         }
 
         // A new or rebuilt index adopts the entry files, at this open or (when it fails or
         // cannot recover now) at the next one that can: the need is recorded in the index.
         let reindex: Bool
         do {
-            if rebuilt || index.foundVersion == 0 { try index.setSetting("reindex", "pending") }
+            if rebuilding || index.foundVersion == 0 { try index.setSetting("reindex", "pending") }
             reindex = try index.setting("reindex") != nil
         } catch {
-            if error.isReadOnly { return .failure(.readOnly("cannot write the index: \(error.message)")) }
-            return .failure(.fatal(DiskCacheError(error)))
+            return .failure(failure(error, "write"))
         }
 
         // Before recovery touches a file: the entries must be under the configured key setting.
@@ -102,22 +130,22 @@ extension DiskCache {
 
         // A rebuild while running adopts the files even when other processes are present:
         // otherwise they would stay unindexed until the next exclusive open.
-        if exclusive || forceRebuild {
+        if exclusive || rebuilding {
             do {
                 try recover(index, files: files, temporaries: exclusive, reindex: reindex,
-                            encrypted: configuration.cipher != nil, logger: logger)
+                            encrypted: configuration.cipher != nil, logger: configuration.logger)
             } catch {
-                if error.isReadOnly { return .failure(.readOnly("cannot write the index: \(error.message)")) }
-                return .failure(.fatal(DiskCacheError(error)))
+                return .failure(failure(error, "write"))
             }
         }
         return .success(WriterResources(index: index, lock: lock, keyCheck: keyCheck))
     }
 
-    /// Crash recovery; only when no other process has the directory open.
-    private static func recover(
+    /// Crash recovery; only when no other process has the directory open. `readOnly` (a
+    /// read-only directory, indexed in memory): files are adopted, never deleted.
+    static func recover(
         _ index: EntryIndex, files: EntryFiles, temporaries cleanTemporaries: Bool, reindex: Bool, encrypted: Bool,
-        logger: PictorLog
+        logger: PictorLog, readOnly: Bool = false
     ) throws(SQLiteError) {
         let temporaries = cleanTemporaries ? files.removeTemporaryFiles() : 0
         let interrupted = try index.replayIntents(files: files)
@@ -126,16 +154,17 @@ extension DiskCache {
             // A new or rebuilt index: adopt the entry files in the directory. A plain file's
             // metadata is read from its trailer, and a missing format is sniffed from the
             // payload's first 64 bytes; a sealed file is adopted by size and date (its metadata
-            // is read from the file on each hit anyway). Plain files that are not entry files
-            // are deleted. The key check already made sure the files are under this setting.
+            // is read from the file on each hit anyway). Plain files that are not entry files,
+            // or carry no key binding (never served, see `entry(for:)`), are deleted. The key
+            // check already made sure the files are under this setting.
             var rows: [IndexRow] = []
             for file in files.scanEntries() {
                 var row = IndexRow(digest: file.digest, size: file.size, created: file.modified,
                                    accessed: file.modified, metadata: DataCacheMetadata())
                 if !encrypted {
                     guard let (trailer, size) = files.readTrailer(file.digest),
-                          let decoded = EntryContainer.decodeTail(trailer, fileSize: size) else {
-                        files.remove(file.digest)
+                          let decoded = EntryContainer.decodeTail(trailer, fileSize: size), decoded.binding != nil else {
+                        if !readOnly { files.remove(file.digest) }
                         continue
                     }
                     row.size = size
@@ -157,10 +186,19 @@ extension DiskCache {
         }
     }
 
-    private static func moveAside(_ indexPath: String) {
-        let aside = indexPath + ".corrupt"
-        unlink(aside)
-        rename(indexPath, aside)
+    /// Moves a damaged index out of the way as `index.sqlite.damaged-<seconds since 1970>`
+    /// (kept for inspection; an earlier one is never overwritten), with its `-wal` next to it.
+    private static func moveAside(_ indexPath: String, logger: PictorLog) {
+        var aside = indexPath + ".damaged-" + String(Int(Date().timeIntervalSince1970))
+        var suffix = 1
+        while access(aside, F_OK) == 0 {
+            aside = indexPath + ".damaged-" + String(Int(Date().timeIntervalSince1970)) + "-" + String(suffix)
+            suffix += 1
+        }
+        if rename(indexPath, aside) == 0 {
+            rename(indexPath + "-wal", aside + "-wal")
+            logger.log(.info, "disk cache: the damaged index was kept as \(aside)")
+        }
         unlink(indexPath + "-wal")
         unlink(indexPath + "-shm")
     }
@@ -185,9 +223,11 @@ extension DiskCache {
                 resources.lock = fresh.lock
                 resources.keyCheck = fresh.keyCheck
             case .failure(.readOnly(let reason)):
-                disable(reason: reason)
+                enterReadOnly(reason: reason)
             case .failure(.fatal(let error)):
                 configuration.logger.log(.warning, "disk cache could not rebuild its index: \(error)")
+            case .failure(.damaged(let reason)):
+                configuration.logger.log(.warning, "disk cache could not rebuild its index: \(reason)")
             }
         }
     }
@@ -206,6 +246,8 @@ extension DiskCache {
             disable(reason: reason)
         case .failure(.fatal(let error)):
             configuration.logger.log(.warning, "disk cache could not recreate its directory: \(error)")
+        case .failure(.damaged(let reason)):
+            configuration.logger.log(.warning, "disk cache could not recreate its directory: \(reason)")
         }
     }
 }

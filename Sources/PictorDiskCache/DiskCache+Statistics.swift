@@ -23,8 +23,10 @@ extension DiskCache {
         /// Entries whose file was missing or unreadable when read or verified; their rows were
         /// dropped.
         public var missingFilesRemoved = 0
-        /// Entries that failed to open (wrong key, tampering, truncation) or failed
-        /// ``DiskCache/verify()``, and were removed.
+        /// Entries that failed to open (wrong key, tampering, truncation), were bound to
+        /// another key than the one read (a file moved or copied onto another entry's name, or
+        /// written before entries recorded their key), or failed ``DiskCache/verify()``, and
+        /// were removed.
         public var corruptEntriesRemoved = 0
 
         /// All evictions by the limits (size and age).

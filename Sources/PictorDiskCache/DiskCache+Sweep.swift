@@ -14,7 +14,7 @@ extension DiskCache {
         queue.sync {
             drain()
             return writer.withLock { resources in
-                guard let resources else { return 0 }
+                guard let resources, !isReadOnly else { return 0 }
                 return expire(resources.index)
             }
         }
@@ -31,7 +31,7 @@ extension DiskCache {
         queue.sync {
             drain()
             return writer.withLock { resources in
-                guard let resources else { return 0 }
+                guard let resources, !isReadOnly else { return 0 }
                 return trimToLimit(resources.index)
             }
         }
@@ -54,7 +54,7 @@ extension DiskCache {
     /// Runs on ``queue``: expiry by age (unless `sizeOnly`) and the size trim.
     func enforceLimits(sizeOnly: Bool) {
         writer.withLock { resources in
-            guard let resources else { return }
+            guard let resources, !isReadOnly else { return }
             if !sizeOnly { expire(resources.index) }
             trimToLimit(resources.index)
         }

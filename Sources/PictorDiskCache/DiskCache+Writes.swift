@@ -11,9 +11,11 @@ extension DiskCache {
     public func store(_ data: Data, for key: String, metadata: DataCacheMetadata) {
         guard let digest = digest(for: key) else { return }
         let created = configuration.now()
+        let binding = KeyBinding(key: key)
         let (needsDrain, overLimit) = state.withLock { s -> (Bool, Bool) in
-            guard !s.disabled else { return (false, false) }
-            return (s.stage(.store(data, metadata, created: created), for: digest), s.pendingBytes > configuration.maxPendingBytes)
+            guard s.acceptsWrites else { return (false, false) }
+            let operation = PendingOperation.Kind.store(data, metadata, created: created, binding: binding)
+            return (s.stage(operation, for: digest), s.pendingBytes > configuration.maxPendingBytes)
         }
         if needsDrain { scheduleDrain() }
         if overLimit { flush() }
@@ -22,12 +24,16 @@ extension DiskCache {
     /// Replaces the metadata of the entry for `key` (after an HTTP 304); no-op on a miss.
     public func updateMetadata(_ metadata: DataCacheMetadata, for key: String) {
         guard let digest = digest(for: key) else { return }
+        let binding = KeyBinding(key: key)
         let needsDrain = state.withLock { s -> Bool in
-            guard !s.disabled else { return false }
+            guard s.acceptsWrites else { return false }
             switch s.operations[digest]?.kind {
-            case .store(let data, _, let created): return s.stage(.store(data, metadata, created: created), for: digest)
+            case .store(let data, _, let created, let staged):
+                // Another key's bytes under the same name (a colliding key hashing) keep theirs.
+                guard staged == binding else { return false }
+                return s.stage(.store(data, metadata, created: created, binding: binding), for: digest)
             case .remove: return false
-            case .metadata, nil: return s.stage(.metadata(metadata), for: digest)
+            case .metadata, nil: return s.stage(.metadata(metadata, binding: binding), for: digest)
             }
         }
         if needsDrain { scheduleDrain() }
@@ -36,7 +42,7 @@ extension DiskCache {
     /// Removes the entry for `key`, if any; a read right after misses.
     public func removeData(for key: String) {
         guard let digest = digest(for: key) else { return }
-        let needsDrain = state.withLock { s in s.disabled ? false : s.stage(.remove, for: digest) }
+        let needsDrain = state.withLock { s in s.acceptsWrites ? s.stage(.remove, for: digest) : false }
         if needsDrain { scheduleDrain() }
     }
 
@@ -46,7 +52,7 @@ extension DiskCache {
     /// - Complexity: O(n) in the entries, from the index (no directory scan).
     public func removeAll() {
         let needsDrain = state.withLock { s -> Bool in
-            guard !s.disabled else { return false }
+            guard s.acceptsWrites else { return false }
             s.operations.removeAll()
             s.pendingBytes = 0
             s.accesses.removeAll()
@@ -79,7 +85,7 @@ extension DiskCache {
                 s.statistics.bytesWritten += outcome.bytesWritten
                 s.statistics.writeFailures += outcome.failures
             }
-            if outcome.readOnly { disable(reason: "the cache directory is read-only") }
+            if outcome.readOnly { enterReadOnly(reason: "the cache directory became read-only") }
             if outcome.keyChanged {
                 disable(reason: "another process switched this cache to another key; this instance stops writing so that entries under two keys never mix")
             }
@@ -136,14 +142,14 @@ extension DiskCache {
         var removals: [String] = []
         let now = configuration.now()
         for (digest, operation) in batch.operations {
-            guard let (payload, metadata, created) = contents(of: operation.kind, digest: digest) else {
+            guard let (payload, metadata, created, binding) = contents(of: operation.kind, digest: digest) else {
                 if case .remove = operation.kind {
                     files.remove(digest)
                     removals.append(digest)
                 }
                 continue
             }
-            let trailer = EntryContainer.trailer(payloadCount: payload.count, metadata: metadata, created: created)
+            let trailer = EntryContainer.trailer(payloadCount: payload.count, metadata: metadata, created: created, binding: binding)
             var parts = [payload, trailer]
             let cipher = currentCipher
             if let cipher {
@@ -204,14 +210,16 @@ extension DiskCache {
     }
 
     /// What to write for a staged change: the new bytes for a store; the current bytes with new
-    /// metadata for a metadata update (`nil` when the entry is gone); `nil` for a removal.
-    private func contents(of kind: PendingOperation.Kind, digest: String) -> (Data, DataCacheMetadata, Double)? {
+    /// metadata for a metadata update (`nil` when the entry is gone or its file is bound to
+    /// another key, which the next read removes); `nil` for a removal.
+    private func contents(of kind: PendingOperation.Kind, digest: String) -> (Data, DataCacheMetadata, Double, KeyBinding)? {
         switch kind {
-        case .store(let data, let metadata, let created):
-            return (data, metadata, created)
-        case .metadata(let metadata):
-            guard case .data(let file) = files.read(digest), let current = decode(file, digest: digest) else { return nil }
-            return (current.payload, metadata, current.created)
+        case .store(let data, let metadata, let created, let binding):
+            return (data, metadata, created, binding)
+        case .metadata(let metadata, let binding):
+            guard case .data(let file) = files.read(digest), let current = decode(file, digest: digest),
+                  current.binding == binding else { return nil }
+            return (current.payload, metadata, current.created, binding)
         case .remove:
             return nil
         }

@@ -34,8 +34,9 @@ import Synchronization
 ///   ``init(configuration:)``).
 ///
 /// - Important: Thread-safe. Faults while running are never thrown: a full disk counts a write
-///   failure, a deleted directory is recreated on the next write, and a read-only directory
-///   disables the cache (``isEnabled`` turns `false`) with one warning.
+///   failure (existing entries are still served), a deleted directory is recreated on the next
+///   write, and a read-only directory turns the cache read-only (``isReadOnly``) with one
+///   warning: entries are still served, nothing is written.
 public final class DiskCache: DataCaching, Sendable {
     /// The configuration the cache was created with.
     public let configuration: Configuration
@@ -50,8 +51,10 @@ public final class DiskCache: DataCaching, Sendable {
     /// The key hashing and cipher in use; replaced by ``rotateKey(to:)`` (DiskCache+KeyRotation).
     let keys: Mutex<EntryKeys>
 
-    /// Whether the cache stores and serves entries; `false` once the directory turned out
-    /// read-only (every read is then a miss and every write a no-op).
+    /// Whether the cache stores and serves entries; `false` once it stopped (another process
+    /// switched the directory to another key setting, or it cannot be read at all): every read
+    /// is then a miss and every write a no-op. A directory that only cannot be written keeps
+    /// the cache enabled and ``isReadOnly``.
     public var isEnabled: Bool { !state.withLock { $0.disabled } }
 
     /// Counters since creation, in this process.
@@ -67,7 +70,10 @@ public final class DiskCache: DataCaching, Sendable {
     /// index is new or rebuilt.
     ///
     /// A directory that cannot be written (read-only file system, no permission) does not
-    /// throw: the cache opens disabled (``isEnabled`` is `false`) after one warning.
+    /// throw: the cache opens read-only (``isReadOnly``) after one warning, serving its valid
+    /// entries and writing nothing. An index that is damaged (not a database, cut short,
+    /// another schema, or a key record that the entry files contradict) is moved aside to
+    /// `index.sqlite.damaged-<time>` and rebuilt from the entry files, as a lost one is.
     ///
     /// **Key check.** The index records which key setting the entries are written under: plain,
     /// or the cipher's non-secret ``DataCipher/keyIdentifier`` (never the key). Opening with
@@ -105,10 +111,20 @@ public final class DiskCache: DataCaching, Sendable {
             writer = Mutex(resources)
             startTimer()
         case .failure(.readOnly(let reason)):
-            writer = Mutex(nil)
-            disable(reason: reason)
+            switch Self.openReadOnly(files: files, indexPath: indexPath, configuration: configuration) {
+            case .success(let resources):
+                writer = Mutex(resources)
+                enterReadOnly(reason: reason)
+            case .failure(.fatal(let error)):
+                throw error
+            case .failure(.readOnly(let why)), .failure(.damaged(let why)):
+                writer = Mutex(nil)
+                disable(reason: "\(reason); \(why)")
+            }
         case .failure(.fatal(let error)):
             throw error
+        case .failure(.damaged(let reason)):
+            throw .index(operation: "open", code: 11, message: reason)
         }
     }
 
@@ -121,11 +137,19 @@ public final class DiskCache: DataCaching, Sendable {
     /// ``Configuration/cipher``) fails to open, is a miss, and the entry is removed and counted
     /// in ``Statistics/corruptEntriesRemoved``.
     ///
-    /// - Complexity: one digest and one file read (the metadata is stored in the file, so no
-    ///   index query); the last-access time is recorded later in a batch.
+    /// **Key binding.** Each entry file records SHA-256 of the key it was stored under (sealed
+    /// with the rest when encrypted). A file whose record is another key's — copied, swapped,
+    /// restored from a backup or renamed onto this name, or a key that a custom
+    /// ``CacheKeyHashing`` names alike — is a miss, removed and counted the same way. Files
+    /// written before the record existed have none and are treated alike: they are misses and
+    /// removed, so the pipeline downloads them once more, never served on trust.
+    ///
+    /// - Complexity: the name digest, one SHA-256 of the key and one file read (the metadata is
+    ///   stored in the file, so no index query); the last-access time is recorded later in a
+    ///   batch.
     public func entry(for key: String) -> DataCacheEntry? {
         guard let digest = digest(for: key) else { return miss() }
-        return entry(digest: digest)
+        return entry(digest: digest, binding: KeyBinding(key: key))
     }
 
     /// The key's digest, checked to be 1–64 lowercase hex characters (the ``CacheKeyHashing``
@@ -143,16 +167,16 @@ public final class DiskCache: DataCaching, Sendable {
     /// Whether an entry exists for `key`: a staged write, or a file (one `stat`, no read).
     public func contains(_ key: String) -> Bool {
         guard let digest = digest(for: key) else { return false }
-        switch staged(digest, countingMisses: false) {
+        switch staged(digest, binding: nil, countingMisses: false) {
         case .hit: return true
         case .miss: return false
         case .disk: return files.exists(digest)
         }
     }
 
-    func entry(digest: String) -> DataCacheEntry? {
+    func entry(digest: String, binding: KeyBinding) -> DataCacheEntry? {
         let override: DataCacheMetadata?
-        switch staged(digest, countingMisses: true) {
+        switch staged(digest, binding: binding, countingMisses: true) {
         case .hit(let entry): return entry
         case .miss: return nil
         case .disk(let metadata): override = metadata
@@ -163,11 +187,16 @@ public final class DiskCache: DataCaching, Sendable {
             dropEntry(digest)
             return miss()
         }
+        guard decoded.binding == binding else {
+            configuration.logger.log(.warning, "disk cache entry \(digest) was not stored under this key (moved, copied or written by an older version); removed")
+            dropEntry(digest)
+            return miss()
+        }
         let now = configuration.now()
         let needsDrain = state.withLock { s in
             s.statistics.hits += 1
             s.statistics.bytesRead += decoded.payload.count
-            guard s.recordAccess(digest, at: now, resolution: Self.accessTimeResolution) else { return false }
+            guard !s.readOnly, s.recordAccess(digest, at: now, resolution: Self.accessTimeResolution) else { return false }
             return s.accesses.count >= Self.accessBatchSize && s.scheduleDrain()
         }
         if needsDrain { scheduleDrain() }
@@ -193,7 +222,9 @@ public final class DiskCache: DataCaching, Sendable {
         case disk(DataCacheMetadata?)
     }
 
-    private func staged(_ digest: String, countingMisses: Bool) -> Staged {
+    /// What the staged changes say about `digest`; a staged store bound to another key than
+    /// `binding` (when given) is a miss.
+    private func staged(_ digest: String, binding: KeyBinding?, countingMisses: Bool) -> Staged {
         state.withLock { s in
             if s.disabled {
                 if countingMisses { s.statistics.misses += 1 }
@@ -201,7 +232,11 @@ public final class DiskCache: DataCaching, Sendable {
             }
             if let operation = s.operations[digest] {
                 switch operation.kind {
-                case .store(let data, let metadata, _):
+                case .store(let data, let metadata, _, let staged):
+                    if let binding, staged != binding {
+                        if countingMisses { s.statistics.misses += 1 }
+                        return .miss
+                    }
                     if countingMisses {
                         s.statistics.hits += 1
                         s.statistics.bytesRead += data.count
@@ -210,7 +245,7 @@ public final class DiskCache: DataCaching, Sendable {
                 case .remove:
                     if countingMisses { s.statistics.misses += 1 }
                     return .miss
-                case .metadata(let metadata):
+                case .metadata(let metadata, _):
                     return s.pendingClears > 0 ? .miss : .disk(metadata)
                 }
             }
@@ -230,7 +265,8 @@ public final class DiskCache: DataCaching, Sendable {
     /// Removes an entry found corrupt by a read, unless a newer change for it is staged.
     private func dropEntry(_ digest: String) {
         let needsDrain = state.withLock { s in
-            guard s.operations[digest] == nil else { return false }
+            // A read-only cache cannot remove it; the read is a miss all the same.
+            guard s.operations[digest] == nil, !s.readOnly else { return false }
             s.statistics.corruptEntriesRemoved += 1
             return s.stage(.remove, for: digest)
         }

@@ -85,7 +85,7 @@ struct DiskCacheCipherHookTests {
         // A plaintext entry slipped in under a name the index knows (a plain cache can no longer
         // be opened on an encrypted directory, so it is written by hand).
         let bad = SHA256.hexDigest("bad")
-        let plain = Data("plaintext".utf8) + EntryContainer.trailer(payloadCount: 9, metadata: DataCacheMetadata(), created: 0)
+        let plain = Data("plaintext".utf8) + EntryContainer.trailer(payloadCount: 9, metadata: DataCacheMetadata(), created: 0, binding: KeyBinding(key: ""))
         try plain.write(to: URL(fileURLWithPath: directory.path + "/" + bad))
         cache.store(Data("placeholder".utf8), for: "bad")
         cache.flush()

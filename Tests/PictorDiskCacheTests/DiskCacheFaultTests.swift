@@ -119,7 +119,7 @@ struct DiskCacheFaultTests {
     }
 
     @Test(.enabled(if: TmpfsMount.isAvailable, "needs root to mount a tmpfs"))
-    func aDirectoryTurnedReadOnlyDisablesTheCacheWithOneWarning() throws {
+    func aDirectoryTurnedReadOnlyStopsWritesWithOneWarningAndKeepsServing() throws {
         let mount = try TmpfsMount(sizeKiB: 4096)
         var c = DiskCache.Configuration(directory: URL(fileURLWithPath: mount.path + "/cache"))
         c.sweepInterval = nil
@@ -131,25 +131,27 @@ struct DiskCacheFaultTests {
         #expect(mount.makeReadOnly("cache"))
         for i in 0..<5 { cache.store(Data("y".utf8), for: "b\(i)") }
         cache.flush()
-        // Then the cache turns itself off after one warning; calls are misses and no-ops
-        #expect(!cache.isEnabled)
+        // Then the cache turns read-only after one warning: writes are no-ops, entries served
+        #expect(cache.isEnabled)
+        #expect(cache.isReadOnly)
         #expect(log.warnings.count == 1)
         #expect(log.warnings.first?.contains("read-only") == true)
-        #expect(cache.data(for: "a") == nil)
+        #expect(cache.data(for: "a") == Data("x".utf8))
+        #expect(cache.data(for: "b0") == nil)
         cache.store(Data("z".utf8), for: "c")
         cache.flush()
         #expect(log.warnings.count == 1)
     }
 
     @Test(.enabled(if: TmpfsMount.isAvailable, "needs root to mount a tmpfs"))
-    func openingOnAReadOnlyFileSystemGivesADisabledCache() throws {
+    func openingOnAReadOnlyFileSystemGivesAnEmptyReadOnlyCache() throws {
         let mount = try TmpfsMount(sizeKiB: 1024)
         #expect(mount.remount(readOnly: true))
         defer { _ = mount.remount(readOnly: false) }
         var c = DiskCache.Configuration(directory: URL(fileURLWithPath: mount.path + "/cache"))
         c.logger = log.logger
         let cache = try DiskCache(configuration: c)
-        #expect(!cache.isEnabled)
+        #expect(cache.isReadOnly)
         #expect(log.warnings.count == 1)
         cache.store(Data("x".utf8), for: "a")
         #expect(cache.data(for: "a") == nil)

@@ -18,7 +18,7 @@ struct DiskCacheLimitTests {
     }
 
     /// The on-disk size of a 1,000-byte entry with empty metadata (bytes + metadata + footer).
-    static let entrySize = 1_000 + EntryContainer.trailer(payloadCount: 1_000, metadata: DataCacheMetadata(), created: 0).count
+    static let entrySize = 1_000 + EntryContainer.trailer(payloadCount: 1_000, metadata: DataCacheMetadata(), created: 0, binding: KeyBinding(key: "")).count
 
     @Test func crossingTheSizeLimitTrimsLeastRecentlyUsedToTheRatio() throws {
         // Given a limit of ten entries and ten entries written one second apart

@@ -67,5 +67,5 @@ func packageRoot(_ file: String = #filePath) -> URL {
 
 /// The on-disk size of an entry of `count` bytes with only a format in its metadata.
 func onDiskSize(_ count: Int, format: ImageFormat? = nil) -> Int {
-    count + EntryContainer.trailer(payloadCount: count, metadata: DataCacheMetadata(format: format), created: 0).count
+    count + EntryContainer.trailer(payloadCount: count, metadata: DataCacheMetadata(format: format), created: 0, binding: KeyBinding(key: "")).count
 }

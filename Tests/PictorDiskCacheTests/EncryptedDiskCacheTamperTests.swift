@@ -76,7 +76,7 @@ import PictorCrypto
         let foreign = try AESGCMCipher(key: SymmetricKey.generate())
         for url in urls {
             let digest = encryption.keyHashing.digest(for: url)
-            let plain = testBytes(4096) + EntryContainer.trailer(payloadCount: 4096, metadata: DataCacheMetadata(), created: 0)
+            let plain = testBytes(4096) + EntryContainer.trailer(payloadCount: 4096, metadata: DataCacheMetadata(), created: 0, binding: KeyBinding(key: ""))
             try foreign.seal(plain, associatedData: Data(digest.utf8)).write(to: URL(fileURLWithPath: path(url)))
         }
         for (i, url) in urls.enumerated() {

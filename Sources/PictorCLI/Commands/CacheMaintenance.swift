@@ -38,6 +38,10 @@ enum CacheMaintenance {
         try options.checkIsCacheDirectory()
         let cache = try open(options, context: context, sizeLimit: sizeLimit, maxAge: maxAge, discardingOnKeyMismatch: force)
         defer { cache.flush() }
+        // A read-only cache is read (stats, list, verify) but never claims to have changed.
+        if cache.isReadOnly, ["trim", "clear", "rekey"].contains(sub) {
+            throw CLIError.failure("the cache at \(options.directory.path) is read-only; nothing was changed")
+        }
         switch sub {
         case "stats":
             printStats(cache, options: options, console: console)
@@ -62,7 +66,8 @@ enum CacheMaintenance {
             console.print("removed \(count) entries from \(options.directory.path)")
         case "verify":
             let report = cache.verify()
-            console.print("checked \(report.checked) entries: \(report.valid) valid, \(report.corrupt) unreadable or tampered (removed), "
+            let fate = cache.isReadOnly ? "kept: the cache is read-only" : "removed"
+            console.print("checked \(report.checked) entries: \(report.valid) valid, \(report.corrupt) unreadable or tampered (\(fate)), "
                 + "\(report.missingFiles) missing files, \(report.orphanFiles) stray files")
             for digest in report.corruptDigests { console.print("  bad: \(digest)") }
             return report.corrupt + report.missingFiles + report.orphanFiles == 0 ? ExitCode.success : ExitCode.failure

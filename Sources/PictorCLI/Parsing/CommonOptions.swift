@@ -42,15 +42,15 @@ struct CacheOptions {
             keyFile: keyFile, disabled: disabled, policy: policy)
     }
 
-    /// Refuses a directory that exists, is not empty and holds no Pictor index: the cache
-    /// treats digest-named files in its directory as its own, so it must not adopt a folder of
-    /// other files (`--cache-dir ~/Downloads`).
+    /// Refuses a directory that exists, is not empty and is not laid out as a Pictor cache
+    /// (``DiskCache/looksLikeCacheDirectory(_:)``): the cache treats digest-named files in its
+    /// directory as its own, so it must not adopt a folder of other files
+    /// (`--cache-dir ~/Downloads`). A cache whose index was deleted, or that another process is
+    /// creating right now, is recognised by its lock file and entry files.
     /// - Throws: ``CLIError/failure(_:)``.
     func checkIsCacheDirectory() throws {
-        let path = directory.path
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path), !names.isEmpty else { return }
-        if !names.contains("index.sqlite") {
-            throw CLIError.failure("\(path) is not a Pictor cache (no index.sqlite) and is not empty; use a new or empty directory")
+        if !DiskCache.looksLikeCacheDirectory(directory) {
+            throw CLIError.failure("\(directory.path) is not a Pictor cache (it holds other files); use a new or empty directory")
         }
     }
 

@@ -2,16 +2,18 @@ import Foundation
 import Synchronization
 
 /// Remembers URLs that failed permanently (by default HTTP 404 and 410) for a while, so they are
-/// not requested again.
+/// not requested again. URLs are told apart by their bytes (a failure of one spelling says
+/// nothing about another).
 final class FailedURLMemory: Sendable {
-    private let entries = Mutex<[String: (status: Int, until: ContinuousClock.Instant)]>([:])
+    private let entries = Mutex<[ByteString: (status: Int, until: ContinuousClock.Instant)]>([:])
     let policy: DataLoader.FailedURLPolicy
 
     init(policy: DataLoader.FailedURLPolicy) { self.policy = policy }
 
     /// The remembered status for `url`, if still within its time to live.
     func status(for url: String, now: ContinuousClock.Instant = .now) -> Int? {
-        entries.withLock { e in
+        let url = ByteString(url)
+        return entries.withLock { e in
             guard let entry = e[url] else { return nil }
             if entry.until <= now { e[url] = nil; return nil }
             return entry.status
@@ -24,7 +26,7 @@ final class FailedURLMemory: Sendable {
         let until = now.advanced(by: .milliseconds(Int64((policy.timeToLive * 1000).rounded())))
         entries.withLock { e in
             if e.count >= policy.maximumCount { e.removeAll(keepingCapacity: true) }
-            e[url] = (status, until)
+            e[ByteString(url)] = (status, until)
         }
     }
 

@@ -53,15 +53,15 @@ public final class ImagePrefetcher: Sendable {
     public typealias Outcome = Result<CacheLayer, ImagePipeline.Error>
 
     private struct Entry {
-        let key: String
+        let key: ByteString
         let request: ImageRequest
     }
 
     private struct State {
         var queue: [Entry] = []
         var head = 0
-        var queued: Set<String> = []
-        var running: [String: Task<Void, Never>] = [:]
+        var queued: Set<ByteString> = []
+        var running: [ByteString: Task<Void, Never>] = [:]
         var isPaused = false
         var statistics = Statistics()
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -191,10 +191,11 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    private func key(for request: ImageRequest) -> String {
+    /// The key two requests share when one prefetch serves both; by bytes, as the caches key.
+    private func key(for request: ImageRequest) -> ByteString {
         switch destination {
-        case .memoryCache: pipeline.imageCacheKey(for: request).rawValue
-        case .diskCache: pipeline.dataCacheKey(for: request)
+        case .memoryCache: ByteString(pipeline.imageCacheKey(for: request).rawValue)
+        case .diskCache: ByteString(pipeline.dataCacheKey(for: request))
         }
     }
 

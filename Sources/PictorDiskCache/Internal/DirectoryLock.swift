@@ -19,6 +19,14 @@ final class DirectoryLock: Sendable {
         self.fd = fd
     }
 
+    /// Opens an existing lock file for reading only (a read-only directory, where it cannot be
+    /// created or opened for writing; `flock` works on either); `nil` when there is none.
+    init?(readingDirectory directory: String) {
+        let fd = open(directory + "/lock", O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        self.fd = fd
+    }
+
     deinit { close(fd) }
 
     /// Tries to become the only user; `true` on success (the caller must then ``share()``).

@@ -9,7 +9,9 @@ import PictorCore
 /// ```
 ///
 /// Metadata fields are `tag: UInt8, length: UInt32 LE, bytes`; unknown tags are skipped, so
-/// later versions can add fields. Keeping the metadata in the file makes a read one file read
+/// later versions can add fields. The key binding field (tag 9, the 32 bytes of
+/// ``KeyBinding``) ties the file to the key it was stored under; files written before it
+/// existed have none and are never served (see ``DiskCache/entry(for:)``). Keeping the metadata in the file makes a read one file read
 /// with no index query (the index keeps a copy for listing and limits), and the payload comes
 /// first so a read returns it without copying. The footer's lengths must add up to the file
 /// size, so a truncated or foreign file is detected.
@@ -18,11 +20,13 @@ enum EntryContainer {
     static let footerSize = 16
 
     private enum Tag: UInt8 {
-        case created = 1, expiresAt, etag, lastModified, cacheControl, format, userInfo, vary
+        case created = 1, expiresAt, etag, lastModified, cacheControl, format, userInfo, vary, keyBinding
     }
 
-    /// The metadata section and footer to write after `payloadCount` bytes of payload.
-    static func trailer(payloadCount: Int, metadata m: DataCacheMetadata, created: Double) -> Data {
+    /// The metadata section and footer to write after `payloadCount` bytes of payload, bound to
+    /// the key whose ``KeyBinding`` is `binding` (`nil` only to write the layout of files from
+    /// before the binding, in tests).
+    static func trailer(payloadCount: Int, metadata m: DataCacheMetadata, created: Double, binding: KeyBinding?) -> Data {
         var out = [UInt8]()
         out.reserveCapacity(64)
         func field(_ tag: Tag, _ bytes: some Collection<UInt8>) {
@@ -43,6 +47,7 @@ enum EntryContainer {
         if let v = m.format { field(.format, Array(v.rawValue.utf8)) }
         if let v = m.userInfo { field(.userInfo, v) }
         if let v = m.vary { field(.vary, Array(v.utf8)) }
+        if let binding { field(.keyBinding, binding.bytes) }
         let metadataCount = out.count
         append(UInt64(payloadCount), to: &out)
         append(UInt32(metadataCount), to: &out)
@@ -57,6 +62,8 @@ enum EntryContainer {
         var metadata: DataCacheMetadata
         /// When the entry was stored, seconds since 1970.
         var created: Double
+        /// The key the entry was stored under; `nil` in files written before the binding.
+        var binding: KeyBinding?
     }
 
     /// Opens a whole entry file with `cipher` (associated data: the digest, UTF-8) when there
@@ -70,7 +77,7 @@ enum EntryContainer {
     /// Decodes a whole entry file; `nil` when it is truncated, foreign or malformed.
     static func decode(_ file: Data) -> Decoded? {
         guard let tail = decodeTail(file, fileSize: file.count) else { return nil }
-        return Decoded(payload: file.prefix(tail.payloadCount), metadata: tail.metadata, created: tail.created)
+        return Decoded(payload: file.prefix(tail.payloadCount), metadata: tail.metadata, created: tail.created, binding: tail.binding)
     }
 
     /// The metadata section and footer size for a file, read from its last 16 bytes; `nil` when
@@ -83,8 +90,8 @@ enum EntryContainer {
 
     /// Parses the metadata from the last bytes of a file of `fileSize` bytes (`tail` must hold
     /// at least the metadata section and the footer), without the payload.
-    static func decodeTail(_ tail: Data, fileSize: Int) -> (payloadCount: Int, metadata: DataCacheMetadata, created: Double)? {
-        tail.withUnsafeBytes { raw -> (Int, DataCacheMetadata, Double)? in
+    static func decodeTail(_ tail: Data, fileSize: Int) -> Tail? {
+        tail.withUnsafeBytes { raw -> Tail? in
             let total = raw.count
             guard total >= footerSize, total <= fileSize, Array(raw[(total - 4)...]) == magic else { return nil }
             let payloadCount = raw.loadUnaligned(fromByteOffset: total - 16, as: UInt64.self).littleEndian
@@ -93,6 +100,7 @@ enum EntryContainer {
                   metadataCount + footerSize <= total else { return nil }
             var metadata = DataCacheMetadata()
             var created = 0.0
+            var binding: KeyBinding?
             var offset = total - footerSize - metadataCount
             let end = total - footerSize
             while offset < end {
@@ -113,12 +121,23 @@ enum EntryContainer {
                 case .format?: metadata.format = ImageFormat(rawValue: text())
                 case .userInfo?: metadata.userInfo = Data(bytes)
                 case .vary?: metadata.vary = text()
+                case .keyBinding?: binding = KeyBinding(raw: bytes)
                 case nil: break
                 }
                 offset += length
             }
-            return (Int(payloadCount), metadata, created)
+            return Tail(payloadCount: Int(payloadCount), metadata: metadata, created: created, binding: binding)
         }
+    }
+
+    /// What the trailer of an entry file says, without the payload.
+    struct Tail {
+        var payloadCount: Int
+        var metadata: DataCacheMetadata
+        /// When the entry was stored, seconds since 1970.
+        var created: Double
+        /// The key the entry was stored under; `nil` in files written before the binding.
+        var binding: KeyBinding?
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {

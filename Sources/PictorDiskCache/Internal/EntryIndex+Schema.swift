@@ -87,6 +87,32 @@ extension EntryIndex {
         return found
     }
 
+    /// Fails with `SQLITE_CORRUPT` unless every table and column this build queries is there
+    /// and the totals row exists: a file whose version number claims the current schema but
+    /// whose tables do not match it (or whose pages are cut short) is damaged, not a setting
+    /// to obey. One root page read per table; no scan.
+    func validateSchema() throws(SQLiteError) {
+        let probes = [
+            "SELECT digest, size, created, accessed, expires, etag, last_modified, cache_control, format, user_info FROM entries LIMIT 1",
+            "SELECT digest FROM intents LIMIT 1",
+            "SELECT name, value FROM settings LIMIT 1",
+        ]
+        do throws(SQLiteError) {
+            for sql in probes {
+                let statement = try connection.statement(sql)
+                defer { statement.finish() }
+                _ = try statement.step()
+            }
+            let totals = try connection.statement("SELECT size, count FROM totals WHERE id = 1")
+            defer { totals.finish() }
+            guard try totals.step() else {
+                throw SQLiteError(operation: "check schema", code: SQLITE_CORRUPT, message: "the totals row is missing")
+            }
+        } catch where !error.isCorruption && error.primaryCode == SQLITE_ERROR {
+            throw SQLiteError(operation: "check schema", code: SQLITE_CORRUPT, message: error.message)
+        }
+    }
+
     private static func newerSchema(_ version: Int64) -> SQLiteError {
         SQLiteError(operation: "migrate", code: SQLITE_MISMATCH,
                     message: "index schema version \(version) is newer than \(schemaVersion)")

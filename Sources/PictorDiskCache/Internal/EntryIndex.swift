@@ -50,6 +50,19 @@ final class EntryIndex {
         foundVersion = try migrate()
     }
 
+    /// Opens the index at `path` for reading only (a read-only directory): no migration, no
+    /// journal change.
+    ///
+    /// - Throws: `SQLITE_MISMATCH` unless the schema is this build's version.
+    init(readOnlyPath path: String) throws(SQLiteError) {
+        connection = try SQLiteConnection(readOnlyPath: path)
+        foundVersion = try userVersion()
+        guard foundVersion == Self.schemaVersion else {
+            throw SQLiteError(operation: "open", code: SQLITE_MISMATCH,
+                              message: "index schema version \(foundVersion), this build reads \(Self.schemaVersion)")
+        }
+    }
+
     private func setJournalModeWAL() throws(SQLiteError) {
         // Switching to WAL needs a moment of exclusive access; another process opening at the
         // same time can make it return SQLITE_BUSY without calling the busy handler.

@@ -23,6 +23,16 @@ struct KeyCheck: Sendable, Hashable {
 
     var isEncrypted: Bool { recorded != "plain" }
 
+    /// Whether the record is one this build writes: `plain`, or `cipher:` and an even number of
+    /// lowercase hex characters (at most 1,024). Anything else is damage, not a setting.
+    var isWellFormed: Bool {
+        if recorded == "plain" { return true }
+        guard recorded.hasPrefix("cipher:") else { return false }
+        let hex = recorded.utf8.dropFirst(7)
+        return hex.count <= 1_024 && hex.count % 2 == 0
+            && hex.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
     /// How a cache recorded as `self` differs from the `configured` setting.
     func mismatch(configured: KeyCheck) -> DiskCacheError.KeyMismatch? {
         if self == configured { return nil }

@@ -4,12 +4,13 @@ import PictorCore
 /// A change staged for the writer queue; readers see it at once (read-your-writes).
 struct PendingOperation: Sendable {
     enum Kind: Sendable {
-        /// Write these plaintext bytes; `created` is when the store was called.
-        case store(Data, DataCacheMetadata, created: Double)
+        /// Write these plaintext bytes, bound to the key of `binding`; `created` is when the
+        /// store was called.
+        case store(Data, DataCacheMetadata, created: Double, binding: KeyBinding)
         /// Remove the entry.
         case remove
-        /// Replace the metadata of an existing entry.
-        case metadata(DataCacheMetadata)
+        /// Replace the metadata of an existing entry, if its file is bound to the key of `binding`.
+        case metadata(DataCacheMetadata, binding: KeyBinding)
     }
 
     var kind: Kind
@@ -21,7 +22,7 @@ struct PendingOperation: Sendable {
 
     /// Bytes held in memory by this operation.
     var byteCount: Int {
-        if case .store(let data, _, _) = kind { return data.count }
+        if case .store(let data, _, _, _) = kind { return data.count }
         return 0
     }
 }
@@ -53,8 +54,13 @@ struct CacheState: Sendable {
     /// Bytes of staged stores.
     var pendingBytes = 0
     var statistics = DiskCache.Statistics()
-    /// Set once when the directory turns out read-only; every call is then a miss or a no-op.
+    /// Set once when the cache must stop (another process switched the key setting, or the
+    /// directory cannot even be read); every call is then a miss or a no-op.
     var disabled = false
+    /// Set once when the directory turns out not writable: reads go on, writes are dropped.
+    var readOnly = false
+    /// Whether stores, removals and clears are staged (neither disabled nor read-only).
+    var acceptsWrites: Bool { !disabled && !readOnly }
     /// Whether a write failure was already logged as a warning (later ones go to `.debug`).
     var warnedWriteFailure = false
 

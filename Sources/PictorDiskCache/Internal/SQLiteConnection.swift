@@ -44,7 +44,7 @@ final class SQLiteConnection {
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         // Create the index owner-only, like the entry files (its -wal and -shm files take the
         // same mode): validators and access times are nobody else's business.
-        if access(path, F_OK) != 0 {
+        if path != ":memory:", access(path, F_OK) != 0 {
             let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
             if fd >= 0 { close(fd) }
         }
@@ -57,6 +57,41 @@ final class SQLiteConnection {
         self.db = handle
         self.path = path
         sqlite3_busy_timeout(handle, busyTimeoutMilliseconds)
+    }
+
+    /// Opens the database at `path` read-only: `mode=ro` first, then `immutable=1`, which reads
+    /// a WAL database on a read-only medium whose `-shm` file cannot be created (nothing can
+    /// change the file there).
+    init(readOnlyPath path: String, busyTimeoutMilliseconds: Int32 = 10_000) throws(SQLiteError) {
+        var escaped = ""
+        for character in path {
+            switch character {
+            case "%": escaped += "%25"
+            case "?": escaped += "%3f"
+            case "#": escaped += "%23"
+            default: escaped.append(character)
+            }
+        }
+        var opened: OpaquePointer?
+        var failure = SQLiteError(operation: "open", code: SQLITE_CANTOPEN, message: "cannot open \(path) read-only")
+        for query in ["mode=ro", "immutable=1"] where opened == nil {
+            var handle: OpaquePointer?
+            let rc = sqlite3_open_v2("file:" + escaped + "?" + query, &handle,
+                                     SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nil)
+            // Opening is lazy: the first read is what fails when the WAL cannot be read.
+            let probe = rc == SQLITE_OK ? sqlite3_exec(handle, "SELECT count(*) FROM sqlite_master", nil, nil, nil) : rc
+            if probe == SQLITE_OK, let handle {
+                opened = handle
+            } else {
+                let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(probe))
+                failure = SQLiteError(operation: "open", code: probe, message: message)
+                sqlite3_close_v2(handle)
+            }
+        }
+        guard let opened else { throw failure }
+        self.db = opened
+        self.path = path
+        sqlite3_busy_timeout(opened, busyTimeoutMilliseconds)
     }
 
     deinit {

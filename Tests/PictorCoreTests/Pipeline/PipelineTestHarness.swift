@@ -4,26 +4,27 @@ import PictorTestSupport
 import Synchronization
 
 /// A minimal in-memory ``DataCaching`` private to the pipeline tests (the shared fake lives with
-/// the loading layer).
+/// the loading layer). Keys are told apart by their UTF-8 bytes, as the disk cache's hashed
+/// names are (a `String` key would merge canonically equivalent spellings).
 final class TestDataCache: DataCaching, Sendable {
-    private let entries = Mutex<[String: DataCacheEntry]>([:])
+    private let entries = Mutex<[Data: DataCacheEntry]>([:])
     private let removals = Mutex<[String]>([])
 
-    func entry(for key: String) -> DataCacheEntry? { entries.withLock { $0[key] } }
-    func contains(_ key: String) -> Bool { entries.withLock { $0[key] != nil } }
+    func entry(for key: String) -> DataCacheEntry? { entries.withLock { $0[Data(key.utf8)] } }
+    func contains(_ key: String) -> Bool { entries.withLock { $0[Data(key.utf8)] != nil } }
     func store(_ data: Data, for key: String, metadata: DataCacheMetadata) {
-        entries.withLock { $0[key] = DataCacheEntry(data: data, metadata: metadata) }
+        entries.withLock { $0[Data(key.utf8)] = DataCacheEntry(data: data, metadata: metadata) }
     }
     func updateMetadata(_ metadata: DataCacheMetadata, for key: String) {
-        entries.withLock { $0[key]?.metadata = metadata }
+        entries.withLock { $0[Data(key.utf8)]?.metadata = metadata }
     }
     func removeData(for key: String) {
-        entries.withLock { $0[key] = nil }
+        entries.withLock { $0[Data(key.utf8)] = nil }
         removals.withLock { $0.append(key) }
     }
     func removeAll() { entries.withLock { $0.removeAll() } }
 
-    var keys: Set<String> { entries.withLock { Set($0.keys) } }
+    var keys: Set<String> { entries.withLock { Set($0.keys.map { String(decoding: $0, as: UTF8.self) }) } }
     var removedKeys: [String] { removals.withLock { $0 } }
 }
 

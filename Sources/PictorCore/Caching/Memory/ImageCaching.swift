@@ -16,7 +16,9 @@ public protocol ImageCaching: Sendable {
 /// The identity of a decoded, processed image in the memory cache: the request's cache key (the
 /// URL, or what the cache-key hook made of it), the thumbnail and the processor chain.
 ///
-/// Its hash is computed once at creation, so lookups don't re-hash the long string.
+/// Keys compare and hash their UTF-8 bytes, not Unicode equivalence: `"caf\u{E9}"` and
+/// `"cafe\u{301}"` are two keys (they may name two resources, and the disk cache hashes the
+/// bytes too). The hash is computed once at creation, so lookups don't re-hash the long string.
 public struct ImageCacheKey: Hashable, Sendable, CustomStringConvertible {
     /// The full key text: `<data key>` followed by `|thumbnail` and `|processor` identifiers.
     public let rawValue: String
@@ -25,12 +27,15 @@ public struct ImageCacheKey: Hashable, Sendable, CustomStringConvertible {
     /// Creates a key from its full text.
     public init(_ rawValue: String) {
         self.rawValue = rawValue
-        self.precomputedHash = rawValue.hashValue
+        var hasher = Hasher()
+        rawValue.hashBytes(into: &hasher)
+        self.precomputedHash = hasher.finalize()
     }
 
-    /// Equal when the full key texts are equal (the precomputed hash is compared first).
+    /// Equal when the full key texts have the same UTF-8 bytes (the precomputed hash is
+    /// compared first).
     public static func == (lhs: ImageCacheKey, rhs: ImageCacheKey) -> Bool {
-        lhs.precomputedHash == rhs.precomputedHash && lhs.rawValue == rhs.rawValue
+        lhs.precomputedHash == rhs.precomputedHash && lhs.rawValue.hasSameBytes(as: rhs.rawValue)
     }
 
     /// Feeds the hash computed once at creation.

@@ -6,6 +6,7 @@ import FoundationNetworking
 /// The identity of a fetch of original bytes: exactly what the bytes depend on, the data key,
 /// and which tiers may answer. Whether the result is written to disk is not part of it
 /// (callers that differ only there share one fetch; see ``FetchOutput/storedToDisk``).
+/// The data key compares by its UTF-8 bytes (see `String.hasSameBytes(as:)`).
 struct FetchKey: Hashable, Sendable {
     /// Which tiers may answer.
     enum Mode: Hashable, Sendable {
@@ -25,6 +26,15 @@ struct FetchKey: Hashable, Sendable {
 
     /// The same fetch, but skipping the caches (after a cached entry failed to decode).
     var reloading: FetchKey { FetchKey(dataKey: dataKey, mode: .reload) }
+
+    static func == (lhs: FetchKey, rhs: FetchKey) -> Bool {
+        lhs.mode == rhs.mode && lhs.dataKey.hasSameBytes(as: rhs.dataKey)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        dataKey.hashBytes(into: &hasher)
+        hasher.combine(mode)
+    }
 }
 
 /// The identity of a decode: the fetch it decodes, the thumbnail it decodes at, and whether its
@@ -36,10 +46,22 @@ struct DecodeKey: Hashable, Sendable {
     let storesOriginal: Bool
 }
 
-/// The identity of one processing step: the decode and the identifiers of the chain so far.
+/// The identity of one processing step: the decode and the identifiers of the chain so far
+/// (compared by their UTF-8 bytes).
 struct ProcessKey: Hashable, Sendable {
     let decode: DecodeKey
     let processors: [String]
+
+    static func == (lhs: ProcessKey, rhs: ProcessKey) -> Bool {
+        lhs.decode == rhs.decode && lhs.processors.count == rhs.processors.count
+            && zip(lhs.processors, rhs.processors).allSatisfy { $0.hasSameBytes(as: $1) }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(decode)
+        hasher.combine(processors.count)
+        for identifier in processors { identifier.hashBytes(into: &hasher) }
+    }
 }
 
 /// The identity of a whole image load: the memory-cache key, the fetch and the options that

@@ -1,0 +1,112 @@
+import Foundation
+import Pictor
+import PictorTestSupport
+import Testing
+@testable import PictorCLI
+
+/// Which folders the CLI treats as caches: its own in every state (index lost, being created
+/// by another process, read-only), never a folder of other files.
+@Suite(.serialized, .timeLimit(.minutes(5)))
+struct CacheDirectoryTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-cachedir-\(UUID().uuidString)")
+
+    func run(_ args: [String]) async -> (Int32, RecordingConsole) {
+        let console = RecordingConsole()
+        let code = await PictorCommand.run(args, console: console.console, environment: ["HOME": "/nonexistent-home"])
+        return (code, console)
+    }
+
+    func fill(count: Int = 3) throws {
+        var configuration = DiskCache.Configuration(directory: directory)
+        configuration.logger = .disabled
+        let cache = try DiskCache(configuration: configuration)
+        for i in 0..<count { cache.store(Data(repeating: UInt8(i), count: 200), for: "https://example.org/\(i).png") }
+        cache.flush()
+    }
+
+    @Test func aCacheWhoseIndexAndLockWereDeletedIsStillACache() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try fill()
+        for name in ["index.sqlite", "index.sqlite-wal", "index.sqlite-shm", "lock"] {
+            try? FileManager.default.removeItem(at: directory.appendingPathComponent(name))
+        }
+        let (verify, verifyConsole) = await run(["cache", "verify", "--cache-dir", directory.path])
+        #expect(verify == 0, "\(verifyConsole.errors)")
+        #expect(verifyConsole.output.contains("checked 3 entries: 3 valid"), "\(verifyConsole.output)")
+        let (clear, clearConsole) = await run(["cache", "clear", "--force", "--cache-dir", directory.path])
+        #expect(clear == 0, "\(clearConsole.errors)")
+        #expect(clearConsole.output.contains("removed 3 entries"), "\(clearConsole.output)")
+    }
+
+    @Test func aFolderOfDigestNamedFilesThatAreNotEntriesIsRefused() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try Data("hello".utf8).write(to: directory.appendingPathComponent(String(repeating: "0", count: 64)))
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        let (code, console) = await run(["cache", "verify", "--cache-dir", directory.path])
+        #expect(code == 1)
+        #expect(console.errors.contains("is not a Pictor cache"))
+    }
+
+    @Test func aFolderBeingCreatedByAnotherProcessIsACache() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // What another process has made before its index exists
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        #expect(FileManager.default.createFile(atPath: directory.appendingPathComponent("lock").path, contents: nil))
+        #expect(DiskCache.looksLikeCacheDirectory(directory))
+    }
+
+    @Test(.enabled(if: BinaryRunner.isAvailable, "needs the built pictor binary"))
+    func fourProcessesOpeningOneNewDirectoryAllSucceed() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for round in 0..<4 {
+            let fresh = directory.appendingPathComponent("round\(round)")
+            try FileManager.default.createDirectory(at: fresh, withIntermediateDirectories: true)
+            let outcomes = await withTaskGroup(of: BinaryRunner.Outcome?.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try? await offPool { try BinaryRunner.run(["cache", "stats", "--cache-dir", fresh.path]) } }
+                }
+                var all: [BinaryRunner.Outcome?] = []
+                for await outcome in group { all.append(outcome) }
+                return all
+            }
+            for outcome in outcomes {
+                #expect(outcome?.status == 0, "round \(round): \(outcome?.stderr ?? "did not run")")
+            }
+        }
+    }
+
+    /// Runs `mount`/`umount` with `arguments`; `true` on success.
+    static func mount(_ tool: String, _ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to mount a tmpfs"))
+    func aReadOnlyCacheIsReportedByStatsListAndVerify() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        guard Self.mount("/bin/mount", ["-t", "tmpfs", "-o", "size=1024k", "tmpfs", directory.path]) else { return }
+        defer { _ = Self.mount("/bin/umount", ["-l", directory.path]) }
+        try fill()
+        #expect(Self.mount("/bin/mount", ["-o", "remount,ro", directory.path]))
+        let (stats, statsConsole) = await run(["cache", "stats", "--cache-dir", directory.path])
+        #expect(stats == 0, "\(statsConsole.errors)")
+        #expect(statsConsole.output.contains("entries:     3"), "\(statsConsole.output)")
+        #expect(statsConsole.errors.contains("read-only"), "\(statsConsole.errors)")
+        let (list, listConsole) = await run(["cache", "list", "--cache-dir", directory.path])
+        #expect(list == 0)
+        #expect(listConsole.output.split(separator: "\n").count == 4, "\(listConsole.output)")
+        let (verify, verifyConsole) = await run(["cache", "verify", "--cache-dir", directory.path])
+        #expect(verify == 0, "\(verifyConsole.errors)")
+        #expect(verifyConsole.output.contains("3 valid"), "\(verifyConsole.output)")
+        let (clear, clearConsole) = await run(["cache", "clear", "--force", "--cache-dir", directory.path])
+        #expect(clear == 1)
+        #expect(clearConsole.errors.contains("read-only"), "\(clearConsole.errors)")
+    }
+}
