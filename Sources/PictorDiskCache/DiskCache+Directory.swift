@@ -36,7 +36,8 @@ extension DiskCache {
                 }
             }
         }
-        if marked { return true }
+        // Nothing but `tmp/`: another process is creating the cache (it makes `tmp/` first).
+        if marked || digests.isEmpty { return true }
         let files = EntryFiles(directory: path)
         return digests.contains { digest in
             guard let (trailer, size) = files.readTrailer(digest) else { return false }

@@ -38,7 +38,10 @@ struct BinaryRunner {
         // Read both pipes concurrently so a full pipe never blocks the child.
         let errData = LockedData()
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        // A thread of its own: a read that blocks for the child's whole life must not hold one of
+        // Dispatch's few global worker threads (the pipeline's decode queue needs them).
+        group.enter()
+        Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         process.waitUntilExit()

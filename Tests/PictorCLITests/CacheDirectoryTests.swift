@@ -56,6 +56,13 @@ struct CacheDirectoryTests {
         #expect(DiskCache.looksLikeCacheDirectory(directory))
     }
 
+    @Test func aFolderHoldingOnlyTheTemporaryDirectoryIsACacheBeingCreated() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The first thing another process makes, before its lock and index (seen in a race).
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        #expect(DiskCache.looksLikeCacheDirectory(directory))
+    }
+
     @Test(.enabled(if: BinaryRunner.isAvailable, "needs the built pictor binary"))
     func fourProcessesOpeningOneNewDirectoryAllSucceed() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }

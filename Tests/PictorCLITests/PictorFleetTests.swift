@@ -171,7 +171,10 @@ struct SharedTierOutageTests {
         let (output, errors) = try await offPool { () -> (String, String) in
             let errData = LockedData()
             let group = DispatchGroup()
-            DispatchQueue.global().async(group: group) { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+            // A thread of its own: a read that blocks for the child's whole life must not hold
+            // one of Dispatch's few global worker threads (the pipeline's decode queue needs them).
+            group.enter()
+            Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }.start()
             let data = out.fileHandleForReading.readDataToEndOfFile()
             group.wait()
             process.waitUntilExit()
