@@ -1,4 +1,5 @@
 import Foundation
+import PictorTestSupport
 import Synchronization
 
 /// Runs the built `pictor` executable (built by `swift build` next to the test bundle).
@@ -48,6 +49,47 @@ struct BinaryRunner {
         return Outcome(status: process.terminationStatus,
                        stdout: String(decoding: outData, as: UTF8.self),
                        stderr: String(decoding: errData.get(), as: UTF8.self))
+    }
+}
+
+extension BinaryRunner {
+    /// A `pictor` process left running while the test acts on it (a signal, a server stopped).
+    final class Running: Sendable {
+        let process: Process
+        private let out = Pipe(), err = Pipe()
+
+        init(_ arguments: [String]) throws {
+            process = Process()
+            process.executableURL = BinaryRunner.executable!
+            process.arguments = arguments
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+        }
+
+        /// Waits, off the cooperative pool, until `lines` lines are in the report at `path`
+        /// (at most two minutes).
+        func waitForReport(_ path: URL, lines: Int) async throws {
+            let deadline = Date().addingTimeInterval(120)
+            while Date() < deadline, ((try? String(contentsOf: path, encoding: .utf8))?.split(separator: "\n").count ?? 0) < lines {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+
+        /// Waits for the process to end and returns what it printed.
+        func finish() async throws -> Outcome {
+            try await offPool { [out, err, process] in
+                let errData = LockedData()
+                let group = DispatchGroup()
+                group.enter()
+                Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }.start()
+                let data = out.fileHandleForReading.readDataToEndOfFile()
+                group.wait()
+                process.waitUntilExit()
+                return Outcome(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self),
+                               stderr: String(decoding: errData.get(), as: UTF8.self))
+            }
+        }
     }
 }
 

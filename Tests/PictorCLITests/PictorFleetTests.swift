@@ -155,32 +155,13 @@ struct SharedTierOutageTests {
         try (0..<30).map { server.url("/delay?ms=150&k=outage-\($0)").absoluteString }.joined(separator: "\n")
             .write(to: list, atomically: false, encoding: .utf8)
         let report = temp.appendingPathComponent("report.tsv")
-        let process = Process()
-        process.executableURL = BinaryRunner.executable!
-        process.arguments = ["prefetch", list.path, "--concurrency", "2", "--data-only", "--cache-dir", temp.appendingPathComponent("cache").path,
-                             "--shared-cache", redis.url, "--report", report.path]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, ((try? String(contentsOf: report, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 5 {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        let run = try BinaryRunner.Running(["prefetch", list.path, "--concurrency", "2", "--data-only", "--cache-dir",
+                                            temp.appendingPathComponent("cache").path, "--shared-cache", redis.url, "--report", report.path])
+        try await run.waitForReport(report, lines: 5)
         try await offPool { redis.stop() }
-        let (output, errors) = try await offPool { () -> (String, String) in
-            let errData = LockedData()
-            let group = DispatchGroup()
-            // A thread of its own: a read that blocks for the child's whole life must not hold
-            // one of Dispatch's few global worker threads (the pipeline's decode queue needs them).
-            group.enter()
-            Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }.start()
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            group.wait()
-            process.waitUntilExit()
-            return (String(decoding: data, as: UTF8.self), String(decoding: errData.get(), as: UTF8.self))
-        }
-        #expect(process.terminationStatus == 0, "\(output)\n\(errors)")
+        let outcome = try await run.finish()
+        let (output, errors) = (outcome.stdout, outcome.stderr)
+        #expect(outcome.status == 0, "\(output)\n\(errors)")
         #expect(output.contains("30 (30 ok, 0 failed)"), "\(output)")
         let warnings = errors.components(separatedBy: "\n").filter { $0.contains("shared cache unavailable") }
         #expect(warnings.count == 1, "\(errors)")

@@ -98,25 +98,13 @@ struct InterruptedPrefetchTests {
         try (0..<400).map { server.url("/delay?ms=400&k=int-\($0)").absoluteString }.joined(separator: "\n")
             .write(to: list, atomically: false, encoding: .utf8)
         let report = temp.appendingPathComponent("report.tsv")
-        let process = Process()
-        process.executableURL = BinaryRunner.executable!
-        process.arguments = ["prefetch", list.path, "--concurrency", "2", "--no-cache", "--report", report.path]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let run = try BinaryRunner.Running(["prefetch", list.path, "--concurrency", "2", "--no-cache", "--report", report.path])
         // Wait until a few images are done, as seen in the report, then press Ctrl-C.
-        let deadline = Date().addingTimeInterval(120)
-        while Date() < deadline, ((try? String(contentsOf: report, encoding: .utf8))?.split(separator: "\n").count ?? 0) < 3 {
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        kill(process.processIdentifier, SIGINT)
-        let output = try await offPool { () -> String in
-            let data = out.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return String(decoding: data, as: UTF8.self)
-        }
-        #expect(process.terminationStatus == 130, "\(output)")
+        try await run.waitForReport(report, lines: 3)
+        kill(run.process.processIdentifier, SIGINT)
+        let outcome = try await run.finish()
+        let output = outcome.stdout
+        #expect(outcome.status == 130, "\(output)")
         #expect(output.contains("Summary"), "\(output)")
         #expect(output.contains("interrupted:"), "\(output)")
         let lines = try String(contentsOf: report, encoding: .utf8).split(separator: "\n")
