@@ -144,6 +144,10 @@ int cvs_get_int_array(VipsImage *in, const char *name, int *out, int capacity) {
     return n;
 }
 
+void cvs_set_interpretation(VipsImage *in, int bands) {
+    in->Type = bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
+}
+
 int cvs_has_icc(VipsImage *in) { return vips_image_get_typeof(in, VIPS_META_ICC_NAME) != 0; }
 
 const char *cvs_loader(VipsImage *in) {

@@ -15,7 +15,9 @@ public struct VipsRenderer: ImageRendering {
 
     /// Resizes following `options`: fit inside, fill and centre-crop, or stretch; never larger
     /// than the source unless ``ThumbnailOptions/allowsUpscaling``. Alpha is premultiplied
-    /// while resampling (libvips `thumbnail_image`).
+    /// while resampling, down or up (libvips `thumbnail_image`, on frames marked sRGB or grey
+    /// so that it knows the last band is alpha), so fully transparent pixels never bleed their
+    /// colour into visible ones.
     ///
     /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` for a size ≤ 0;
     ///   ``ImageProcessingError/failed(processor:message:)`` with libvips' text.

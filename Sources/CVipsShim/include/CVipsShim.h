@@ -56,6 +56,10 @@ int cvs_avifsave_buffer(VipsImage *in, int quality, void **buf, size_t *len);
 int cvs_get_int(VipsImage *in, const char *name, int fallback);
 /// Copies up to `capacity` ints of an int-array field into `out`; returns the count copied (0 when absent).
 int cvs_get_int_array(VipsImage *in, const char *name, int *out, int capacity);
+/// Marks a freshly made image (one reference, not yet evaluated) as sRGB (3 or 4 bands) or grey
+/// (1 or 2 bands): libvips treats the last band as alpha, and premultiplies it before
+/// resampling, only when the interpretation says so.
+void cvs_set_interpretation(VipsImage *in, int bands);
 /// Non-zero when the image carries an embedded ICC profile.
 int cvs_has_icc(VipsImage *in);
 /// Name of the loader that produced the image ("jpegload_buffer", ...), or NULL.
