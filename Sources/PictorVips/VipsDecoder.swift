@@ -16,7 +16,9 @@ internal import CVipsShim
 ///   JPEG DCT scaling, WebP scaled decode, …), never full size then shrink;
 /// - EXIF orientation is applied exactly once, then dropped;
 /// - CMYK/YCCK becomes sRGB through the embedded ICC profile (libvips' CMYK profile when none);
-///   other embedded ICC profiles are converted to sRGB; 16-bit samples are scaled to 8 bits;
+///   other embedded ICC profiles are converted to sRGB; a profile that does not fit the pixels
+///   (another colour space, truncated, corrupt) is ignored, as if the file had none, and the
+///   image keeps its own bands; 16-bit samples are scaled to 8 bits;
 /// - a truncated file throws ``ImageDecodingError/truncated(_:)`` unless
 ///   ``ImageDecodingOptions/allowsTruncatedData``; bytes after the end marker are ignored;
 /// - animations: first frame by default; every frame with its duration and the loop count when
@@ -133,8 +135,8 @@ public struct VipsDecoder: ImageDecoding {
             }
         }
         do {
-            return try render(makeImage(header.hasICCProfile), declaredFrames: declaredFrames, format: format)
-        } catch let error as VipsError where header.hasICCProfile && options.thumbnail != nil {
+            return try render(makeImage(header.hasFittingICCProfile), declaredFrames: declaredFrames, format: format)
+        } catch let error as VipsError where header.hasFittingICCProfile && options.thumbnail != nil {
             // A broken embedded profile fails the thumbnail's sRGB export at evaluation time:
             // ignore the profile, as the full decode does.
             guard let image = try? render(makeImage(false), declaredFrames: declaredFrames, format: format) else { throw error }

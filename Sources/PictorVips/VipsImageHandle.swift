@@ -38,6 +38,16 @@ final class VipsImageHandle {
     var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
     var hasICCProfile: Bool { cvs_has_icc(pointer) != 0 }
 
+    /// Whether the image carries an ICC profile that can describe its pixels
+    /// (``ICCProfileCheck``): libvips would apply a grey profile to the first band of RGB data
+    /// and keep the others as extra bands.
+    var hasFittingICCProfile: Bool {
+        var length = 0
+        guard let blob = cvs_icc_blob(pointer, &length), length > 0 else { return false }
+        return ICCProfileCheck.fits(UnsafeRawBufferPointer(start: blob, count: length), bands: bands,
+                                    isCMYK: interpretation == VIPS_INTERPRETATION_CMYK)
+    }
+
     func int(_ name: String, default fallback: Int) -> Int {
         Int(cvs_get_int(pointer, name, Int32(clamping: fallback)))
     }
