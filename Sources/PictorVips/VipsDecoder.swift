@@ -20,7 +20,13 @@ internal import CVipsShim
 ///   (another colour space, truncated, corrupt) is ignored, as if the file had none, and the
 ///   image keeps its own bands; 16-bit samples are scaled to 8 bits;
 /// - a truncated file throws ``ImageDecodingError/truncated(_:)`` unless
-///   ``ImageDecodingOptions/allowsTruncatedData``; bytes after the end marker are ignored;
+///   ``ImageDecodingOptions/allowsTruncatedData``; bytes after the end marker are ignored. A
+///   GIF or WebP is checked for truncation from its blocks before decoding (even when only its
+///   first frame is asked for). With ``ImageDecodingOptions/allowsTruncatedData`` the result
+///   says so (``Image/isTruncated``): a truncated animation gives only its complete frames (the
+///   file is cut after the last of them and closed again, so no partly decoded frame is ever
+///   returned); a still image, or an animation without one complete frame, gives what libvips
+///   decodes, missing parts filled;
 /// - animations: first frame by default; every frame with its duration and the loop count when
 ///   ``ImageDecodingOptions/allFrames`` is set.
 ///
@@ -85,12 +91,28 @@ public struct VipsDecoder: ImageDecoding {
         if let thumbnail = options.thumbnail, thumbnail.width <= 0 || (thumbnail.height ?? 1) <= 0 {
             throw ImageDecodingError.invalidOptions(detail: "thumbnail size must be positive, got \(thumbnail.width)×\(thumbnail.height.map(String.init) ?? "auto")")
         }
+        if format == .gif, let size = GIFHeader.largestFrame(in: data) {
+            try Self.checkPixelCount(width: size.width, height: size.height, options: options)
+        }
+        if let structure = AnimationStructure.scan(data, format: format), structure.isTruncated {
+            // Found before decoding: libvips would decode a cut frame partly and say nothing.
+            guard options.allowsTruncatedData else { throw ImageDecodingError.truncated(format) }
+            if let repaired = structure.repaired {
+                var image = try decode(repaired, options: options)
+                image.isTruncated = true
+                return image
+            }
+        }
+        var image = try decodeWhole(data, format: format, options: options)
+        if options.allowsTruncatedData, FileStructure.isTruncated(data, format: format) { image.isTruncated = true }
+        return image
+    }
+
+    /// Decodes `data` of a sniffed, supported `format` as it is.
+    private func decodeWhole(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) throws -> Image {
         if usesTurboJPEG, format == .jpeg, options.thumbnail.map({ $0.width > 0 && ($0.height ?? 1) > 0 }) ?? true,
            let image = try data.withUnsafeBytes({ try TurboJPEGDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
             return image
-        }
-        if format == .gif, let size = GIFHeader.largestFrame(in: data) {
-            try Self.checkPixelCount(width: size.width, height: size.height, options: options)
         }
         do {
             return try data.withUnsafeBytes { raw in

@@ -119,7 +119,8 @@ public struct VipsRenderer: ImageRendering {
             }
             guard let shape else { return image }
             return Image(width: shape.width, height: shape.height, layout: shape.layout, frames: frames,
-                         loopCount: image.loopCount, sourceFrameCount: image.sourceFrameCount, sourceFormat: image.sourceFormat)
+                         loopCount: image.loopCount, sourceFrameCount: image.sourceFrameCount, sourceFormat: image.sourceFormat,
+                         isTruncated: image.isTruncated)
         } catch let error as VipsError {
             throw ImageProcessingError.failed(processor: processor, message: error.description)
         }

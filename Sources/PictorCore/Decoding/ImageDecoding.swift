@@ -60,8 +60,11 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// libvips' and Pillow's order of magnitude for decompression-bomb limits (Pillow warns at
     /// 89,478,485 pixels).
     public var maximumPixelCount: Int
-    /// Whether a truncated file is accepted (missing rows filled) instead of failing; default
-    /// `false`.
+    /// Whether a truncated file is accepted instead of failing with
+    /// ``ImageDecodingError/truncated(_:)``; default `false`. The image then says so
+    /// (``Image/isTruncated``): a still image has its missing rows filled, an animation holds
+    /// only its complete frames (a partly decoded frame is never returned). ``ImagePipeline``
+    /// delivers such an image but never caches it.
     public var allowsTruncatedData: Bool
 
     /// Default maximum pixel count: 100 megapixels.
