@@ -27,6 +27,9 @@ internal import CVipsShim
 ///   file is cut after the last of them and closed again, so no partly decoded frame is ever
 ///   returned); a still image, or an animation without one complete frame, gives what libvips
 ///   decodes, missing parts filled;
+/// - ICO and CUR: the largest entry, with its transparency, stored as PNG or as an uncompressed
+///   1-, 4-, 8-, 24- or 32-bit BMP (other BMP entries are
+///   ``ImageDecodingError/unsupportedVariant(_:detail:)``);
 /// - animations: first frame by default; every frame with its duration and the loop count when
 ///   ``ImageDecodingOptions/allFrames`` is set.
 ///
@@ -54,7 +57,9 @@ public struct VipsDecoder: ImageDecoding {
 
     /// The formats this libvips build decodes, found by asking libvips for each loader
     /// (`jpegload_buffer`, `heifload_buffer`, `jxlload_buffer`, `svgload_buffer`, …). On Debian 12:
-    /// every ``ImageFormat`` except BMP (libvips reads BMP only through ImageMagick).
+    /// every ``ImageFormat`` except BMP (libvips reads BMP only through ImageMagick). ICO and CUR
+    /// are read by Pictor itself (the largest entry; see ``ImageFormat/ico``), with libvips for
+    /// their PNG entries.
     public static let supportedFormats: Set<ImageFormat> = {
         guard (try? VipsRuntime.start()) != nil else { return [] }
         let loaders: [ImageFormat: String] = [
@@ -62,7 +67,10 @@ public struct VipsDecoder: ImageDecoding {
             .avif: "heifload_buffer", .heic: "heifload_buffer", .tiff: "tiffload_buffer", .bmp: "magickload_buffer",
             .jxl: "jxlload_buffer", .svg: "svgload_buffer",
         ]
-        return Set(loaders.filter { vips_type_find("VipsOperation", $0.value) != 0 }.keys)
+        var formats = Set(loaders.filter { vips_type_find("VipsOperation", $0.value) != 0 }.keys)
+        // Icons are parsed by Pictor (IconDecoder); their PNG entries need libvips' PNG loader.
+        if formats.contains(.png) { formats.formUnion([.ico, .cur]) }
+        return formats
     }()
 
     /// Decodes `data`; see the type's discussion for the guarantees.
@@ -90,6 +98,9 @@ public struct VipsDecoder: ImageDecoding {
         }
         if let thumbnail = options.thumbnail, thumbnail.width <= 0 || (thumbnail.height ?? 1) <= 0 {
             throw ImageDecodingError.invalidOptions(detail: "thumbnail size must be positive, got \(thumbnail.width)×\(thumbnail.height.map(String.init) ?? "auto")")
+        }
+        if format == .ico || format == .cur {
+            return try IconDecoder.decode(data, format: format, options: options, vips: self)
         }
         if format == .gif, let size = GIFHeader.largestFrame(in: data) {
             try Self.checkPixelCount(width: size.width, height: size.height, options: options)
