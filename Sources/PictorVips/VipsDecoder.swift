@@ -13,7 +13,9 @@ internal import CVipsShim
 ///   ``ImageDecodingOptions/allFrames`` the limit covers all frames together (the error then
 ///   names the width and the height of the strip of frames, height × frames);
 /// - ``ImageDecodingOptions/thumbnail`` decodes at the target size (libvips `thumbnail_buffer`:
-///   JPEG DCT scaling, WebP scaled decode, …), never full size then shrink;
+///   JPEG DCT scaling, WebP scaled decode, …), never full size then shrink; an SVG is rendered at
+///   the target size, larger or smaller than its own, with the aspect ratio of its `viewBox`
+///   ("never upscale" is for raster images); PDF and other vector formats are not read;
 /// - EXIF orientation is applied exactly once, then dropped;
 /// - CMYK/YCCK becomes sRGB through the embedded ICC profile (libvips' CMYK profile when none);
 ///   other embedded ICC profiles are converted to sRGB; a profile that does not fit the pixels
@@ -155,7 +157,8 @@ public struct VipsDecoder: ImageDecoding {
         let makeImage: (Bool) throws -> VipsImageHandle
         if let thumbnail = options.thumbnail {
             makeImage = { exportSRGB in
-                try Self.thumbnail(raw, thumbnail, failOnTruncated: failOnTruncated, pages: pages, exportSRGB: exportSRGB)
+                try Self.thumbnail(raw, thumbnail, isVector: format == .svg, failOnTruncated: failOnTruncated, pages: pages,
+                                   exportSRGB: exportSRGB)
             }
         } else {
             // Rotating needs random access; an upright image streams sequentially.
@@ -190,16 +193,20 @@ public struct VipsDecoder: ImageDecoding {
     }
 
     private static func thumbnail(
-        _ raw: UnsafeRawBufferPointer, _ options: ThumbnailOptions, failOnTruncated: Int32, pages: Int32, exportSRGB: Bool
+        _ raw: UnsafeRawBufferPointer, _ options: ThumbnailOptions, isVector: Bool, failOnTruncated: Int32, pages: Int32,
+        exportSRGB: Bool
     ) throws(VipsError) -> VipsImageHandle {
         guard options.width > 0, (options.height ?? 1) > 0 else {
             throw VipsError(operation: "thumbnail", message: "thumbnail size must be positive")
         }
         let height = options.height ?? 0
+        // A vector image has no pixel size to stay under: it is rendered at the size asked
+        // (libvips' SVG loader scales the drawing), so "never upscale" does not apply to it.
+        let upscales = options.allowsUpscaling || isVector
         let size: VipsSize
         switch options.contentMode {
-        case .stretch: size = options.height == nil ? (options.allowsUpscaling ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN) : VIPS_SIZE_FORCE
-        default: size = options.allowsUpscaling ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
+        case .stretch: size = options.height == nil ? (upscales ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN) : VIPS_SIZE_FORCE
+        default: size = upscales ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
         }
         let crop: Int32 = options.contentMode == .aspectFill && options.height != nil ? 1 : 0
         return try VipsImageHandle.make("thumbnail_buffer") {

@@ -33,6 +33,8 @@ public struct ThumbnailOptions: Sendable, Hashable, Codable {
     /// How the image is fitted; default ``ContentMode/aspectFit``.
     public var contentMode: ContentMode
     /// Whether an image smaller than the target is enlarged; default `false` (never upscale).
+    /// A vector image (SVG) is always rendered at the target size, up or down: it has no
+    /// resolution to lose.
     public var allowsUpscaling: Bool
 
     /// Creates thumbnail options; sizes in pixels.

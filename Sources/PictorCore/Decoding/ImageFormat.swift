@@ -53,13 +53,17 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// The number of leading bytes that ``sniff(_:)`` needs for the binary formats (32).
-    /// SVG detection reads up to the first 1,024 bytes.
+    /// SVG detection reads up to the first ``svgSniffLength`` bytes.
     public static let sniffLength = 32
+
+    /// How far into the data SVG detection looks for the `<svg` root (4,096 bytes): after an
+    /// XML prolog, a DOCTYPE with an internal subset, and licence comments.
+    public static let svgSniffLength = 4096
 
     /// Detects the format from the leading bytes of `data`.
     ///
     /// - Parameter data: the encoded bytes, or at least their first ``sniffLength`` bytes
-    ///   (1,024 for SVG).
+    ///   (``svgSniffLength`` for SVG).
     /// - Returns: the format, or `nil` when the bytes are not a known image format (an HTML
     ///   page, JSON, an empty body, …).
     public static func sniff(_ data: Data) -> ImageFormat? {
@@ -127,13 +131,12 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         return .ico
     }
 
-    /// SVG by content: optional UTF-8 BOM, whitespace, XML prolog, comments and a DOCTYPE, then
-    /// an `<svg` root element, within the first 1,024 bytes.
+    /// SVG by content: optional UTF-8 BOM, whitespace, XML prolog, comments and a DOCTYPE (with
+    /// or without an internal subset in brackets), then an `<svg` root element, within the first
+    /// ``svgSniffLength`` bytes.
     private static func isSVG(_ b: UnsafeRawBufferPointer) -> Bool {
-        let prefix = Array(b.prefix(1024))
-        guard var text = String(bytes: prefix, encoding: .utf8) ?? String(bytes: prefix.dropLast(3), encoding: .utf8) else {
-            return false
-        }
+        // Lenient decoding: a multi-byte character cut at the window's end must not hide the root.
+        var text = String(decoding: b.prefix(svgSniffLength), as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var rest = Substring(text)
         while true {
@@ -145,8 +148,16 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
                 guard let end = rest.range(of: "-->") else { return false }
                 rest = rest[end.upperBound...]
             } else if rest.hasPrefix("<!DOCTYPE") || rest.hasPrefix("<!doctype") {
-                guard let end = rest.firstIndex(of: ">") else { return false }
-                rest = rest[rest.index(after: end)...]
+                // An internal subset (`[ <!ENTITY …> ]`) holds `>` characters of its own.
+                let subsetStart = rest.firstIndex(of: "["), close = rest.firstIndex(of: ">")
+                if let subsetStart, let close, subsetStart < close {
+                    guard let subsetEnd = rest[subsetStart...].range(of: "]")?.lowerBound,
+                          let end = rest[subsetEnd...].firstIndex(of: ">") else { return false }
+                    rest = rest[rest.index(after: end)...]
+                } else {
+                    guard let close else { return false }
+                    rest = rest[rest.index(after: close)...]
+                }
             } else {
                 break
             }
