@@ -79,8 +79,8 @@ int cvs_thumbnail_image(VipsImage *in, int width, int height, int size, int crop
 
 int cvs_autorot(VipsImage *in, VipsImage **out) { return vips_autorot(in, out, NULL); }
 
-int cvs_icc_to_srgb(VipsImage *in, const char *fallback_profile, VipsImage **out) {
-    return vips_icc_transform(in, out, "srgb", "embedded", TRUE, "input_profile", fallback_profile,
+int cvs_icc_to_srgb(VipsImage *in, const char *fallback_profile, int use_embedded, VipsImage **out) {
+    return vips_icc_transform(in, out, "srgb", "embedded", use_embedded ? TRUE : FALSE, "input_profile", fallback_profile,
                               "intent", VIPS_INTENT_RELATIVE, "depth", 8, NULL);
 }
 
@@ -142,6 +142,18 @@ int cvs_get_int_array(VipsImage *in, const char *name, int *out, int capacity) {
     if (n > capacity) n = capacity;
     for (int i = 0; i < n; i++) out[i] = values[i];
     return n;
+}
+
+void cvs_set_interpretation(VipsImage *in, int bands) {
+    in->Type = bands >= 3 ? VIPS_INTERPRETATION_sRGB : VIPS_INTERPRETATION_B_W;
+}
+
+const void *cvs_icc_blob(VipsImage *in, size_t *length) {
+    const void *data = NULL;
+    *length = 0;
+    if (vips_image_get_typeof(in, VIPS_META_ICC_NAME) == 0) return NULL;
+    if (vips_image_get_blob(in, VIPS_META_ICC_NAME, &data, length)) { vips_error_clear(); *length = 0; return NULL; }
+    return data;
 }
 
 int cvs_has_icc(VipsImage *in) { return vips_image_get_typeof(in, VIPS_META_ICC_NAME) != 0; }

@@ -27,7 +27,7 @@ enum CornerMask {
             return Image.Frame(pixels: out, duration: frame.duration)
         }
         return Image(width: width, height: height, layout: layout, frames: frames, loopCount: image.loopCount,
-                     sourceFrameCount: image.sourceFrameCount, sourceFormat: image.sourceFormat)
+                     sourceFrameCount: image.sourceFrameCount, sourceFormat: image.sourceFormat, isTruncated: image.isTruncated)
     }
 
     /// Fraction (0...1) of pixel `(x, y)` inside the rounded rectangle, by the distance of its

@@ -6,8 +6,8 @@ import PictorCore
 /// threads can mix into).
 enum FileStructure {
     /// Whether the data visibly ends before the image does: JPEG without an EOI marker after its
-    /// last SOS, PNG without an IEND chunk, WebP shorter than its RIFF size, GIF without its
-    /// trailer byte. `false` for other formats.
+    /// last SOS, PNG without an IEND chunk, WebP shorter than its RIFF size, GIF whose blocks
+    /// run past the end before its trailer. `false` for other formats.
     static func isTruncated(_ data: Data, format: ImageFormat) -> Bool {
         data.withUnsafeBytes { (b: UnsafeRawBufferPointer) -> Bool in
             let n = b.count
@@ -36,7 +36,7 @@ enum FileStructure {
                 let size = Int(b[4]) | Int(b[5]) << 8 | Int(b[6]) << 16 | Int(b[7]) << 24
                 return n < size + 8
             case .gif:
-                return !b.contains(0x3B)
+                return AnimationStructure.gif(b).isTruncated
             default:
                 return false
             }

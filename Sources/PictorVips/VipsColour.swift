@@ -6,16 +6,19 @@ internal import CVipsShim
 /// Brings any decoded libvips image to the core ``Image`` shape: 8-bit samples, sRGB or grey,
 /// 1...4 bands.
 enum VipsColour {
-    /// Converts colour (CMYK, ICC, Lab, 16-bit) to 8-bit sRGB / grey.
+    /// Converts colour (CMYK, ICC, Lab, 16-bit) to 8-bit sRGB / grey. An embedded profile that
+    /// does not fit the pixels (``ICCProfileCheck``) is ignored: the image is read as if it had none.
     static func normalize(_ input: VipsImageHandle) throws(VipsError) -> VipsImageHandle {
         var image = input
         let interpretation = image.interpretation
+        let fits = image.hasFittingICCProfile
         if interpretation == VIPS_INTERPRETATION_CMYK {
-            // Adobe (inverted) CMYK and YCCK are undone by the JPEG loader; the profile does the rest.
-            image = try image.apply("icc_transform") { cvs_icc_to_srgb($0, "cmyk", $1) }
-        } else if image.hasICCProfile {
-            // A broken embedded profile is ignored rather than failing the whole decode.
-            if let converted = try? image.apply("icc_transform", { cvs_icc_to_srgb($0, "srgb", $1) }) {
+            // Adobe (inverted) CMYK and YCCK are undone by the JPEG loader; the profile does the
+            // rest: the embedded one when it is a CMYK profile, else libvips' own.
+            image = try image.apply("icc_transform") { cvs_icc_to_srgb($0, "cmyk", fits ? 1 : 0, $1) }
+        } else if fits {
+            // A profile that fits but does not load (bad tags) is ignored rather than failing the decode.
+            if let converted = try? image.apply("icc_transform", { cvs_icc_to_srgb($0, "srgb", 1, $1) }) {
                 image = converted
             }
         }
@@ -76,5 +79,27 @@ enum VipsColour {
         }
         return Image(width: width, height: frameHeight, layout: layout, frames: frames,
                      loopCount: loop, sourceFrameCount: max(declaredFrames, frameCount), sourceFormat: format)
+    }
+}
+
+/// Whether an embedded ICC profile can be used for an image, read from the profile's header
+/// (ICC.1:2010 §7.2) before Little CMS sees it: a profile of another colour space than the
+/// pixels' (a grey profile on RGB data would turn it into grey plus two extra bands), a
+/// truncated one, or one that is not an input profile at all is not used.
+enum ICCProfileCheck {
+    /// Whether `profile` describes pixels of `bands` bands (alpha included), CMYK or not.
+    static func fits(_ profile: UnsafeRawBufferPointer, bands: Int, isCMYK: Bool) -> Bool {
+        guard profile.count >= 132 else { return false }
+        func u32(_ i: Int) -> Int { Int(profile[i]) << 24 | Int(profile[i + 1]) << 16 | Int(profile[i + 2]) << 8 | Int(profile[i + 3]) }
+        func tag(_ i: Int) -> String { String(decoding: profile[i..<(i + 4)], as: UTF8.self) }
+        let size = u32(0), tags = u32(128)
+        guard size >= 132, size <= profile.count, tag(36) == "acsp", tags > 0, 132 + 12 * tags <= size else { return false }
+        guard ["mntr", "scnr", "prtr", "spac"].contains(tag(12)) else { return false }
+        switch tag(16) {
+        case "GRAY": return !isCMYK && bands <= 2
+        case "RGB ": return !isCMYK && bands >= 3
+        case "CMYK": return isCMYK
+        default: return false
+        }
     }
 }

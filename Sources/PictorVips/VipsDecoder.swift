@@ -13,12 +13,25 @@ internal import CVipsShim
 ///   ``ImageDecodingOptions/allFrames`` the limit covers all frames together (the error then
 ///   names the width and the height of the strip of frames, height × frames);
 /// - ``ImageDecodingOptions/thumbnail`` decodes at the target size (libvips `thumbnail_buffer`:
-///   JPEG DCT scaling, WebP scaled decode, …), never full size then shrink;
+///   JPEG DCT scaling, WebP scaled decode, …), never full size then shrink; an SVG is rendered at
+///   the target size, larger or smaller than its own, with the aspect ratio of its `viewBox`
+///   ("never upscale" is for raster images); PDF and other vector formats are not read;
 /// - EXIF orientation is applied exactly once, then dropped;
 /// - CMYK/YCCK becomes sRGB through the embedded ICC profile (libvips' CMYK profile when none);
-///   other embedded ICC profiles are converted to sRGB; 16-bit samples are scaled to 8 bits;
+///   other embedded ICC profiles are converted to sRGB; a profile that does not fit the pixels
+///   (another colour space, truncated, corrupt) is ignored, as if the file had none, and the
+///   image keeps its own bands; 16-bit samples are scaled to 8 bits;
 /// - a truncated file throws ``ImageDecodingError/truncated(_:)`` unless
-///   ``ImageDecodingOptions/allowsTruncatedData``; bytes after the end marker are ignored;
+///   ``ImageDecodingOptions/allowsTruncatedData``; bytes after the end marker are ignored. A
+///   GIF or WebP is checked for truncation from its blocks before decoding (even when only its
+///   first frame is asked for). With ``ImageDecodingOptions/allowsTruncatedData`` the result
+///   says so (``Image/isTruncated``): a truncated animation gives only its complete frames (the
+///   file is cut after the last of them and closed again, so no partly decoded frame is ever
+///   returned); a still image, or an animation without one complete frame, gives what libvips
+///   decodes, missing parts filled;
+/// - ICO and CUR: the largest entry, with its transparency, stored as PNG or as an uncompressed
+///   1-, 4-, 8-, 24- or 32-bit BMP (other BMP entries are
+///   ``ImageDecodingError/unsupportedVariant(_:detail:)``);
 /// - animations: first frame by default; every frame with its duration and the loop count when
 ///   ``ImageDecodingOptions/allFrames`` is set.
 ///
@@ -46,7 +59,9 @@ public struct VipsDecoder: ImageDecoding {
 
     /// The formats this libvips build decodes, found by asking libvips for each loader
     /// (`jpegload_buffer`, `heifload_buffer`, `jxlload_buffer`, `svgload_buffer`, …). On Debian 12:
-    /// every ``ImageFormat`` except BMP (libvips reads BMP only through ImageMagick).
+    /// every ``ImageFormat`` except BMP (libvips reads BMP only through ImageMagick). ICO and CUR
+    /// are read by Pictor itself (the largest entry; see ``ImageFormat/ico``), with libvips for
+    /// their PNG entries.
     public static let supportedFormats: Set<ImageFormat> = {
         guard (try? VipsRuntime.start()) != nil else { return [] }
         let loaders: [ImageFormat: String] = [
@@ -54,7 +69,10 @@ public struct VipsDecoder: ImageDecoding {
             .avif: "heifload_buffer", .heic: "heifload_buffer", .tiff: "tiffload_buffer", .bmp: "magickload_buffer",
             .jxl: "jxlload_buffer", .svg: "svgload_buffer",
         ]
-        return Set(loaders.filter { vips_type_find("VipsOperation", $0.value) != 0 }.keys)
+        var formats = Set(loaders.filter { vips_type_find("VipsOperation", $0.value) != 0 }.keys)
+        // Icons are parsed by Pictor (IconDecoder); their PNG entries need libvips' PNG loader.
+        if formats.contains(.png) { formats.formUnion([.ico, .cur]) }
+        return formats
     }()
 
     /// Decodes `data`; see the type's discussion for the guarantees.
@@ -83,12 +101,31 @@ public struct VipsDecoder: ImageDecoding {
         if let thumbnail = options.thumbnail, thumbnail.width <= 0 || (thumbnail.height ?? 1) <= 0 {
             throw ImageDecodingError.invalidOptions(detail: "thumbnail size must be positive, got \(thumbnail.width)×\(thumbnail.height.map(String.init) ?? "auto")")
         }
-        if usesTurboJPEG, format == .jpeg, options.thumbnail.map({ $0.width > 0 && ($0.height ?? 1) > 0 }) ?? true,
-           let image = try data.withUnsafeBytes({ try TurboJPEGDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
-            return image
+        if format == .ico || format == .cur {
+            return try IconDecoder.decode(data, format: format, options: options, vips: self)
         }
         if format == .gif, let size = GIFHeader.largestFrame(in: data) {
             try Self.checkPixelCount(width: size.width, height: size.height, options: options)
+        }
+        if let structure = AnimationStructure.scan(data, format: format), structure.isTruncated {
+            // Found before decoding: libvips would decode a cut frame partly and say nothing.
+            guard options.allowsTruncatedData else { throw ImageDecodingError.truncated(format) }
+            if let repaired = structure.repaired {
+                var image = try decode(repaired, options: options)
+                image.isTruncated = true
+                return image
+            }
+        }
+        var image = try decodeWhole(data, format: format, options: options)
+        if options.allowsTruncatedData, FileStructure.isTruncated(data, format: format) { image.isTruncated = true }
+        return image
+    }
+
+    /// Decodes `data` of a sniffed, supported `format` as it is.
+    private func decodeWhole(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) throws -> Image {
+        if usesTurboJPEG, format == .jpeg, options.thumbnail.map({ $0.width > 0 && ($0.height ?? 1) > 0 }) ?? true,
+           let image = try data.withUnsafeBytes({ try TurboJPEGDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
+            return image
         }
         do {
             return try data.withUnsafeBytes { raw in
@@ -120,7 +157,8 @@ public struct VipsDecoder: ImageDecoding {
         let makeImage: (Bool) throws -> VipsImageHandle
         if let thumbnail = options.thumbnail {
             makeImage = { exportSRGB in
-                try Self.thumbnail(raw, thumbnail, failOnTruncated: failOnTruncated, pages: pages, exportSRGB: exportSRGB)
+                try Self.thumbnail(raw, thumbnail, isVector: format == .svg, failOnTruncated: failOnTruncated, pages: pages,
+                                   exportSRGB: exportSRGB)
             }
         } else {
             // Rotating needs random access; an upright image streams sequentially.
@@ -133,8 +171,8 @@ public struct VipsDecoder: ImageDecoding {
             }
         }
         do {
-            return try render(makeImage(header.hasICCProfile), declaredFrames: declaredFrames, format: format)
-        } catch let error as VipsError where header.hasICCProfile && options.thumbnail != nil {
+            return try render(makeImage(header.hasFittingICCProfile), declaredFrames: declaredFrames, format: format)
+        } catch let error as VipsError where header.hasFittingICCProfile && options.thumbnail != nil {
             // A broken embedded profile fails the thumbnail's sRGB export at evaluation time:
             // ignore the profile, as the full decode does.
             guard let image = try? render(makeImage(false), declaredFrames: declaredFrames, format: format) else { throw error }
@@ -155,16 +193,20 @@ public struct VipsDecoder: ImageDecoding {
     }
 
     private static func thumbnail(
-        _ raw: UnsafeRawBufferPointer, _ options: ThumbnailOptions, failOnTruncated: Int32, pages: Int32, exportSRGB: Bool
+        _ raw: UnsafeRawBufferPointer, _ options: ThumbnailOptions, isVector: Bool, failOnTruncated: Int32, pages: Int32,
+        exportSRGB: Bool
     ) throws(VipsError) -> VipsImageHandle {
         guard options.width > 0, (options.height ?? 1) > 0 else {
             throw VipsError(operation: "thumbnail", message: "thumbnail size must be positive")
         }
         let height = options.height ?? 0
+        // A vector image has no pixel size to stay under: it is rendered at the size asked
+        // (libvips' SVG loader scales the drawing), so "never upscale" does not apply to it.
+        let upscales = options.allowsUpscaling || isVector
         let size: VipsSize
         switch options.contentMode {
-        case .stretch: size = options.height == nil ? (options.allowsUpscaling ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN) : VIPS_SIZE_FORCE
-        default: size = options.allowsUpscaling ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
+        case .stretch: size = options.height == nil ? (upscales ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN) : VIPS_SIZE_FORCE
+        default: size = upscales ? VIPS_SIZE_BOTH : VIPS_SIZE_DOWN
         }
         let crop: Int32 = options.contentMode == .aspectFill && options.height != nil ? 1 : 0
         return try VipsImageHandle.make("thumbnail_buffer") {

@@ -42,6 +42,8 @@ public struct VipsEncoder: ImageEncoding {
         let q = Int32(min(max(quality, 1), 100))
         do {
             try VipsRuntime.start()
+            // An earlier call's text in libvips' process-wide error buffer is not this encode's reason.
+            vips_error_clear()
             let animated = image.frames.count > 1 && (format == .webp || format == .gif)
             var input = try animated ? VipsImageHandle.animation(image) : VipsImageHandle.from(image)
             var buffer: UnsafeMutableRawPointer? = nil

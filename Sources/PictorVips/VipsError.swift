@@ -34,14 +34,26 @@ public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible {
             text = String(cString: copy)
             g_free(copy)
         }
-        // One line, each distinct libvips line once, at most 300 characters: a message ends up
-        // in one-line CLI output and reports.
-        var seen = Set<String>()
-        let lines = text.split(whereSeparator: \.isNewline)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty && seen.insert($0).inserted }
-        text = lines.joined(separator: "; ")
-        if text.count > 300 { text = String(text.prefix(297)) + "…" }
+        text = stableText(text)
         return VipsError(operation: operation, message: text.isEmpty ? "libvips gave no message" : text)
+    }
+
+    /// libvips' text made the same from run to run and fit for one line: pointer values
+    /// (`0x55d1…`) and temporary file names (`/tmp/vips-0-123.v`) replaced, each distinct line
+    /// once, joined with `; `, at most 300 characters. Messages end up in one-line CLI output,
+    /// logs and reports, where two runs of the same failure must read the same.
+    static func stableText(_ raw: String) -> String {
+        var seen = Set<String>()
+        let lines = raw.split(whereSeparator: \.isNewline)
+            .map { line -> String in
+                var line = line.trimmingCharacters(in: .whitespaces)
+                line = line.replacingOccurrences(of: #"0x[0-9A-Fa-f]+"#, with: "0x…", options: .regularExpression)
+                line = line.replacingOccurrences(of: #"/(tmp|var/tmp|dev/shm)/[^\s"']+"#, with: "<temporary file>", options: .regularExpression)
+                return line
+            }
+            .filter { !$0.isEmpty && seen.insert($0).inserted }
+        var text = lines.joined(separator: "; ")
+        if text.count > 300 { text = String(text.prefix(297)) + "…" }
+        return text
     }
 }

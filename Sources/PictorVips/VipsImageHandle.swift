@@ -38,6 +38,16 @@ final class VipsImageHandle {
     var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
     var hasICCProfile: Bool { cvs_has_icc(pointer) != 0 }
 
+    /// Whether the image carries an ICC profile that can describe its pixels
+    /// (``ICCProfileCheck``): libvips would apply a grey profile to the first band of RGB data
+    /// and keep the others as extra bands.
+    var hasFittingICCProfile: Bool {
+        var length = 0
+        guard let blob = cvs_icc_blob(pointer, &length), length > 0 else { return false }
+        return ICCProfileCheck.fits(UnsafeRawBufferPointer(start: blob, count: length), bands: bands,
+                                    isCMYK: interpretation == VIPS_INTERPRETATION_CMYK)
+    }
+
     func int(_ name: String, default fallback: Int) -> Int {
         Int(cvs_get_int(pointer, name, Int32(clamping: fallback)))
     }
@@ -59,7 +69,7 @@ final class VipsImageHandle {
 
     /// Wraps every frame of `image` as one tall strip with libvips' animation metadata:
     /// `page-height`, `delay` (milliseconds; 100 where a frame has no duration) and `loop`
-    /// (`0`, forever, when the image has no loop count).
+    /// (`0`, forever, when the image has no loop count); marked sRGB or grey like ``from(_:frame:)``.
     static func animation(_ image: Image) throws(VipsError) -> VipsImageHandle {
         var strip = Data(capacity: image.cost)
         for frame in image.frames { strip.append(frame.pixels) }
@@ -68,6 +78,7 @@ final class VipsImageHandle {
                                             Int32(image.bands), VIPS_FORMAT_UCHAR)
         }
         guard let pointer else { throw VipsError.last("new_from_memory_copy") }
+        cvs_set_interpretation(pointer, Int32(image.bands))
         var delays = image.frames.map { Int32(clamping: Int((($0.duration ?? 0.1) * 1000).rounded())) }
         vips_image_set_int(pointer, "page-height", Int32(image.height))
         vips_image_set_array_int(pointer, "delay", &delays, Int32(delays.count))
@@ -75,7 +86,9 @@ final class VipsImageHandle {
         return VipsImageHandle(pointer)
     }
 
-    /// Wraps the pixels of one frame of `image` (copied into libvips memory).
+    /// Wraps the pixels of one frame of `image` (copied into libvips memory), marked sRGB or grey
+    /// so that libvips knows the last band of a 2- or 4-band image is alpha (a bare memory image
+    /// is "multiband", and would be resampled with straight alpha).
     static func from(_ image: Image, frame: Int = 0) throws(VipsError) -> VipsImageHandle {
         let pixels = image.frames[frame].pixels
         let handle: UnsafeMutablePointer<VipsImage>? = pixels.withUnsafeBytes { raw in
@@ -83,6 +96,7 @@ final class VipsImageHandle {
                                             Int32(image.bands), VIPS_FORMAT_UCHAR)
         }
         guard let handle else { throw VipsError.last("new_from_memory_copy") }
+        cvs_set_interpretation(handle, Int32(image.bands))
         return VipsImageHandle(handle)
     }
 }

@@ -15,7 +15,9 @@ public struct VipsRenderer: ImageRendering {
 
     /// Resizes following `options`: fit inside, fill and centre-crop, or stretch; never larger
     /// than the source unless ``ThumbnailOptions/allowsUpscaling``. Alpha is premultiplied
-    /// while resampling (libvips `thumbnail_image`).
+    /// while resampling, down or up (libvips `thumbnail_image`, on frames marked sRGB or grey
+    /// so that it knows the last band is alpha), so fully transparent pixels never bleed their
+    /// colour into visible ones.
     ///
     /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` for a size ≤ 0;
     ///   ``ImageProcessingError/failed(processor:message:)`` with libvips' text.
@@ -104,6 +106,9 @@ public struct VipsRenderer: ImageRendering {
     ) throws -> Image {
         do {
             try VipsRuntime.start()
+            // libvips' error buffer is process-wide: text left by an earlier call (a decode's
+            // warnings) would otherwise be reported as this operation's reason.
+            vips_error_clear()
             var frames: [Image.Frame] = []
             var shape: (width: Int, height: Int, layout: Image.PixelLayout)? = nil
             for index in image.frames.indices {
@@ -117,7 +122,8 @@ public struct VipsRenderer: ImageRendering {
             }
             guard let shape else { return image }
             return Image(width: shape.width, height: shape.height, layout: shape.layout, frames: frames,
-                         loopCount: image.loopCount, sourceFrameCount: image.sourceFrameCount, sourceFormat: image.sourceFormat)
+                         loopCount: image.loopCount, sourceFrameCount: image.sourceFrameCount, sourceFormat: image.sourceFormat,
+                         isTruncated: image.isTruncated)
         } catch let error as VipsError {
             throw ImageProcessingError.failed(processor: processor, message: error.description)
         }

@@ -32,8 +32,9 @@ int cvs_thumbnail_buffer(const void *buf, size_t len, int width, int height, int
 int cvs_thumbnail_image(VipsImage *in, int width, int height, int size, int crop, VipsImage **out);
 
 int cvs_autorot(VipsImage *in, VipsImage **out);
-/// ICC transform to sRGB using the embedded profile, else `fallback_profile` ("srgb", "cmyk").
-int cvs_icc_to_srgb(VipsImage *in, const char *fallback_profile, VipsImage **out);
+/// ICC transform to sRGB using the embedded profile (when use_embedded is non-zero and there is
+/// one), else `fallback_profile` ("srgb", "cmyk").
+int cvs_icc_to_srgb(VipsImage *in, const char *fallback_profile, int use_embedded, VipsImage **out);
 int cvs_colourspace(VipsImage *in, VipsInterpretation space, VipsImage **out);
 int cvs_cast_uchar(VipsImage *in, VipsImage **out);
 int cvs_extract_area(VipsImage *in, int left, int top, int width, int height, VipsImage **out);
@@ -56,6 +57,12 @@ int cvs_avifsave_buffer(VipsImage *in, int quality, void **buf, size_t *len);
 int cvs_get_int(VipsImage *in, const char *name, int fallback);
 /// Copies up to `capacity` ints of an int-array field into `out`; returns the count copied (0 when absent).
 int cvs_get_int_array(VipsImage *in, const char *name, int *out, int capacity);
+/// Marks a freshly made image (one reference, not yet evaluated) as sRGB (3 or 4 bands) or grey
+/// (1 or 2 bands): libvips treats the last band as alpha, and premultiplies it before
+/// resampling, only when the interpretation says so.
+void cvs_set_interpretation(VipsImage *in, int bands);
+/// The embedded ICC profile's bytes (owned by the image) and their count, or NULL when none.
+const void *cvs_icc_blob(VipsImage *in, size_t *length);
 /// Non-zero when the image carries an embedded ICC profile.
 int cvs_has_icc(VipsImage *in);
 /// Name of the loader that produced the image ("jpegload_buffer", ...), or NULL.

@@ -54,6 +54,12 @@ public struct Image: Sendable, Hashable {
     public var sourceFrameCount: Int
     /// The format the image was decoded from, `nil` for images made in memory.
     public var sourceFormat: ImageFormat?
+    /// Whether the data ended before the image did. Only a decode with
+    /// ``ImageDecodingOptions/allowsTruncatedData`` returns such an image: an animation then
+    /// holds only the frames the data held completely (``sourceFrameCount`` is that count too,
+    /// the file's own count being unknown), a still image has its missing rows filled by the
+    /// decoder. Default `false`.
+    public var isTruncated: Bool
 
     /// Creates an image.
     ///
@@ -61,7 +67,7 @@ public struct Image: Sendable, Hashable {
     ///   `frames` is not empty.
     public init(
         width: Int, height: Int, layout: PixelLayout, frames: [Frame],
-        loopCount: Int? = nil, sourceFrameCount: Int? = nil, sourceFormat: ImageFormat? = nil
+        loopCount: Int? = nil, sourceFrameCount: Int? = nil, sourceFormat: ImageFormat? = nil, isTruncated: Bool = false
     ) {
         precondition(width > 0 && height > 0, "an image has at least one pixel")
         precondition(!frames.isEmpty, "an image has at least one frame")
@@ -74,6 +80,7 @@ public struct Image: Sendable, Hashable {
         self.loopCount = loopCount
         self.sourceFrameCount = sourceFrameCount ?? frames.count
         self.sourceFormat = sourceFormat
+        self.isTruncated = isTruncated
     }
 
     /// Creates a still image from one buffer of pixels.

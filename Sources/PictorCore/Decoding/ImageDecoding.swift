@@ -33,6 +33,8 @@ public struct ThumbnailOptions: Sendable, Hashable, Codable {
     /// How the image is fitted; default ``ContentMode/aspectFit``.
     public var contentMode: ContentMode
     /// Whether an image smaller than the target is enlarged; default `false` (never upscale).
+    /// A vector image (SVG) is always rendered at the target size, up or down: it has no
+    /// resolution to lose.
     public var allowsUpscaling: Bool
 
     /// Creates thumbnail options; sizes in pixels.
@@ -60,8 +62,11 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// libvips' and Pillow's order of magnitude for decompression-bomb limits (Pillow warns at
     /// 89,478,485 pixels).
     public var maximumPixelCount: Int
-    /// Whether a truncated file is accepted (missing rows filled) instead of failing; default
-    /// `false`.
+    /// Whether a truncated file is accepted instead of failing with
+    /// ``ImageDecodingError/truncated(_:)``; default `false`. The image then says so
+    /// (``Image/isTruncated``): a still image has its missing rows filled, an animation holds
+    /// only its complete frames (a partly decoded frame is never returned). ``ImagePipeline``
+    /// delivers such an image but never caches it.
     public var allowsTruncatedData: Bool
 
     /// Default maximum pixel count: 100 megapixels.

@@ -7,7 +7,8 @@ import Foundation
 /// SOI marker; PNG: RFC 2083 §3.1; GIF: GIF89a spec; WebP: RIFF container; AVIF/HEIC: ISO/IEC
 /// 14496-12 `ftyp` box brands; TIFF: TIFF 6.0 byte-order header; BMP: `BM` and a known DIB
 /// header size; JPEG XL: ISO/IEC 18181 codestream and container signatures; SVG: an XML
-/// document whose root is `<svg`).
+/// document whose root is `<svg`; ICO/CUR: the icon directory header with a plausible first
+/// entry).
 public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case jpeg
     case png
@@ -19,6 +20,10 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     case bmp
     case jxl
     case svg
+    /// Windows icon (favicon): a directory of images, each a PNG or a BMP without its file header.
+    case ico
+    /// Windows cursor: an icon directory whose entries also carry a hot spot.
+    case cur
 
     /// The IANA media type of the format, for example `image/jpeg`.
     public var mimeType: String {
@@ -33,6 +38,8 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         case .bmp: "image/bmp"
         case .jxl: "image/jxl"
         case .svg: "image/svg+xml"
+        case .ico: "image/vnd.microsoft.icon"
+        case .cur: "image/x-win-bitmap"
         }
     }
 
@@ -46,13 +53,17 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
     }
 
     /// The number of leading bytes that ``sniff(_:)`` needs for the binary formats (32).
-    /// SVG detection reads up to the first 1,024 bytes.
+    /// SVG detection reads up to the first ``svgSniffLength`` bytes.
     public static let sniffLength = 32
+
+    /// How far into the data SVG detection looks for the `<svg` root (4,096 bytes): after an
+    /// XML prolog, a DOCTYPE with an internal subset, and licence comments.
+    public static let svgSniffLength = 4096
 
     /// Detects the format from the leading bytes of `data`.
     ///
     /// - Parameter data: the encoded bytes, or at least their first ``sniffLength`` bytes
-    ///   (1,024 for SVG).
+    ///   (``svgSniffLength`` for SVG).
     /// - Returns: the format, or `nil` when the bytes are not a known image format (an HTML
     ///   page, JSON, an empty body, …).
     public static func sniff(_ data: Data) -> ImageFormat? {
@@ -100,17 +111,32 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
         if matches([0xFF, 0x0A]) { return .jxl }
         if matches([0x00, 0x00, 0x00, 0x0C, 0x4A, 0x58, 0x4C, 0x20, 0x0D, 0x0A, 0x87, 0x0A]) { return .jxl }
+        if let icon = iconFormat(b) { return icon }
         if isSVG(b) { return .svg }
         return nil
     }
 
-    /// SVG by content: optional UTF-8 BOM, whitespace, XML prolog, comments and a DOCTYPE, then
-    /// an `<svg` root element, within the first 1,024 bytes.
+    /// ICO (type 1) or CUR (type 2): `00 00`, the type, an entry count ≥ 1, and a first
+    /// directory entry that is plausible (reserved byte 0, a non-empty image placed after the
+    /// directory; for ICO one colour plane at most and a known bit depth), since four bytes
+    /// alone would match many binary files.
+    private static func iconFormat(_ b: UnsafeRawBufferPointer) -> ImageFormat? {
+        guard b.count >= 22, b[0] == 0, b[1] == 0, b[2] == 1 || b[2] == 2, b[3] == 0 else { return nil }
+        func u16(_ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
+        func u32(_ i: Int) -> Int { u16(i) | u16(i + 2) << 16 }
+        let count = u16(4)
+        guard count >= 1, b[9] == 0, u32(14) > 0, u32(18) >= 6 + 16 * count else { return nil }
+        if b[2] == 2 { return .cur }
+        guard u16(10) <= 1, [0, 1, 4, 8, 16, 24, 32].contains(u16(12)) else { return nil }
+        return .ico
+    }
+
+    /// SVG by content: optional UTF-8 BOM, whitespace, XML prolog, comments and a DOCTYPE (with
+    /// or without an internal subset in brackets), then an `<svg` root element, within the first
+    /// ``svgSniffLength`` bytes.
     private static func isSVG(_ b: UnsafeRawBufferPointer) -> Bool {
-        let prefix = Array(b.prefix(1024))
-        guard var text = String(bytes: prefix, encoding: .utf8) ?? String(bytes: prefix.dropLast(3), encoding: .utf8) else {
-            return false
-        }
+        // Lenient decoding: a multi-byte character cut at the window's end must not hide the root.
+        var text = String(decoding: b.prefix(svgSniffLength), as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         var rest = Substring(text)
         while true {
@@ -122,8 +148,16 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
                 guard let end = rest.range(of: "-->") else { return false }
                 rest = rest[end.upperBound...]
             } else if rest.hasPrefix("<!DOCTYPE") || rest.hasPrefix("<!doctype") {
-                guard let end = rest.firstIndex(of: ">") else { return false }
-                rest = rest[rest.index(after: end)...]
+                // An internal subset (`[ <!ENTITY …> ]`) holds `>` characters of its own.
+                let subsetStart = rest.firstIndex(of: "["), close = rest.firstIndex(of: ">")
+                if let subsetStart, let close, subsetStart < close {
+                    guard let subsetEnd = rest[subsetStart...].range(of: "]")?.lowerBound,
+                          let end = rest[subsetEnd...].firstIndex(of: ">") else { return false }
+                    rest = rest[rest.index(after: end)...]
+                } else {
+                    guard let close else { return false }
+                    rest = rest[rest.index(after: close)...]
+                }
             } else {
                 break
             }

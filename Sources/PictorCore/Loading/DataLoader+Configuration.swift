@@ -98,7 +98,7 @@ extension DataLoader {
 
     /// The default `Accept` header: every format Pictor can sniff, modern formats first, then
     /// anything at lower weight (the body is sniffed whatever its type):
-    /// `image/avif,image/webp,image/jxl,image/heic,image/png,image/jpeg,image/gif,image/tiff,image/bmp,image/svg+xml,image/*;q=0.8,*/*;q=0.5`.
+    /// `image/avif,image/webp,image/jxl,image/heic,image/png,image/jpeg,image/gif,image/tiff,image/bmp,image/svg+xml,image/vnd.microsoft.icon,image/x-win-bitmap,image/*;q=0.8,*/*;q=0.5`.
     public static let defaultAcceptHeader: String = {
         let order: [ImageFormat] = [.avif, .webp, .jxl, .heic, .png, .jpeg, .gif, .tiff, .bmp, .svg]
         let listed = order + ImageFormat.allCases.filter { !order.contains($0) }

@@ -6,9 +6,10 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
     case statusCode(Int)
     /// The response body was empty.
     case emptyBody
-    /// The body's first bytes are not a known image format (for example an HTML page); the
-    /// `Content-Type` the server sent, if any, is attached for the message only.
-    case notAnImage(contentType: String?)
+    /// The body's first bytes are not a known image format (for example an HTML page): what
+    /// they look like, and the `Content-Type` the server sent, if any (for the message only:
+    /// the format always comes from the bytes).
+    case notAnImage(contentType: String?, signature: ByteSignature)
     /// The body ended before its `Content-Length`: `received` of `expected` bytes.
     case truncated(received: Int64, expected: Int64)
     /// The body is larger than the configured limit, in bytes.
@@ -41,7 +42,12 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
         switch self {
         case .statusCode(let code): "HTTP status \(code)"
         case .emptyBody: "empty response body"
-        case .notAnImage(let type): "response is not an image" + (type.map { " (Content-Type \($0))" } ?? "")
+        case .notAnImage(let type, let signature):
+            "body is not an image format Pictor reads: it starts with \(signature)"
+                + (type.map { type in
+                    // A server that claims an image is contradicted by the bytes; say so plainly.
+                    (type.lowercased().hasPrefix("image/") ? ", though" : ", and") + " the server's Content-Type says \(type)"
+                } ?? "; the server sent no Content-Type")
         case .truncated(let r, let e): "body truncated: \(r) of \(e) bytes"
         case .responseTooLarge(let limit): "response larger than \(limit) bytes"
         case .timedOut(let s): "timed out: no complete response within the overall deadline of \(s) s (all attempts and retry waits included)"

@@ -68,15 +68,44 @@ enum LocalDataLoader {
         let isBase64 = parameters.last?.lowercased() == "base64"
         let mimeType = parameters.first.flatMap { $0.contains("/") ? $0 : nil } ?? "text/plain"
         let data: Data?
+        let bytes = percentDecoded(payload)
         if isBase64 {
-            data = decodeBase64(payload.removingPercentEncoding ?? payload)
+            data = decodeBase64(String(decoding: bytes, as: UTF8.self))
         } else {
-            data = (payload.removingPercentEncoding ?? payload).data(using: .utf8)
+            data = bytes
         }
         guard let data else { throw DataLoadingError.malformedDataURL }
         let total = Int64(data.count)
         progress?(TransferProgress(completed: total, total: total))
         return (data, URLResponse(url: url, mimeType: mimeType, expectedContentLength: data.count, textEncodingName: nil))
+    }
+
+    /// WHATWG URL "percent-decode": each `%` followed by two hex digits becomes that byte;
+    /// anything else, a lone `%` included, is kept as it is. Foundation's
+    /// `removingPercentEncoding` gives up on a whole payload that mixes escapes with characters
+    /// browsers accept raw (`<svg%20xmlns="…">`), and only returns text.
+    static func percentDecoded(_ text: String) -> Data {
+        let utf8 = Array(text.utf8)
+        var out = Data(capacity: utf8.count)
+        func hex(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 0x30...0x39: c - 0x30
+            case 0x41...0x46: c - 0x41 + 10
+            case 0x61...0x66: c - 0x61 + 10
+            default: nil
+            }
+        }
+        var i = 0
+        while i < utf8.count {
+            if utf8[i] == 0x25, i + 2 < utf8.count, let high = hex(utf8[i + 1]), let low = hex(utf8[i + 2]) {
+                out.append(high << 4 | low)
+                i += 3
+            } else {
+                out.append(utf8[i])
+                i += 1
+            }
+        }
+        return out
     }
 
     /// Forgiving base64 (WHATWG "forgiving-base64 decode"): ASCII whitespace is skipped and

@@ -43,13 +43,13 @@ enum ResponseValidation {
     /// Checks emptiness, size and image signature.
     ///
     /// - Throws: ``DataLoadingError/emptyBody``, ``DataLoadingError/responseTooLarge(limit:)`` or
-    ///   ``DataLoadingError/notAnImage(contentType:)``.
+    ///   ``DataLoadingError/notAnImage(contentType:signature:)``.
     static func checkBody(_ data: Data, response: URLResponse, limit: Int64?) throws(DataLoadingError) {
         guard !data.isEmpty else { throw .emptyBody }
         if let limit, Int64(data.count) > limit { throw .responseTooLarge(limit: limit) }
         guard ImageFormat.sniff(data) != nil else {
             let type = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") ?? response.mimeType
-            throw .notAnImage(contentType: type)
+            throw .notAnImage(contentType: type, signature: ByteSignature(data))
         }
     }
 

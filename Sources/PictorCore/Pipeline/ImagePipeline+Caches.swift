@@ -58,8 +58,11 @@ extension ImagePipeline {
     /// Stores a final image in memory and, when `writesVariant` and the policy says so, its
     /// encoded form on disk (encoded on the processing queue; the load waits for it, so a
     /// response means the variant is readable). A failed encode is logged and counted in
-    /// ``Statistics/cacheWriteFailures``; it never fails the request.
+    /// ``Statistics/cacheWriteFailures``; it never fails the request. A truncated image
+    /// (``Image/isTruncated``, only with ``ImageDecodingOptions/allowsTruncatedData``) is
+    /// delivered but stored nowhere: a later request must not be served a partial image.
     func store(_ image: Image, _ p: PreparedRequest, writesVariant: Bool, priority: PriorityHandle) async {
+        guard !image.isTruncated else { return }
         let options = p.request.options
         if !options.contains(.disableMemoryCacheWrites) {
             configuration.imageCache?.storeImage(image, for: p.imageKey)

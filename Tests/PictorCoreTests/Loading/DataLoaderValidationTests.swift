@@ -20,9 +20,11 @@ struct DataLoaderValidationTests {
     }
 
     @Test func htmlWithStatus200IsNotAnImage() async throws {
-        await #expect(throws: DataLoadingError.notAnImage(contentType: "text/html; charset=utf-8")) {
+        let error = await #expect(throws: DataLoadingError.self) {
             _ = try await loader.data(for: URLRequest(url: server.url("/html")))
         }
+        guard case .notAnImage(let type, let signature) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(type == "text/html; charset=utf-8" && signature.guess == "HTML")
     }
 
     @Test func notFoundWithAnImageBodyIsAnErrorAndNotRetried() async throws {
@@ -118,9 +120,11 @@ struct DataLoaderValidationTests {
         let (data, _) = try await loader.data(for: URLRequest(url: png))
         #expect(data == (try Data(contentsOf: png)))
         let text = LoadingFixtures.corpus.appendingPathComponent("MANIFEST.tsv")
-        await #expect(throws: DataLoadingError.notAnImage(contentType: nil)) {
+        let error = await #expect(throws: DataLoadingError.self) {
             _ = try await loader.data(for: URLRequest(url: text))
         }
+        guard case .notAnImage(let type, let signature) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(type == nil && signature.guess == "text")
     }
 
     @Test func anExplicitAcceptHeaderIsKept() async throws {

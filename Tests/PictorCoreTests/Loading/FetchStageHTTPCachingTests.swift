@@ -187,13 +187,12 @@ struct FetchStageHTTPCachingTests {
 
     @Test func errorsAreNeverCachedEvenWithAnImageBody() async throws {
         let pipeline = pipeline()
-        for (path, expected) in [("/status?code=404", DataLoadingError.statusCode(404)),
-                                 ("/html", .notAnImage(contentType: "text/html; charset=utf-8"))] {
+        for (path, expected) in [("/status?code=404", "HTTP status 404"), ("/html", "text/html; charset=utf-8")] {
             do {
                 _ = try await fetch(pipeline, path)
                 Issue.record("\(path) loaded")
             } catch let error as ImagePipeline.Error {
-                #expect(error.dataLoadingError == expected)
+                #expect(error.dataLoadingError.map { String(describing: $0).hasSuffix(expected) } == true, "\(error)")
             }
         }
         await #expect(throws: (any Error).self) { _ = try await fetch(pipeline, "/truncated?pad=1000") }

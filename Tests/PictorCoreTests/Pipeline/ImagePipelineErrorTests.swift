@@ -73,7 +73,7 @@ struct ImagePipelineErrorTests {
     @Test func errorsAreSharedByEveryCallerAndCountedOnce() async throws {
         let h = Harness()
         let url = URL(string: "https://example.test/x.img")!
-        h.network.stub(url, error: .notAnImage(contentType: "text/html"))
+        h.network.stub(url, error: .notAnImage(contentType: "text/html", signature: ByteSignature(Data("<html>".utf8))))
         h.network.gate.close()
 
         let tasks = (0..<5).map { _ in h.pipeline.imageTask(for: ImageRequest(url: url)) }

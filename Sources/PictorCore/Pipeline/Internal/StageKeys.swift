@@ -120,7 +120,10 @@ struct PreparedRequest: Sendable {
         } else {
             imageKey = ImageCacheKey(dataKey)
         }
-        if request.thumbnail == nil, let first = request.processors.first, let folded = first.decodeTimeThumbnail {
+        // Only a valid size is folded: an invalid one stays with its processor, which reports it
+        // as a processing error rather than as a decoding one.
+        if request.thumbnail == nil, let first = request.processors.first, let folded = first.decodeTimeThumbnail,
+           folded.width > 0, (folded.height ?? 1) > 0 {
             thumbnail = folded
             processors = Array(request.processors.dropFirst())
         } else {

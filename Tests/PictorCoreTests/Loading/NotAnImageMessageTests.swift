@@ -1,0 +1,46 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import PictorCore
+import Testing
+
+/// "Not an image" says what the body looked like and what the server claimed, without
+/// contradicting itself.
+@Suite struct NotAnImageMessageTests {
+    @Test(arguments: [
+        ("<!DOCTYPE html><html><body>Not found</body></html>", "HTML"),
+        ("  \n<html lang=\"en\">", "HTML"),
+        ("{\"error\": \"forbidden\"}", "JSON"),
+        ("<?xml version=\"1.0\"?><Error><Code>AccessDenied</Code></Error>", "XML"),
+        ("%PDF-1.7\n", "PDF"),
+        ("Just some words", "text"),
+    ])
+    func theSignatureIsNamed(body: String, guess: String) {
+        let signature = ByteSignature(Data(body.utf8))
+        #expect(signature.guess == guess)
+        #expect(signature.hex == Array(body.utf8.prefix(8)).map { String(format: "%02X", $0) }.joined(separator: " "))
+    }
+
+    @Test func binaryAndEmptyBodies() {
+        #expect(ByteSignature(Data([0x1F, 0x8B, 0x08, 0x00])).guess == "gzip data")
+        #expect(ByteSignature(Data([0x50, 0x4B, 0x03, 0x04, 0x14])).guess == "a ZIP archive")
+        #expect(ByteSignature(Data([0x00, 0x01, 0xFE, 0x99, 0x42])).guess == nil)
+        #expect(ByteSignature(Data()).hex == "")
+    }
+
+    @Test func theMessageNamesWhatWasSeenAndWhatTheServerSaid() throws {
+        let html = Data("<!DOCTYPE html><p>".utf8)
+        let response = HTTPURLResponse(url: URL(string: "https://example.test/a.png")!, statusCode: 200, httpVersion: "HTTP/1.1",
+                                       headerFields: ["Content-Type": "image/png"])!
+        #expect(throws: DataLoadingError.notAnImage(contentType: "image/png", signature: ByteSignature(html))) {
+            try ResponseValidation.checkBody(html, response: response, limit: nil)
+        }
+        let text = DataLoadingError.notAnImage(contentType: "image/png", signature: ByteSignature(html)).description
+        #expect(text == "body is not an image format Pictor reads: it starts with 3C 21 44 4F 43 54 59 50 (HTML), though the server's Content-Type says image/png")
+        let untyped = DataLoadingError.notAnImage(contentType: nil, signature: ByteSignature(Data([0, 1, 2]))).description
+        #expect(untyped == "body is not an image format Pictor reads: it starts with 00 01 02 (an unknown format); the server sent no Content-Type")
+        let html2 = DataLoadingError.notAnImage(contentType: "text/html; charset=utf-8", signature: ByteSignature(html)).description
+        #expect(html2 == "body is not an image format Pictor reads: it starts with 3C 21 44 4F 43 54 59 50 (HTML), and the server's Content-Type says text/html; charset=utf-8")
+    }
+}
