@@ -29,6 +29,10 @@ struct SharedTierOverRedisTests {
             var configuration = ImagePipeline.Configuration(
                 dataLoader: network, decoder: CountingImageDecoder(), dataCache: disk, logger: log)
             configuration.sharedCache = shared
+            // Leases and waits that a loaded machine cannot outlast: these tests count downloads,
+            // and a holder slower than the defaults would rightly let the others download too.
+            configuration.sharedCachePolicy.leaseDuration = .seconds(120)
+            configuration.sharedCachePolicy.maximumWait = .seconds(120)
             policy(&configuration.sharedCachePolicy)
             pipeline = ImagePipeline(configuration: configuration)
         }
