@@ -77,3 +77,19 @@ import Testing
         #expect(OutputFormatOption.resolve(explicit: nil, path: nil, source: .jpeg) == .jpeg)
     }
 }
+
+@Suite struct CacheLimitOptionTests {
+    @Test func sizesTakeDecimalsAndDurationsTakeUnits() throws {
+        #expect(try Formatting.parseBytes("1.5GiB", option: "--size-limit") == 1_610_612_736)
+        #expect(try Formatting.parseBytes("500M", option: "--size-limit") == 500 << 20)
+        #expect(throws: CLIError.self) { try Formatting.parseBytes("1e9", option: "--size-limit") }
+        #expect(throws: CLIError.self) { try Formatting.parseBytes("-1G", option: "--size-limit") }
+        #expect(try Formatting.parseDuration("7d", option: "--max-age") == 604_800)
+        #expect(try Formatting.parseDuration("12h", option: "--max-age") == 43_200)
+        #expect(try Formatting.parseDuration("90m", option: "--max-age") == 5_400)
+        #expect(try Formatting.parseDuration("3600", option: "--max-age") == 3_600)
+        #expect(try Formatting.parseDuration("1.5w", option: "--max-age") == 907_200)
+        #expect(throws: CLIError.self) { try Formatting.parseDuration("0", option: "--max-age") }
+        #expect(throws: CLIError.self) { try Formatting.parseDuration("soon", option: "--max-age") }
+    }
+}

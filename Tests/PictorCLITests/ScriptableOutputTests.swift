@@ -184,3 +184,21 @@ struct CacheEntryCommandTests {
         #expect(stats.1.output.contains("entries:     0"), "the resized copy went too: \(stats.1.output)")
     }
 }
+
+/// `--size-limit` on a prefetch whose set does not fit: the run says so.
+@Suite(.enabled(if: NginxServer.isAvailable && FileManager.default.fileExists(atPath: pngsuite.path)))
+struct CacheLimitWarningTests {
+    @Test func aSetThatOutgrowsTheCacheIsReported() async throws {
+        let server = try await offPool { try NginxServer.start(root: pngsuite.deletingLastPathComponent()) }
+        defer { server.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-limit-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: pngsuite.path).filter { $0.hasPrefix("basn") }.sorted()
+        let urls = names.map { server.url("/pngsuite/\($0)").absoluteString }
+        let console = RecordingConsole()
+        let code = await PictorCommand.run(["prefetch"] + urls + ["--data-only", "--cache-dir", dir, "--size-limit", "2K", "--max-age", "7d"],
+                                           console: console.console, environment: ["HOME": "/nonexistent-home"])
+        #expect(code == 0, "\(console.errors)")
+        #expect(console.output.contains("the set outgrew the disk cache"), "\(console.output)")
+    }
+}

@@ -15,7 +15,7 @@ enum CacheCommand {
                             entry count, total size, limits, last-access range, formats; with a shared
                             tier, its Redis memory and eviction policy and the fleet's hit counters
       list [--limit N]      entries, least recently used first: digest, bytes, format, last access, expiry
-      trim [--size-limit BYTES] [--max-age SECONDS]
+      trim [--size-limit BYTES] [--max-age AGE]
                             remove expired entries, then least recently used ones down to the limit
       clear [--force]       remove every entry; --force also clears a cache encrypted under a key you no
                             longer have (its entries are discarded, and it is reset to --key-file's key, or

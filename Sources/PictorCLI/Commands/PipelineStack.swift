@@ -26,7 +26,12 @@ struct PipelineStack: Sendable {
         } else {
             try cache.checkIsCacheDirectory()
             do {
-                diskCache = try DiskCache.standard(directory: cache.directory, encryptionKey: key, logger: log)
+                var configuration = DiskCache.Configuration(directory: cache.directory)
+                configuration.logger = log
+                if let sizeLimit = cache.sizeLimit { configuration.sizeLimit = Int(clamping: sizeLimit) }
+                if let maxAge = cache.maxAge { configuration.maxAge = maxAge }
+                if let key { configuration.encrypt(with: try DiskCacheEncryption(masterKey: key)) }
+                diskCache = try DiskCache(configuration: configuration)
             } catch let error as DiskCacheError {
                 // A key problem is the user's to fix: refuse with what to do. Anything else
                 // (permission denied, not a directory, an index that cannot be rebuilt) is

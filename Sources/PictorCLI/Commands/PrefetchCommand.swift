@@ -110,6 +110,11 @@ enum PrefetchCommand {
             console.print(JSONOutput.line(JSONOutput.SummaryRecord(summary, interrupted: interrupted)))
         } else {
             console.print(summary.text)
+            if let disk = stack.diskCache, disk.statistics.evictedBySize > 0 {
+                console.print("  warning:     the set outgrew the disk cache: \(disk.statistics.evictedBySize) entries were evicted to stay "
+                    + "under its \(Formatting.bytes(Int64(disk.configuration.sizeLimit))) limit, so a warm run will download them again; "
+                    + "raise --size-limit")
+            }
             if interrupted { console.print("  interrupted: \(urls.count - results.count) of \(urls.count) URLs not loaded (Ctrl-C)") }
         }
         if interrupted { return ExitCode.interrupted }

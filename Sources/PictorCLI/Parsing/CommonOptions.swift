@@ -11,6 +11,10 @@ struct CacheOptions {
     var disabled: Bool
     /// `--cache-policy http|ignore-headers`: how disk entries are judged fresh.
     var policy: ImagePipeline.HTTPCachePolicy = .http
+    /// `--size-limit BYTES` (`fetch`, `prefetch`): the disk cache's size limit for this run.
+    var sizeLimit: Int64?
+    /// `--max-age DURATION` (`fetch`, `prefetch`): the disk cache's maximum age for this run.
+    var maxAge: TimeInterval?
 
     static let help = """
       --cache-dir DIR       the disk cache directory (default $XDG_CACHE_HOME/pictor, else ~/.cache/pictor)
@@ -22,6 +26,8 @@ struct CacheOptions {
       --cache-policy P      http (default): honour Cache-Control, Expires and validators, keeping responses
                             that send neither freshness nor validators for the cache's max age (7 days);
                             ignore-headers: keep and serve everything until evicted
+      --size-limit BYTES    the disk cache's size limit for this run, e.g. 500M or 1.5GiB (default 150 MiB)
+      --max-age AGE         drop disk entries unused for longer, e.g. 7d, 12h, 90m (default 7d)
       --no-cache            use no disk cache (memory only)
     """
 
@@ -30,6 +36,8 @@ struct CacheOptions {
         let keyFile = try parser.option("--key-file")
         let disabled = allowsNoCache ? parser.flag("--no-cache") : false
         let policyName = allowsNoCache ? try parser.option("--cache-policy") : nil
+        let sizeLimit = allowsNoCache ? try parser.option("--size-limit").map { try Formatting.parseBytes($0, option: "--size-limit") } : nil
+        let maxAge = allowsNoCache ? try parser.option("--max-age").map { try Formatting.parseDuration($0, option: "--max-age") } : nil
         if let dir, dir.isEmpty { throw CLIError.usage("empty value for '--cache-dir'") }
         var policy = ImagePipeline.HTTPCachePolicy.http
         switch policyName {
@@ -39,7 +47,7 @@ struct CacheOptions {
         }
         return CacheOptions(
             directory: dir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? context.defaultCacheDirectory,
-            keyFile: keyFile, disabled: disabled, policy: policy)
+            keyFile: keyFile, disabled: disabled, policy: policy, sizeLimit: sizeLimit, maxAge: maxAge)
     }
 
     /// Refuses a directory that exists, is not empty and is not laid out as a Pictor cache
@@ -140,18 +148,31 @@ enum Formatting {
 
     static func milliseconds(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
 
-    /// Parses `123`, `10K`, `500M`, `2G` (powers of 1024) into bytes.
+    /// Parses `123`, `10K`, `500M`, `1.5GiB`, `2G` (powers of 1024) into bytes.
     static func parseBytes(_ text: String, option: String) throws -> Int64 {
         let t = text.uppercased().replacingOccurrences(of: "IB", with: "").replacingOccurrences(of: "B", with: "")
-        let multipliers: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40]
+        let multipliers: [Character: Double] = ["K": 1024, "M": 1_048_576, "G": 1_073_741_824, "T": 1_099_511_627_776]
         var digits = Substring(t)
-        var multiplier: Int64 = 1
+        var multiplier = 1.0
         if let last = t.last, let m = multipliers[last] { multiplier = m; digits = t.dropLast() }
-        guard let value = Int64(digits), value >= 0 else {
-            throw CLIError.usage("invalid value '\(text)' for '\(option)': expected bytes, e.g. 500M or 2G")
+        guard let value = Double(digits), value.isFinite, value >= 0, !digits.contains("E"), !digits.hasPrefix("+") else {
+            throw CLIError.usage("invalid value '\(text)' for '\(option)': expected bytes, e.g. 500M or 1.5GiB")
         }
-        let (bytes, overflow) = value.multipliedReportingOverflow(by: multiplier)
-        guard !overflow else { throw CLIError.usage("invalid value '\(text)' for '\(option)': too large") }
-        return bytes
+        let bytes = (value * multiplier).rounded()
+        guard bytes < 9.2e18 else { throw CLIError.usage("invalid value '\(text)' for '\(option)': too large") }
+        return Int64(bytes)
+    }
+
+    /// Parses `90`, `90s`, `30m`, `12h`, `7d`, `2w` (a number of seconds, minutes, hours, days or
+    /// weeks, decimals allowed) into seconds.
+    static func parseDuration(_ text: String, option: String) throws -> TimeInterval {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800]
+        var digits = Substring(text.lowercased())
+        var unit = 1.0
+        if let last = digits.last, let u = units[last] { unit = u; digits = digits.dropLast() }
+        guard let value = Double(digits), value.isFinite, value > 0, !digits.contains("e"), !digits.hasPrefix("+") else {
+            throw CLIError.usage("invalid value '\(text)' for '\(option)': expected a duration, e.g. 7d, 12h or 90m")
+        }
+        return value * unit
     }
 }
