@@ -6,25 +6,15 @@ import Testing
 /// Headers that declare far more pixels than they carry: refused from the header, naming the size.
 @Suite("Decompression bombs")
 struct DecompressionBombTests {
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 != 0 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
-    }
-
-    static func bigEndian(_ value: UInt32) -> [UInt8] { [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)] }
 
     /// A PNG whose IHDR says `width × height` RGB, followed by a tiny IDAT and IEND.
     static func png(width: UInt32, height: UInt32) -> Data {
         func chunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
             let typed = Array(type.utf8) + body
-            return bigEndian(UInt32(body.count)) + typed + bigEndian(crc32(typed))
+            return HandMadeFiles.be32(UInt32(body.count)) + typed + HandMadeFiles.be32(HandMadeFiles.crc32(typed))
         }
         var bytes: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        bytes += chunk("IHDR", bigEndian(width) + bigEndian(height) + [8, 2, 0, 0, 0])
+        bytes += chunk("IHDR", HandMadeFiles.be32(width) + HandMadeFiles.be32(height) + [8, 2, 0, 0, 0])
         bytes += chunk("IDAT", [0x78, 0x9C, 0x03, 0x00, 0x00, 0x00, 0x00, 0x01])
         bytes += chunk("IEND", [])
         return Data(bytes)

@@ -61,12 +61,10 @@ enum JSONOutput {
             images = results.count
             failed = summary.failures.count
             ok = images - failed
-            var layers = ["memory": 0, "disk": 0, "shared": 0, "network": 0]
-            for r in results where r.status == .ok { layers[r.layer, default: 0] += 1 }
-            self.layers = layers
-            revalidated = results.filter { $0.status == .ok && $0.revalidated }.count
-            coalesced = results.filter { $0.status == .ok && $0.wasShared }.count
-            bytes = results.reduce(Int64(0)) { $0 + ($1.wasShared ? 0 : $1.bytes) }
+            layers = summary.layers
+            revalidated = summary.revalidated
+            coalesced = summary.coalesced
+            bytes = summary.bytesRead
             seconds = (summary.elapsed * 1000).rounded() / 1000
             images_per_second = (Double(images) / max(summary.elapsed, 1e-6) * 10).rounded() / 10
             self.interrupted = interrupted

@@ -10,14 +10,25 @@ struct PrefetchSummary {
 
     var failures: [ImageJob.Result] { results.filter { $0.status != .ok } }
 
+    /// Images served by each layer (`memory`, `disk`, `shared`, `network`; all four present).
+    var layers: [String: Int] {
+        var layers = ["memory": 0, "disk": 0, "shared": 0, "network": 0]
+        for r in results where r.status == .ok { layers[r.layer, default: 0] += 1 }
+        return layers
+    }
+    /// Images confirmed by the server with a 304.
+    var revalidated: Int { results.filter { $0.status == .ok && $0.revalidated }.count }
+    /// Images that joined work already running in this process.
+    var coalesced: Int { results.filter { $0.status == .ok && $0.wasShared }.count }
+    /// Bytes of originals read; work shared inside the process counts once.
+    var bytesRead: Int64 { results.reduce(Int64(0)) { $0 + ($1.wasShared ? 0 : $1.bytes) } }
+
     var text: String {
         let ok = results.count - failures.count
-        var layers: [String: Int] = [:]
-        for r in results where r.status == .ok { layers[r.layer, default: 0] += 1 }
-        let bytes = results.reduce(Int64(0)) { $0 + ($1.wasShared ? 0 : $1.bytes) }   // shared work was read once
+        let layers = self.layers
+        let bytes = bytesRead
         let written = results.reduce(Int64(0)) { $0 + $1.writtenBytes }
-        let shared = results.filter { $0.status == .ok && $0.wasShared }.count
-        let revalidated = results.filter { $0.status == .ok && $0.revalidated }.count
+        let shared = coalesced
         var lines = [
             "Summary",
             "  images:      \(results.count) (\(ok) ok, \(failures.count) failed)",

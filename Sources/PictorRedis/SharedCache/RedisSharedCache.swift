@@ -86,7 +86,7 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
     public func store(_ entry: DataCacheEntry, for key: String, timeToLive: Duration) async throws {
         let name = codec.name(for: key)
         let value = try codec.encode(entry, for: key)
-        let milliseconds = max(1, Int(timeToLive.components.seconds) * 1000 + Int(timeToLive.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = Self.milliseconds(timeToLive)
         let reply = try await client.send(
             [Data("SET".utf8), Data(name.utf8), value, Data("PX".utf8), Data(String(milliseconds).utf8)], key: Data(name.utf8))
         try Self.expectOK(reply, "SET")
@@ -101,7 +101,7 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
     public func acquireLease(for key: String, duration: Duration) async throws -> SharedCacheLease? {
         let name = codec.leaseName(for: key)
         let token = UUID().uuidString
-        let milliseconds = max(1, Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = Self.milliseconds(duration)
         let reply = try await client.send(
             [Data("SET".utf8), Data(name.utf8), Data(token.utf8), Data("NX".utf8), Data("PX".utf8), Data(String(milliseconds).utf8)],
             key: Data(name.utf8))
@@ -127,6 +127,11 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
         let reply = try await client.send(
             [Data("EVAL".utf8), Self.releaseScript, Data("1".utf8), Data(name.utf8), Data(lease.token.utf8)], key: Data(name.utf8))
         if case .error(let message) = reply { throw Self.error(message) }
+    }
+
+    /// `duration` in whole milliseconds for `PX`, at least 1 (`PX 0` is an error in Redis).
+    static func milliseconds(_ duration: Duration) -> Int {
+        max(1, Int(duration.components.seconds) * 1000 + Int(duration.components.attoseconds / 1_000_000_000_000_000))
     }
 
     static func expectOK(_ reply: RedisReply, _ command: String) throws {

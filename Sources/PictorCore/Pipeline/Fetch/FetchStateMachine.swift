@@ -133,7 +133,7 @@ struct FetchStateMachine {
     mutating func sharedRead(_ entry: DataCacheEntry?, now: Date) -> Action {
         guard case .readingShared(let stale) = state else { return invalid("sharedRead") }
         if let entry, inputs.isCacheOnly || isFresh(entry, now: now) {
-            return finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: .store, shares: false))
+            return serveShared(entry)
         }
         if inputs.isCacheOnly { return finish(.fail(DataLoadingError.notCached)) }
         state = .claiming(stale: stale ?? entry.map { Stale(entry: $0, onDisk: false) }, found: entry)
@@ -148,7 +148,7 @@ struct FetchStateMachine {
             state = .awaiting(stale: stale)
             return .awaitShared(previous: found)
         case .stored(let entry):
-            return finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: .store, shares: false))
+            return serveShared(entry)
         case .leased, .unavailable:
             return load(stale: stale)
         }
@@ -160,7 +160,7 @@ struct FetchStateMachine {
         guard case .awaiting(let stale) = state else { return invalid("awaited") }
         if let entry {
             // Just validated by the holder's download: served whatever its freshness says.
-            return finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: .store, shares: false))
+            return serveShared(entry)
         }
         return load(stale: stale)
     }
@@ -209,6 +209,12 @@ struct FetchStateMachine {
             }
         }
         return finish(.fail(error))
+    }
+
+    /// Done with an entry from the shared tier: delivered, and written to the local disk (never
+    /// back to the tier it came from).
+    private mutating func serveShared(_ entry: DataCacheEntry) -> Action {
+        finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: .store, shares: false))
     }
 
     private func isFresh(_ entry: DataCacheEntry, now: Date) -> Bool {
