@@ -66,6 +66,11 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
     /// Whether entries are sealed with a master key.
     public var isEncrypted: Bool { codec.isEncrypted }
 
+    /// The entry for `key` (`GET`): `nil` when absent, of another Redis type, sealed with another
+    /// key, damaged, or stored for another cache key.
+    ///
+    /// - Throws: ``RedisError`` when Redis cannot answer; ``SharedDataCacheError/rejected(_:)``
+    ///   for a refusal.
     public func entry(for key: String) async throws -> DataCacheEntry? {
         let name = codec.name(for: key)
         switch try await client.send([Data("GET".utf8), Data(name.utf8)], key: Data(name.utf8)) {
@@ -83,6 +88,10 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
         }
     }
 
+    /// Stores `entry` for `key` (`SET … PX`, the time to live in milliseconds, at least 1).
+    ///
+    /// - Throws: ``SharedDataCacheError/rejected(_:)`` when Redis is full (`OOM`);
+    ///   ``RedisError`` when it cannot answer.
     public func store(_ entry: DataCacheEntry, for key: String, timeToLive: Duration) async throws {
         let name = codec.name(for: key)
         let value = try codec.encode(entry, for: key)
@@ -92,12 +101,20 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
         try Self.expectOK(reply, "SET")
     }
 
+    /// Removes the entry for `key` (`DEL`).
+    ///
+    /// - Throws: ``RedisError`` when Redis cannot answer.
     public func removeEntry(for key: String) async throws {
         let name = codec.name(for: key)
         let reply = try await client.send([Data("DEL".utf8), Data(name.utf8)], key: Data(name.utf8))
         if case .error(let message) = reply { throw Self.error(message) }
     }
 
+    /// Takes `key`'s download lease (`SET <name>:lease <random token> NX PX`).
+    ///
+    /// - Returns: the lease, or `nil` when another process holds it.
+    /// - Throws: ``SharedDataCacheError/rejected(_:)`` when Redis is full; ``RedisError`` when
+    ///   it cannot answer.
     public func acquireLease(for key: String, duration: Duration) async throws -> SharedCacheLease? {
         let name = codec.leaseName(for: key)
         let token = UUID().uuidString
@@ -113,6 +130,9 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
         }
     }
 
+    /// Whether some process holds `key`'s download lease (`EXISTS`).
+    ///
+    /// - Throws: ``RedisError`` when Redis cannot answer.
     public func isLeased(_ key: String) async throws -> Bool {
         let name = codec.leaseName(for: key)
         switch try await client.send([Data("EXISTS".utf8), Data(name.utf8)], key: Data(name.utf8)) {
@@ -122,6 +142,10 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
         }
     }
 
+    /// Releases `lease` with a compare-and-delete script: a lease that expired and was taken by
+    /// another process meanwhile is left alone.
+    ///
+    /// - Throws: ``RedisError`` when Redis cannot answer.
     public func releaseLease(_ lease: SharedCacheLease) async throws {
         let name = codec.leaseName(for: lease.key)
         let reply = try await client.send(

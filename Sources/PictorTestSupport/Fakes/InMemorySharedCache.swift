@@ -15,7 +15,18 @@ import Synchronization
 public final class InMemorySharedCache: SharedDataCache, Sendable {
     /// The operations counted by ``count(_:)``.
     public enum Operation: Sendable, Hashable {
-        case read, store, remove, acquire, isLeased, release
+        /// ``entry(for:)``.
+        case read
+        /// ``store(_:for:timeToLive:)``.
+        case store
+        /// ``removeEntry(for:)``.
+        case remove
+        /// ``acquireLease(for:duration:)``.
+        case acquire
+        /// ``isLeased(_:)``.
+        case isLeased
+        /// ``releaseLease(_:)``.
+        case release
     }
 
     private struct State {
@@ -56,11 +67,14 @@ public final class InMemorySharedCache: SharedDataCache, Sendable {
     /// Drops a lease taken with ``holdLease(for:duration:)``.
     public func dropLease(for key: String) { state.withLock { $0.leases[key] = nil } }
 
+    /// The stored entry for `key`; counted as a ``Operation/read``. Throws ``failure`` when set.
     public func entry(for key: String) async throws -> DataCacheEntry? {
         try begin(.read)
         return state.withLock { $0.entries[key] }
     }
 
+    /// Stores `entry` and records `timeToLive` (not enforced); counted as a ``Operation/store``.
+    /// Throws ``failure`` when set.
     public func store(_ entry: DataCacheEntry, for key: String, timeToLive: Duration) async throws {
         try begin(.store)
         state.withLock {
@@ -69,11 +83,14 @@ public final class InMemorySharedCache: SharedDataCache, Sendable {
         }
     }
 
+    /// Removes the entry for `key`; counted as a ``Operation/remove``. Throws ``failure`` when set.
     public func removeEntry(for key: String) async throws {
         try begin(.remove)
         state.withLock { _ = $0.entries.removeValue(forKey: key) }
     }
 
+    /// Takes the lease unless an unexpired one is held (`nil` then); counted as an
+    /// ``Operation/acquire``. Throws ``failure`` when set.
     public func acquireLease(for key: String, duration: Duration) async throws -> SharedCacheLease? {
         try begin(.acquire)
         return state.withLock { s in
@@ -84,11 +101,15 @@ public final class InMemorySharedCache: SharedDataCache, Sendable {
         }
     }
 
+    /// Whether an unexpired lease is held for `key`; counted as ``Operation/isLeased``. Throws
+    /// ``failure`` when set.
     public func isLeased(_ key: String) async throws -> Bool {
         try begin(.isLeased)
         return state.withLock { s in s.leases[key].map { $0.expires > .now } ?? false }
     }
 
+    /// Releases `lease` if its token still holds it; counted as a ``Operation/release``. Throws
+    /// ``failure`` when set.
     public func releaseLease(_ lease: SharedCacheLease) async throws {
         try begin(.release)
         state.withLock { s in
