@@ -60,7 +60,9 @@ struct ImagePipelineSharedTierTests {
         let fleet = InMemorySharedCache()
         let h = member(fleet) { $0.maximumWait = .seconds(30) }
         let url = h.stub()
-        fleet.holdLease(for: url.absoluteString)
+        // Held far longer than a loaded machine can delay the load's start: a lease that expired
+        // first would let the load download at once and never wait.
+        fleet.holdLease(for: url.absoluteString, duration: .seconds(600))
         let load = Task { try await h.pipeline.image(for: ImageRequest(url: url)) }
         await until { fleet.count(.isLeased) >= 1 }
         // The holder gives up without storing anything (its download failed).
