@@ -1,5 +1,6 @@
 import Foundation
 import PictorCore
+import PictorCrypto
 
 extension DiskCache {
     /// One entry as listed for tools (`pictor cache list`): never the key or a URL.
@@ -83,8 +84,10 @@ extension DiskCache {
 
     /// Re-reads every entry and removes the bad ones: rows without a file, files of another
     /// size than the index says, files that are truncated or malformed or fail to open
-    /// (encrypted), bytes that no longer sniff as their recorded format, and files without a
-    /// row. Waits for staged writes first.
+    /// (encrypted), files stored under another entry's name (plain caches with the default
+    /// ``SHA256KeyHashing`` names; a sealed file opens only under its own name), bytes that no
+    /// longer sniff as their recorded format, and files without a row. Waits for staged
+    /// writes first. A read-only cache reports the same and removes nothing.
     ///
     /// - Complexity: O(n) file reads plus one directory scan; meant for `pictor cache verify`.
     @discardableResult
@@ -145,7 +148,11 @@ extension DiskCache {
     private func isIntact(_ bytes: Data, _ row: IndexRow) -> Bool {
         // Without the key, verify cannot check which key a file is bound to, but a file with
         // no binding at all can never be served: it goes too.
-        guard bytes.count == row.size, let decoded = decode(bytes, digest: row.digest), decoded.binding != nil else { return false }
+        guard bytes.count == row.size, let decoded = decode(bytes, digest: row.digest), let binding = decoded.binding else { return false }
+        // A plain cache with the default names: the name is SHA-256 of the key, and so is the
+        // binding, so a file under another entry's name (swapped, copied, renamed) shows
+        // without the key. Sealed files are bound to their name by the cipher already.
+        if currentCipher == nil, currentKeyHashing is SHA256KeyHashing, Hex.encode(binding.bytes) != row.digest { return false }
         if let format = decoded.metadata.format, ImageFormat.sniff(decoded.payload) != format { return false }
         return true
     }

@@ -164,14 +164,33 @@ public final class DiskCache: DataCaching, Sendable {
         return digest
     }
 
-    /// Whether an entry exists for `key`: a staged write, or a file (one `stat`, no read).
+    /// Whether an entry for `key` would be served: a staged write for this key, or a file bound
+    /// to this key. A file under the key's name that was stored under another key (copied,
+    /// swapped, restored) or that is damaged does not count. Freshness is not checked, nothing
+    /// is removed and no statistic changes.
+    ///
+    /// - Complexity: plain cache: one read of the file's trailer (its metadata, not the
+    ///   payload); encrypted cache: the whole file is read and opened, since the binding is
+    ///   sealed with the payload.
     public func contains(_ key: String) -> Bool {
         guard let digest = digest(for: key) else { return false }
-        switch staged(digest, binding: nil, countingMisses: false) {
+        let binding = KeyBinding(key: key)
+        switch staged(digest, binding: binding, countingMisses: false) {
         case .hit: return true
         case .miss: return false
-        case .disk: return files.exists(digest)
+        case .disk: return file(digest, isBoundTo: binding)
         }
+    }
+
+    /// Whether the entry file `digest` is intact and bound to `binding`.
+    private func file(_ digest: String, isBoundTo binding: KeyBinding) -> Bool {
+        if currentCipher == nil {
+            guard let (trailer, size) = files.readTrailer(digest),
+                  let tail = EntryContainer.decodeTail(trailer, fileSize: size) else { return false }
+            return tail.binding == binding
+        }
+        guard case .data(let bytes) = files.read(digest), let decoded = decode(bytes, digest: digest) else { return false }
+        return decoded.binding == binding
     }
 
     func entry(digest: String, binding: KeyBinding) -> DataCacheEntry? {
@@ -183,12 +202,12 @@ public final class DiskCache: DataCaching, Sendable {
         }
         guard case .data(let bytes) = files.read(digest) else { return miss() }
         guard let decoded = decode(bytes, digest: digest) else {
-            configuration.logger.log(.warning, "disk cache entry \(digest) is corrupt or failed to open; removed")
+            configuration.logger.log(.warning, "disk cache entry \(digest) is corrupt or failed to open; \(droppedFate)")
             dropEntry(digest)
             return miss()
         }
         guard decoded.binding == binding else {
-            configuration.logger.log(.warning, "disk cache entry \(digest) was not stored under this key (moved, copied or written by an older version); removed")
+            configuration.logger.log(.warning, "disk cache entry \(digest) was not stored under this key (moved, copied or written by an older version); \(droppedFate)")
             dropEntry(digest)
             return miss()
         }
@@ -263,6 +282,9 @@ public final class DiskCache: DataCaching, Sendable {
     }
 
     /// Removes an entry found corrupt by a read, unless a newer change for it is staged.
+    /// What happens to an entry that cannot be served, for log messages.
+    private var droppedFate: String { isReadOnly ? "kept (the cache is read-only), not served" : "removed" }
+
     private func dropEntry(_ digest: String) {
         let needsDrain = state.withLock { s in
             // A read-only cache cannot remove it; the read is a miss all the same.

@@ -44,7 +44,7 @@ struct CacheDirectoryTests {
         try Data("hello".utf8).write(to: directory.appendingPathComponent(String(repeating: "0", count: 64)))
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         let (code, console) = await run(["cache", "verify", "--cache-dir", directory.path])
-        #expect(code == 1)
+        #expect(code == 73)
         #expect(console.errors.contains("is not a Pictor cache"))
     }
 

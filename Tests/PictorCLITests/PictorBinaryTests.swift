@@ -150,10 +150,10 @@ struct PictorBinaryTests {
         let other = temp.appendingPathComponent("other.key").path
         #expect(try BinaryRunner.run(["cache", "key", "generate", "--out", other]).status == 0)
         let wrong = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other])
-        #expect(wrong.status == 1)
+        #expect(wrong.status == 73)
         #expect(wrong.stderr.contains("encrypted with another key"), "\(wrong.stderr)")
         let none = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir])
-        #expect(none.status == 1)
+        #expect(none.status == 73)
         #expect(none.stderr.contains("--key-file"), "\(none.stderr)")
         let stillThere = try BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir, "--key-file", key])
         #expect(stillThere.stdout.contains("entries:     1"), "\(stillThere.stdout)")
@@ -171,7 +171,7 @@ struct PictorBinaryTests {
         // A lost key: `clear --force` discards the entries and resets the cache to the given key.
         #expect(try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", key]).status == 0)
         chmod(other, 0o600)
-        #expect(try BinaryRunner.run(["cache", "clear", "--cache-dir", cacheDir, "--key-file", other]).status == 1)
+        #expect(try BinaryRunner.run(["cache", "clear", "--cache-dir", cacheDir, "--key-file", other]).status == 73)
         let forced = try BinaryRunner.run(["cache", "clear", "--force", "--cache-dir", cacheDir, "--key-file", other])
         #expect(forced.status == 0, "\(forced.stderr)")
         #expect(try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other]).status == 0)

@@ -104,6 +104,67 @@ struct DiskCacheKeyBindingTests {
         #expect(cache.data(for: Self.b) == testBytes(500, seed: 2))
     }
 
+    @Test func verifyRemovesSwappedPlainEntriesOfTheSameSize() throws {
+        // Given two plain entries of the same size whose files were swapped, index untouched
+        let cache = try DiskCache(configuration: .test(directory, log: log))
+        cache.store(testBytes(1000, seed: 1), for: Self.a)
+        cache.store(testBytes(1000, seed: 2), for: Self.b)
+        cache.store(testBytes(1000, seed: 3), for: "https://example.org/c.jpg")
+        cache.flush()
+        #expect(rename(path(Self.a), path(Self.a) + ".swap") == 0)
+        #expect(rename(path(Self.b), path(Self.a)) == 0)
+        #expect(rename(path(Self.a) + ".swap", path(Self.b)) == 0)
+        // When verified, then both are found bad and removed; the untouched one stays
+        let report = cache.verify()
+        #expect(report.checked == 3)
+        #expect(report.valid == 1)
+        #expect(report.corrupt == 2)
+        #expect(Set(report.corruptDigests) == [SHA256.hexDigest(Self.a), SHA256.hexDigest(Self.b)])
+        #expect(directory.entryFileNames() == [SHA256.hexDigest("https://example.org/c.jpg")])
+    }
+
+    @Test func verifyRemovesSwappedPlainEntriesAfterTheIndexIsRebuilt() throws {
+        // Given swapped plain entries of different sizes and a lost index (rebuilt from files)
+        do {
+            let cache = try DiskCache(configuration: .test(directory))
+            cache.store(testBytes(1000, seed: 1), for: Self.a)
+            cache.store(testBytes(2000, seed: 2), for: Self.b)
+            cache.flush()
+        }
+        #expect(rename(path(Self.a), path(Self.a) + ".swap") == 0)
+        #expect(rename(path(Self.b), path(Self.a)) == 0)
+        #expect(rename(path(Self.a) + ".swap", path(Self.b)) == 0)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory.path + "/index.sqlite" + suffix) }
+        let cache = try DiskCache(configuration: .test(directory, log: log))
+        // Then verify finds both
+        let report = cache.verify()
+        #expect(report.corrupt == 2, "\(report)")
+        #expect(report.valid == 0)
+        #expect(directory.entryFileNames().isEmpty)
+    }
+
+    @Test func containsIsFalseForAnEntryStoredUnderAnotherKey() throws {
+        let cache = try DiskCache(configuration: .test(directory, log: log))
+        cache.store(testBytes(1000, seed: 1), for: Self.a)
+        cache.flush()
+        try FileManager.default.copyItem(atPath: path(Self.a), toPath: path(Self.b))
+        #expect(cache.contains(Self.a))
+        #expect(!cache.contains(Self.b))
+        #expect(!cache.contains("https://example.org/never-stored.jpg"))
+    }
+
+    @Test func containsIsFalseForASwappedEncryptedEntry() throws {
+        var configuration = DiskCache.Configuration.test(directory, log: log)
+        configuration.encrypt(with: EncryptedFixtures.encryption)
+        let cache = try DiskCache(configuration: configuration)
+        cache.store(testBytes(1000, seed: 1), for: Self.a)
+        cache.flush()
+        let names = EncryptedFixtures.encryption.keyHashing
+        try FileManager.default.copyItem(atPath: directory.path + "/" + names.digest(for: Self.a), toPath: directory.path + "/" + names.digest(for: Self.b))
+        #expect(cache.contains(Self.a))
+        #expect(!cache.contains(Self.b))
+    }
+
     @Test func aMetadataUpdateKeepsTheBinding() throws {
         let cache = try DiskCache(configuration: .test(directory, log: log))
         cache.store(testBytes(500, seed: 1), for: Self.a)

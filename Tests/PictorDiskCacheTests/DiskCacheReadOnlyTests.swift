@@ -52,6 +52,19 @@ struct DiskCacheReadOnlyTests {
         #expect(try directory.entryFileNames().sorted().map { try Data(contentsOf: URL(fileURLWithPath: directory.path + "/" + $0)) } == entryBytes)
     }
 
+    @Test func aReadOnlyCacheNeverSaysItRemovedAnEntryItKept() throws {
+        // Given a read-only cache with an entry file copied under another key's name
+        try fill(.test(directory))
+        try FileManager.default.copyItem(atPath: directory.path + "/" + SHA256.hexDigest("k0"), toPath: directory.path + "/" + SHA256.hexDigest("k9"))
+        let cache = try DiskCache(configuration: readOnly(.test(directory, log: log)))
+        // When it is read, then it is a miss, the file is kept, and no message says "removed"
+        #expect(cache.data(for: "k9") == nil)
+        cache.flush()
+        #expect(FileManager.default.fileExists(atPath: directory.path + "/" + SHA256.hexDigest("k9")))
+        #expect(!log.messages.contains { $0.1.contains("removed") }, "\(log.messages)")
+        #expect(log.messages.contains { $0.1.contains("kept") }, "\(log.messages)")
+    }
+
     @Test func aReadOnlyCacheWithoutItsIndexListsItsFiles() throws {
         try fill(.test(directory))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory.path + "/index.sqlite" + suffix) }

@@ -6,9 +6,10 @@ public enum CLIError: Error, Equatable, CustomStringConvertible {
     case usage(String)
     /// The work failed: exit 1.
     case failure(String)
-    /// The disk cache the command was asked to use cannot be opened (permission denied, not a
-    /// directory, …): exit 73 (`EX_CANTCREAT`), before any image is loaded. `--no-cache` runs
-    /// without one.
+    /// The disk cache the command was asked to use cannot be used: permission denied, not a
+    /// directory, a folder that is not a Pictor cache, an encrypted cache without its key or
+    /// with another key, a key for a plain cache. Exit 73 (`EX_CANTCREAT`), before any image is
+    /// loaded and before anything in the folder is changed. `--no-cache` runs without one.
     case cacheUnavailable(String)
 
     /// The process exit code: 64 for ``usage(_:)``, 73 for ``cacheUnavailable(_:)``, 1 for
@@ -37,7 +38,8 @@ public enum ExitCode {
     public static let failure: Int32 = 1
     /// Bad arguments (`EX_USAGE` from BSD sysexits.h).
     public static let usage: Int32 = 64
-    /// The disk cache cannot be opened (`EX_CANTCREAT` from BSD sysexits.h).
+    /// The disk cache cannot be used: not openable, not a Pictor cache, or another key
+    /// (`EX_CANTCREAT` from BSD sysexits.h).
     public static let cacheUnavailable: Int32 = 73
     /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
     public static let interrupted: Int32 = 130

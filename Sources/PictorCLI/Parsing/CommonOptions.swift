@@ -55,10 +55,10 @@ struct CacheOptions {
     /// directory as its own, so it must not adopt a folder of other files
     /// (`--cache-dir ~/Downloads`). A cache whose index was deleted, or that another process is
     /// creating right now, is recognised by its lock file and entry files.
-    /// - Throws: ``CLIError/failure(_:)``.
+    /// - Throws: ``CLIError/cacheUnavailable(_:)`` (exit 73).
     func checkIsCacheDirectory() throws {
         if !DiskCache.looksLikeCacheDirectory(directory) {
-            throw CLIError.failure("\(directory.path) is not a Pictor cache (it holds other files); use a new or empty directory")
+            throw CLIError.cacheUnavailable("\(directory.path) is not a Pictor cache (it holds other files); use a new or empty directory")
         }
     }
 
@@ -73,19 +73,21 @@ struct CacheOptions {
         }
     }
 
-    /// The command-line reading of a failure to open the disk cache, with what to do about it.
+    /// The command-line reading of a failure to open the disk cache, with what to do about it:
+    /// always ``CLIError/cacheUnavailable(_:)`` (exit 73), whatever the cause (another key, no
+    /// key, a key for a plain cache, permissions, a file where the directory should be).
     func openError(_ error: any Error) -> CLIError {
         switch error as? DiskCacheError {
         case .keyMismatch(let path, .keyRequired)?:
-            return .failure("the cache at \(path) is encrypted: pass --key-file FILE with its key")
+            return .cacheUnavailable("the cache at \(path) is encrypted: pass --key-file FILE with its key")
         case .keyMismatch(let path, .anotherKey)?:
-            return .failure("the cache at \(path) was encrypted with another key: pass the key file it was created with, "
+            return .cacheUnavailable("the cache at \(path) was encrypted with another key: pass the key file it was created with, "
                 + "or discard its entries with 'pictor cache clear --force --key-file FILE'")
         case .keyMismatch(let path, .notEncrypted)?:
-            return .failure("the cache at \(path) is not encrypted: run without --key-file; to encrypt it, "
+            return .cacheUnavailable("the cache at \(path) is not encrypted: run without --key-file; to encrypt it, "
                 + "'pictor cache rekey --cache-dir \(path) --new-key-file FILE'")
         default:
-            return .failure("cannot open the disk cache at \(directory.path): \(error)")
+            return .cacheUnavailable("cannot open the disk cache at \(directory.path): \(error)")
         }
     }
 }

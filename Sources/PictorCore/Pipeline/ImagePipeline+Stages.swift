@@ -67,6 +67,7 @@ extension ImagePipeline {
     ) async throws(Error) -> ImageResponse {
         do {
             let fetched = try await fetch(p, p.fetchKey, priority: priority, progress: progress, storesToDisk: p.storesOriginal(originalOnly: true))
+            try await checkWhole(fetched.output.fetched, p)
             let source = fetched.output.fetched.source
             let layer = fetched.output.fetched.layer
             counters.withLock { $0.record(layer) }
@@ -93,6 +94,7 @@ extension ImagePipeline {
         do {
             let output = try await fetch(
                 prepared, prepared.fetchKey, priority: priority, progress: nil, storesToDisk: prepared.storesOriginal(originalOnly: true)).output
+            try await checkWhole(output.fetched, prepared)
             let layer = output.fetched.layer
             counters.withLock { $0.record(layer) }
             var metrics = ImageTaskMetrics()
@@ -106,6 +108,23 @@ extension ImagePipeline {
             counters.withLock { $0.record(failure) }
             throw failure
         }
+    }
+
+    /// Bytes delivered without decoding are checked for what a decoder would find at once: a
+    /// JPEG, PNG, GIF or WebP that visibly ends before the image does (a server that cut the
+    /// file and sent a matching `Content-Length`). Such bytes are removed from the disk and the
+    /// shared tier, and the request fails with ``ImageDecodingError/truncated(_:)``, unless
+    /// ``ImageDecodingOptions/allowsTruncatedData`` asks for them (then they are delivered and
+    /// still not kept). Only new bytes (downloaded, or from the shared tier) are scanned: what
+    /// the disk holds passed this check or a decode when it was stored.
+    private func checkWhole(_ fetched: FetchResult, _ p: PreparedRequest) async throws(Error) {
+        guard fetched.source == .network || fetched.source == .shared,
+              let format = ImageFormat.sniff(fetched.data), FileStructure.isTruncated(fetched.data, format: format) else { return }
+        configuration.dataCache?.removeData(for: p.dataKey)
+        await sharedTier?.remove(p.dataKey)
+        guard !configuration.decodingOptions.allowsTruncatedData else { return }
+        log(.info, p.request, "downloaded bytes end before the image does; not kept")
+        throw .decodingFailed(ImageDecodingError.truncated(format))
     }
 
     /// The load job: a processed variant from disk when the policy keeps them, else the

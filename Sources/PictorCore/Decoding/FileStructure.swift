@@ -1,14 +1,13 @@
 import Foundation
-import PictorCore
 
 /// Structural facts read straight from the encoded bytes, so errors are classified from the data
 /// itself rather than from libvips' process-wide error text (which concurrent failures on other
 /// threads can mix into).
-enum FileStructure {
+package enum FileStructure {
     /// Whether the data visibly ends before the image does: JPEG without an EOI marker after its
     /// last SOS, PNG without an IEND chunk, WebP shorter than its RIFF size, GIF whose blocks
     /// run past the end before its trailer. `false` for other formats.
-    static func isTruncated(_ data: Data, format: ImageFormat) -> Bool {
+    package static func isTruncated(_ data: Data, format: ImageFormat) -> Bool {
         data.withUnsafeBytes { (b: UnsafeRawBufferPointer) -> Bool in
             let n = b.count
             switch format {
@@ -45,7 +44,7 @@ enum FileStructure {
 
     /// The sample precision of a JPEG's first SOF marker (8 for ordinary JPEG, 12 or 16 for the
     /// extended ones libvips cannot read), or `nil` when not found.
-    static func jpegPrecision(_ data: Data) -> Int? {
+    package static func jpegPrecision(_ data: Data) -> Int? {
         data.withUnsafeBytes { (b: UnsafeRawBufferPointer) -> Int? in
             var i = 2
             while i + 4 < b.count {

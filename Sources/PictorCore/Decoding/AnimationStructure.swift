@@ -1,5 +1,4 @@
 import Foundation
-import PictorCore
 
 /// The frames a GIF or WebP holds completely, read from the container without decoding, and
 /// the file cut after the last of them and closed again ("repaired").
@@ -7,17 +6,17 @@ import PictorCore
 /// A decoder given a truncated animation would otherwise present a partly decoded frame (rows
 /// or blocks filled with the background) as if it were whole; decoding the repaired file gives
 /// exactly the complete frames and nothing else.
-struct AnimationStructure {
+package struct AnimationStructure {
     /// Whether the data ends before the file does.
-    var isTruncated: Bool
+    package var isTruncated: Bool
     /// Frames whose data is entirely present.
-    var completeFrames: Int
+    package var completeFrames: Int
     /// The bytes up to the end of the last complete frame, closed as a valid file; `nil` when
     /// not truncated or when no frame is complete.
-    var repaired: Data?
+    package var repaired: Data?
 
     /// Scans `data` as `format` (GIF or WebP); `nil` for other formats.
-    static func scan(_ data: Data, format: ImageFormat) -> AnimationStructure? {
+    package static func scan(_ data: Data, format: ImageFormat) -> AnimationStructure? {
         data.withUnsafeBytes { b in
             switch format {
             case .gif: gif(b)
@@ -30,7 +29,7 @@ struct AnimationStructure {
     /// GIF89a blocks: extensions (`0x21`) and images (`0x2C`, with sub-blocks ended by a zero
     /// length), up to the trailer (`0x3B`). A byte that starts no block ends the scan without
     /// calling the file truncated: that is damage, for the decoder to judge.
-    static func gif(_ b: UnsafeRawBufferPointer) -> AnimationStructure {
+    package static func gif(_ b: UnsafeRawBufferPointer) -> AnimationStructure {
         let n = b.count
         let truncatedHeader = AnimationStructure(isTruncated: true, completeFrames: 0, repaired: nil)
         guard n >= 13 else { return truncatedHeader }
@@ -82,7 +81,7 @@ struct AnimationStructure {
     /// RIFF chunks of a WebP. An animation (VP8X with the animation flag) is repaired by keeping
     /// every chunk present in full before the first one cut short, with the RIFF size and the
     /// VP8X metadata flags (EXIF, XMP: chunks stored after the frames) made true again.
-    static func webp(_ b: UnsafeRawBufferPointer) -> AnimationStructure {
+    package static func webp(_ b: UnsafeRawBufferPointer) -> AnimationStructure {
         let n = b.count
         guard n >= 12 else { return AnimationStructure(isTruncated: true, completeFrames: 0, repaired: nil) }
         func u32(_ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 | Int(b[i + 2]) << 16 | Int(b[i + 3]) << 24 }
