@@ -31,6 +31,7 @@ LibvipsBenchmarks(options: options, report: report).run()
 DownloadBenchmarks(options: options, report: report).run()
 FleetBenchmarks(options: options, report: report).run()
 PipelineBenchmarks(options: options, report: report).run()
+WarmingMemoryBenchmarks(options: options, report: report).run()
 try? FileManager.default.removeItem(atPath: options.workDirectory)
 
 let elapsed = Double(nowNanoseconds() - started) / 1e9

@@ -43,7 +43,8 @@ struct PipelineStack: Sendable {
             }
         }
         var configuration = ImagePipeline.Configuration.standard(
-            diskCache: diskCache, dataLoader: DataLoader.standard(maximumConcurrentRequests: concurrency),
+            diskCache: diskCache, imageCache: ImageCache(configuration: Self.memoryCache),
+            dataLoader: DataLoader.standard(maximumConcurrentRequests: concurrency),
             cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
         if storesThumbnails { configuration.diskCachePolicy = .both }
@@ -53,6 +54,13 @@ struct PipelineStack: Sendable {
         }
         pipeline = ImagePipeline(configuration: configuration)
     }
+
+    /// The memory cache of a command: small and bounded. A command reads each image once and
+    /// writes it out; what it keeps in memory serves only a URL listed twice, while the
+    /// library's default (a fifth of the machine's memory) would keep every decoded image of a
+    /// long prefetch to the end and grow the process with the list. `32 MiB` holds over a
+    /// hundred 256-px thumbnails; an image over a tenth of it (a full-size photo) is not kept.
+    static let memoryCache = ImageCache.Configuration(costLimit: 32 << 20)
 
     /// Adds this run's shared-tier counters to the fleet's (shown by `pictor cache stats
     /// --shared-cache URL`); a failing tier loses them, bounded by its timeouts.

@@ -150,9 +150,10 @@ struct DownloadBenchmarks {
     }
 }
 
-/// A directory of `count` distinct image names (symbolic links to the 1024-px JPEGs) served by
-/// nginx (over TLS with HTTP/2 when `tls`, with a self-signed certificate made here), plus a
-/// curl config that fetches each once to /dev/null.
+/// A directory of `count` distinct image names (symbolic links to the images of one
+/// ``TestImages`` set, the 1024-px JPEGs by default) served by nginx (over TLS with HTTP/2 when
+/// `tls`, with a self-signed certificate made here), plus a curl config that fetches each once
+/// to /dev/null.
 final class ImageSite {
     let nginx: Nginx
     let urls: [URL]
@@ -161,11 +162,11 @@ final class ImageSite {
     /// The certificate (PEM) to trust, for a TLS site.
     let certificate: String?
 
-    init(options: Options, count: Int, tls: Bool = false) throws {
+    init(options: Options, count: Int, tls: Bool = false, set: String = "jpeg1024") throws {
         if let reason = TestImages.prepare(options) { throw BenchError(reason) }
-        let files = TestImages.files("jpeg1024")
+        let files = TestImages.files(set)
         guard !files.isEmpty else { throw BenchError("no test images") }
-        let name = "site-\(count)\(tls ? "-tls" : "")"
+        let name = "site-\(set)-\(count)\(tls ? "-tls" : "")"
         let root = URL(fileURLWithPath: options.workDirectory, isDirectory: true).appendingPathComponent(name)
         let fm = FileManager.default
         try? fm.removeItem(at: root)
