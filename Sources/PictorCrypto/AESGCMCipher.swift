@@ -3,7 +3,7 @@ import PictorCore
 internal import COpenSSL
 
 /// AES-256-GCM (NIST SP 800-38D) authenticated encryption of disk-cache entries, on libcrypto
-/// (AES-NI + PCLMULQDQ where the CPU has them): the default ``DataCipher`` of an encrypted
+/// (AES-NI + PCLMULQDQ where the CPU has them): the default ``/PictorCore/DataCipher`` of an encrypted
 /// `DiskCache`.
 ///
 /// Each ``seal(_:associatedData:)`` produces a self-describing, versioned envelope:

@@ -76,7 +76,7 @@ extension DiskCache {
         /// ``KeyMismatchPolicy/fail`` by default. See ``DiskCache/init(configuration:)``.
         public var keyMismatchPolicy: KeyMismatchPolicy = .fail
         /// Where warnings (disk full, read-only directory, recovery) go;
-        /// ``PictorLog/standardError`` by default. Messages name entries by digest only.
+        /// ``/PictorCore/PictorLog/standardError`` by default. Messages name entries by digest only.
         public var logger: PictorLog = .standardError
         /// Bytes of staged writes allowed before ``DiskCache/store(_:for:metadata:)`` waits for
         /// the writer; `64 MiB` by default.

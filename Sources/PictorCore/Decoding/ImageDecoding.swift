@@ -45,7 +45,7 @@ public struct ThumbnailOptions: Sendable, Hashable, Codable {
         self.allowsUpscaling = allowsUpscaling
     }
 
-    /// A stable identifier that enters the cache key, e.g. `thumb(256x-,fit,noup)`.
+    /// A stable identifier that enters the cache key, e.g. `thumb(256x-,aspectFit,noup)`.
     public var identifier: String {
         "thumb(\(width)x\(height.map(String.init) ?? "-"),\(contentMode.rawValue),\(allowsUpscaling ? "up" : "noup"))"
     }

@@ -122,8 +122,12 @@ public final class ImagePipeline: Sendable {
     /// `progress` on `queue` as bytes arrive).
     ///
     /// - Parameters:
+    ///   - request: what to load.
     ///   - queue: where callbacks run. Default: a global queue (Linux programs rarely service
     ///     the main queue; pass `.main` from an app that does).
+    ///   - progress: called on `queue` with the transfer's progress as bytes arrive; `nil` (the
+    ///     default) for none. Memory and disk hits report none.
+    ///   - completion: called once on `queue` with the response or the error.
     /// - Returns: the task, to cancel it or change its priority. A cancelled task completes with
     ///   ``Error/cancelled``.
     @discardableResult

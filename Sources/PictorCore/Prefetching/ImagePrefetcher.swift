@@ -97,6 +97,10 @@ public final class ImagePrefetcher: Sendable {
     /// Creates a prefetcher.
     ///
     /// - Parameters:
+    ///   - pipeline: the pipeline that loads.
+    ///   - destination: where images go; ``Destination/memoryCache`` by default.
+    ///   - maxConcurrentRequestCount: requests running at once; 2 by default, at least 1.
+    ///   - priority: the priority every prefetch runs at; ``RequestPriority/low`` by default.
     ///   - onCompletion: called (on an arbitrary thread) once per request that completed,
     ///     failed or was stopped while running.
     public init(
