@@ -86,6 +86,9 @@ extension ImagePipeline {
 
 extension DiskCache {
     /// `$XDG_CACHE_HOME/pictor`, else `~/.cache/pictor` (XDG Base Directory specification).
+    ///
+    /// - Parameter environment: where `XDG_CACHE_HOME` and `HOME` are read; the process environment
+    ///   by default.
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty {
             return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("pictor", isDirectory: true)

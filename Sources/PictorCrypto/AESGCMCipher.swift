@@ -60,6 +60,8 @@ public struct AESGCMCipher: DataCipher, Sendable {
 
     /// A cipher for `key`.
     ///
+    /// - Parameter key: the 256-bit content key (derive it with ``DiskCacheEncryption`` rather than
+    ///   passing a master key).
     /// - Throws: ``CryptoError/Code/library`` when libcrypto has no AES-256-GCM or cannot key a
     ///   context.
     public init(key: SymmetricKey) throws(CryptoError) {

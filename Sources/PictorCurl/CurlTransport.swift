@@ -73,6 +73,9 @@ public final class CurlTransport: DataTransport, Sendable {
     ///
     /// If libcurl cannot be initialised (out of memory), the transport is created anyway and
     /// every ``send(_:)`` fails with ``/PictorCore/DataLoadingError/transport(code:message:)``.
+    ///
+    /// - Parameter configuration: connections, HTTP version, TLS verification and the User-Agent;
+    ///   the defaults of ``Configuration`` by default.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.loop = CurlEventLoop(configuration: configuration)
@@ -87,6 +90,8 @@ public final class CurlTransport: DataTransport, Sendable {
     /// Sends `request` and returns the first final response with its whole decoded body; see
     /// the type's documentation for the limits, errors and progress.
     ///
+    /// - Parameter request: the request and its limits (timeouts, maximum body size) and progress
+    ///   callback.
     /// - Throws: ``/PictorCore/DataLoadingError`` (`unsupportedURL`, `truncated`, `responseTooLarge`,
     ///   `idleTimeout`, `timedOut`, `transport`), or `CancellationError` when the calling task is
     ///   cancelled.

@@ -89,6 +89,8 @@ extension DiskCache {
         var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
         /// Creates a configuration for `directory` with the defaults above.
+        ///
+        /// - Parameter directory: the cache directory; see ``directory``.
         public init(directory: URL) {
             self.directory = directory
         }

@@ -93,6 +93,8 @@ extension DiskCache.Configuration {
     /// var configuration = DiskCache.Configuration(directory: url)
     /// configuration.encrypt(with: try DiskCacheEncryption(masterKey: key))
     /// ```
+    ///
+    /// - Parameter encryption: the keys derived from the master key.
     public mutating func encrypt(with encryption: DiskCacheEncryption) {
         cipher = encryption.cipher
         keyHashing = encryption.keyHashing

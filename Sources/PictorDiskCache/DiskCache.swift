@@ -88,6 +88,8 @@ public final class DiskCache: DataCaching, Sendable {
     /// (``DiskCache/KeyMismatchPolicy/removeEntries``) stops writing and disables itself
     /// with a warning.
     ///
+    /// - Parameter configuration: the directory, limits, durability, key hashing, cipher and
+    ///   key-mismatch policy; fixed for the life of the cache.
     /// - Throws: ``DiskCacheError/keyMismatch(path:_:)`` as above;
     ///   ``DiskCacheError/invalidConfiguration(_:)`` for a limit out of range;
     ///   ``DiskCacheError/directoryUnavailable(path:errno:)`` when the directory cannot be
@@ -143,6 +145,7 @@ public final class DiskCache: DataCaching, Sendable {
     /// written before the record existed have none and are treated alike: they are misses and
     /// removed, so the pipeline downloads them once more, never served on trust.
     ///
+    /// - Parameter key: the cache key (the pipeline's data key; by default the image URL).
     /// - Complexity: the name digest, one SHA-256 of the key and one file read (the metadata is
     ///   stored in the file, so no index query); the last-access time is recorded later in a
     ///   batch.
@@ -164,6 +167,8 @@ public final class DiskCache: DataCaching, Sendable {
     }
 
     /// Whether an entry exists for `key`: a staged write, or a file (one `stat`, no read).
+    ///
+    /// - Parameter key: the cache key.
     public func contains(_ key: String) -> Bool {
         guard let digest = digest(for: key) else { return false }
         switch staged(digest, binding: nil, countingMisses: false) {

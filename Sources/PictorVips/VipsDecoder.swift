@@ -53,6 +53,9 @@ public struct VipsDecoder: ImageDecoding {
     public var usesTurboJPEG: Bool
 
     /// Creates the decoder (libvips starts on first use); see ``usesTurboJPEG``.
+    ///
+    /// - Parameter usesTurboJPEG: whether plain JPEGs take the libjpeg-turbo fast path; `true` by
+    ///   default.
     public init(usesTurboJPEG: Bool = true) {
         self.usesTurboJPEG = usesTurboJPEG
     }
@@ -77,6 +80,10 @@ public struct VipsDecoder: ImageDecoding {
 
     /// Decodes `data`; see the type's discussion for the guarantees.
     ///
+    /// - Parameters:
+    ///   - data: the encoded bytes; the format is sniffed from them.
+    ///   - options: the thumbnail size, whether to decode every frame, the pixel limit and whether
+    ///     truncated data is accepted.
     /// - Throws: ``/PictorCore/ImageDecodingError/emptyData``, ``/PictorCore/ImageDecodingError/unknownFormat``,
     ///   ``/PictorCore/ImageDecodingError/tooManyPixels(width:height:limit:)``,
     ///   ``/PictorCore/ImageDecodingError/truncated(_:)``, ``/PictorCore/ImageDecodingError/unsupportedFormat(_:)``,

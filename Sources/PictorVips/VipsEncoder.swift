@@ -22,6 +22,10 @@ public struct VipsEncoder: ImageEncoding {
     public var webpLossless: Bool
 
     /// Creates an encoder; see each property for its default.
+    ///
+    /// - Parameters:
+    ///   - pngCompression: zlib level for PNG, 0...9; 6 by default.
+    ///   - webpLossless: whether WebP is written lossless; `false` by default.
     public init(pngCompression: Int = 6, webpLossless: Bool = false) {
         self.pngCompression = pngCompression
         self.webpLossless = webpLossless

@@ -37,6 +37,8 @@ public enum VipsRuntime {
     /// Routes libvips' GLib log messages (domain `VIPS`) to `log`: warnings at
     /// ``/PictorCore/PictorLog/Level/warning``, criticals at ``/PictorCore/PictorLog/Level/error``, info at
     /// ``/PictorCore/PictorLog/Level/debug``. Default: dropped (``/PictorCore/PictorLog/disabled``).
+    ///
+    /// - Parameter log: where libvips' messages go from now on.
     public static func setLog(_ log: PictorLog) {
         _ = started
         Self.log.withLock { $0 = log }

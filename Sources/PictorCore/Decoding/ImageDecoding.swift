@@ -10,6 +10,10 @@ import Foundation
 public protocol ImageDecoding: Sendable {
     /// Decodes `data`.
     ///
+    /// - Parameters:
+    ///   - data: the encoded bytes, whole.
+    ///   - options: the thumbnail size, whether to decode every frame, the pixel limit and whether
+    ///     truncated data is accepted.
     /// - Throws: ``ImageDecodingError``.
     func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image
 }

@@ -58,6 +58,11 @@ public final class DataLoader: DataLoading, Sendable {
     }
 
     /// Creates a loader over `transport` (default ``URLSessionTransport``), configured by `configure`.
+    ///
+    /// - Parameters:
+    ///   - transport: performs single exchanges; a ``URLSessionTransport`` when `nil` (the
+    ///     default).
+    ///   - configure: changes to the default ``Configuration``.
     public convenience init(transport: (any DataTransport)? = nil, _ configure: (inout Configuration) -> Void) {
         var configuration = Configuration()
         configure(&configuration)

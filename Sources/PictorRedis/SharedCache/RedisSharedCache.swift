@@ -50,6 +50,11 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
 
     /// Connects (lazily, on first use) to the Redis described by `configuration`; see
     /// ``init(url:masterKey:namespace:)``.
+    ///
+    /// - Parameters:
+    ///   - configuration: the servers, credentials, timeouts and pool size.
+    ///   - masterKey: seals entries and names when given; see ``init(url:masterKey:namespace:)``.
+    ///   - namespace: the first part of every Redis name; `pictor` by default.
     public init(configuration: RedisConfiguration, masterKey: SymmetricKey? = nil, namespace: String = "pictor") throws(RedisError) {
         redis = configuration
         do {
