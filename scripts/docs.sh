@@ -117,7 +117,12 @@ for module in "${MODULES[@]}"; do
 done
 
 echo "== docc merge"
-"$DOCC" merge "${converted[@]}" \
+# The umbrella module first: the site's navigation lists the modules in this order.
+merge_order=("$WORK/archives/Pictor.doccarchive")
+for archive in "${converted[@]}"; do
+  [ "$archive" = "${merge_order[0]}" ] || merge_order+=("$archive")
+done
+"$DOCC" merge "${merge_order[@]}" \
   --synthesized-landing-page-name Pictor \
   --synthesized-landing-page-kind Package \
   --output-path "$WORK/Pictor.doccarchive" > "$WORK/docc-merge.log" 2>&1 \
@@ -150,7 +155,10 @@ cp -R "$WORK/Pictor.doccarchive" "$OUT/$SITE_DIR"
 module:</p>
 <ul>
 HTML
-  for module in "${MODULES[@]}"; do
+  # The umbrella first, then the modules in dependency order.
+  for module in Pictor "${MODULES[@]}"; do
+    [ "$module" = Pictor ] && [ -n "${listed_umbrella:-}" ] && continue
+    listed_umbrella=1
     lower=$(printf '%s' "$module" | tr '[:upper:]' '[:lower:]')
     summary="${SUMMARIES[$module]}"
     echo "  <li><a href=\"@SITE@/documentation/$lower/\"><code>$module</code></a>: $summary</li>"

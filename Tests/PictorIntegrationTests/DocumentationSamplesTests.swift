@@ -43,8 +43,9 @@ enum DocumentationSamples {
 
     /// GettingStarted.md, "Choose the cache layers".
     static func cacheLayers(url: URL) throws -> ImagePipeline {
-        let memory = ImageCache(configuration: ImageCache.Configuration(costLimit: 256 * 1024 * 1024))
-        var disk = DiskCache.Configuration(directory: URL(fileURLWithPath: "/var/cache/myapp/images"))
+        let memory = ImageCache(configuration: .init(costLimit: 256 * 1024 * 1024))
+        let directory = URL(fileURLWithPath: "/var/cache/myapp/images")
+        var disk = DiskCache.Configuration(directory: directory)
         disk.sizeLimit = 500 * 1024 * 1024
         disk.maxAge = 30 * 86_400
         let diskCache = try DiskCache(configuration: disk)
@@ -73,11 +74,12 @@ enum DocumentationSamples {
 
     /// EncryptedCache.md and PictorCrypto.md.
     static func encryptedCache() throws {
+        let directory = URL(fileURLWithPath: "/var/cache/myapp")
         let key = try SymmetricKey(contentsOfFile: "/etc/myapp/pictor.key")
-        let disk = try DiskCache.standard(directory: URL(fileURLWithPath: "/var/cache/myapp"), encryptionKey: key)
+        let disk = try DiskCache.standard(directory: directory, encryptionKey: key)
         _ = ImagePipeline(configuration: .standard(diskCache: disk))
 
-        var configuration = DiskCache.Configuration(directory: URL(fileURLWithPath: "/var/cache/myapp"))
+        var configuration = DiskCache.Configuration(directory: directory)
         configuration.sizeLimit = 1024 * 1024 * 1024
         configuration.encrypt(with: try DiskCacheEncryption(masterKey: key))
         _ = try DiskCache(configuration: configuration)
@@ -94,16 +96,19 @@ enum DocumentationSamples {
 
     /// PictorDiskCache.md.
     static func diskCache(jpegBytes: Data) throws -> Data? {
-        var configuration = DiskCache.Configuration(directory: URL(fileURLWithPath: "/var/cache/myapp"))
+        let directory = URL(fileURLWithPath: "/var/cache/myapp")
+        var configuration = DiskCache.Configuration(directory: directory)
         configuration.sizeLimit = 500 * 1024 * 1024
         let cache = try DiskCache(configuration: configuration)
-        cache.store(jpegBytes, for: "https://example.org/a.jpg", metadata: DataCacheMetadata(etag: "\"v1\""))
-        return cache.data(for: "https://example.org/a.jpg")
+        let key = "https://example.org/a.jpg"
+        cache.store(jpegBytes, for: key, metadata: DataCacheMetadata(etag: "\"v1\""))
+        return cache.data(for: key)
     }
 
     /// PictorVips.md.
     static func vips(data: Data) throws -> Data {
-        let thumbnail = try VipsDecoder().decode(data, options: ImageDecodingOptions(thumbnail: ThumbnailOptions(width: 256)))
+        let options = ImageDecodingOptions(thumbnail: ThumbnailOptions(width: 256))
+        let thumbnail = try VipsDecoder().decode(data, options: options)
         return try VipsEncoder().encode(thumbnail, as: .webp, quality: 80)
     }
 
@@ -131,7 +136,8 @@ enum DocumentationSamples {
         let loader = MockDataLoader()
         loader.stub(url, data: TestImageCodec.encode(width: 64, height: 64))
         let decoder = CountingImageDecoder()
-        let pipeline = ImagePipeline(configuration: .init(dataLoader: loader, decoder: decoder, imageCache: ImageCache()))
+        let pipeline = ImagePipeline(configuration: .init(
+            dataLoader: loader, decoder: decoder, imageCache: ImageCache()))
 
         let first = try await pipeline.image(for: ImageRequest(url: url))
         let second = try await pipeline.image(for: ImageRequest(url: url))
