@@ -1,61 +1,113 @@
 #!/usr/bin/env bash
-# Installs, with apt-get, the system packages Pictor builds, tests and demos with. Idempotent:
-# packages already present are not touched, and apt-get update runs at most once.
+# Installs, with apt-get, the system packages Pictor builds, tests, demos and benchmarks with.
+#
+#   scripts/bootstrap.sh                    every group below
+#   scripts/bootstrap.sh build [test|demo|bench|docs ...]   only the groups named
+#
+#   build  the C libraries' headers and pkg-config: what `swift build` needs (and `pictor` at run time)
+#   test   build + the servers and tools the test suite starts (nginx, redis, python3, openssl)
+#   demo   build + what scripts/demo.sh runs (nginx, vips, python3, curl)
+#   bench  build + what scripts/bench.sh runs (nginx, redis, curl, GNU time, openssl, a Python venv)
+#   docs   build (DocC itself ships with the Swift toolchain)
+#
+# Idempotent: packages already present are not touched, and apt-get update runs at most once.
+# It never stops, starts or kills a service or process. Packages such as nginx-light and
+# redis-server start a system service when installed; while apt-get runs, a temporary
+# /usr/sbin/policy-rc.d that answers 101 ("action forbidden") keeps them from starting (both
+# invoke-rc.d and deb-systemd-invoke ask it). It is written only when none exists, and removed
+# as soon as apt-get is done. Pictor's tests, demo and benchmarks start their own servers on
+# free loopback ports.
 # Debian 12 (bookworm) package names; run as root (or with sudo available).
 set -euo pipefail
 
-PACKAGES=(
+BUILD=(
   pkg-config        # SwiftPM reads the C libraries' flags through it
   libvips-dev       # PictorVips: decode, thumbnail, process, encode
-  libvips-tools     # `vips` CLI: the demo generates images with it when the corpus is absent
   libssl-dev        # PictorCrypto: SHA-256, HMAC, HKDF, AES-256-GCM (libcrypto)
   libsqlite3-dev    # PictorDiskCache: the cache index
   libturbojpeg0-dev # PictorVips: TurboJPEG header probes / JPEG fast path
   libcurl4-openssl-dev # PictorCurl: HTTP(S) on libcurl's multi interface (headers, pkg-config)
   libhiredis-dev    # PictorRedis: the Redis client (hiredis 0.14 on Debian 12: no TLS)
+  ca-certificates   # HTTPS: the certificates libcurl verifies servers with
+)
+TEST=(
   redis-server      # PictorRedis tests start their own single-node and cluster servers
   redis-tools       # `redis-cli --cluster create` joins the test cluster
-  nginx-light       # tests, demo and benchmarks serve images from 127.0.0.1
+  nginx-light       # tests serve images from 127.0.0.1
   python3           # the fault-injection HTTP server used by the loader tests
   python3-brotli    # the fault server's br-encoded bodies (the br decoding test skips without it)
-  curl              # the download reference in the benchmark suite
-  time              # GNU time: peak RSS of whole processes in the benchmark suite
-  openssl           # a certificate for the benchmark suite's HTTP/2 (TLS) rows
-  ca-certificates
+  openssl           # a certificate for the TLS transport tests
 )
+DEMO=(
+  nginx-light       # serves the demo's images from 127.0.0.1
+  libvips-tools     # `vips` CLI: the demo generates images with it when the corpus is absent
+  python3           # a free port, and the contact sheet
+  curl              # waits for nginx to answer
+)
+BENCH=(
+  nginx-light       # the download and fleet rows serve images from 127.0.0.1
+  redis-server      # the fleet rows' Redis and Redis Cluster
+  redis-tools
+  curl              # the download reference
+  time              # GNU time: peak RSS of whole processes
+  openssl           # a certificate for the HTTP/2 (TLS) rows
+  python3           # the Pillow reference runs in a virtual environment
+  python3-venv
+)
+
+groups=("$@")
+[ ${#groups[@]} -eq 0 ] && groups=(build test demo bench docs)
+
+PACKAGES=()
+for group in "${groups[@]}"; do
+  case "$group" in
+    build|docs) PACKAGES+=("${BUILD[@]}") ;;
+    test) PACKAGES+=("${BUILD[@]}" "${TEST[@]}") ;;
+    demo) PACKAGES+=("${BUILD[@]}" "${DEMO[@]}") ;;
+    bench) PACKAGES+=("${BUILD[@]}" "${BENCH[@]}") ;;
+    *) echo "bootstrap: unknown group '$group' (build, test, demo, bench, docs)" >&2; exit 64 ;;
+  esac
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do
+  [[ " ${missing[*]-} " == *" $p "* ]] && continue
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "bootstrap: all system packages present"
+  echo "bootstrap: all system packages present (${groups[*]})"
   exit 0
 fi
 
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+# Keep the packages' services from starting: a policy-rc.d of our own for the length of apt-get,
+# only when the machine has none (one that exists is the machine's policy and is left alone).
+POLICY=/usr/sbin/policy-rc.d
+wrote_policy=0
+remove_policy() {
+  if [ "$wrote_policy" = 1 ]; then
+    $SUDO rm -f "$POLICY"
+    wrote_policy=0
+  fi
+}
+if [ ! -e "$POLICY" ]; then
+  trap remove_policy EXIT
+  trap 'exit 129' HUP
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  wrote_policy=1
+  printf '%s\n' '#!/bin/sh' \
+    '# Written by Pictor scripts/bootstrap.sh while apt-get runs: no service starts at install.' \
+    'exit 101' | $SUDO tee "$POLICY" >/dev/null
+  $SUDO chmod 755 "$POLICY"
+fi
+
 echo "bootstrap: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
-# nginx-light's package starts a system nginx on port 80 when this script installs it; Pictor
-# starts its own on free ports. Stop that one alone: the service, else the PID its package wrote.
-if [[ " ${missing[*]} " == *" nginx-light "* ]]; then
-  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet nginx 2>/dev/null; then
-    $SUDO systemctl stop nginx >/dev/null 2>&1 || true
-  elif [ -s /run/nginx.pid ]; then
-    $SUDO kill "$(cat /run/nginx.pid)" >/dev/null 2>&1 || true
-  fi
-fi
-# redis-server's package likewise starts a system redis on port 6379 when this script installs
-# it; the tests start their own on free ports. Stop that one alone, the same way.
-if [[ " ${missing[*]} " == *" redis-server "* ]]; then
-  if command -v systemctl >/dev/null 2>&1 && systemctl is-active --quiet redis-server 2>/dev/null; then
-    $SUDO systemctl stop redis-server >/dev/null 2>&1 || true
-  elif [ -s /run/redis/redis-server.pid ]; then
-    $SUDO kill "$(cat /run/redis/redis-server.pid)" >/dev/null 2>&1 || true
-  fi
-fi
+remove_policy
 echo "bootstrap: done"

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # The main job end to end, with no network needed:
-#   1. installs what is missing and builds `pictor` in release mode;
+#   1. installs what is missing (bootstrap.sh's demo group) and builds `pictor` in release mode;
 #   2. serves a folder of images with nginx on a free 127.0.0.1 port (../shared/corpus when
 #      present, else images generated with `vips`);
 #   3. runs `pictor prefetch` over every image URL twice — cold, then warm (all from the cache);
 #   4. writes 256-px thumbnails and demo-out/index.html, a contact sheet with layer and timing;
-#   5. prints both summaries and stops nginx.
+#   5. prints both summaries and stops the nginx it started (by the PID in its own pid file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT_DIR=$(pwd)
 OUT="$ROOT_DIR/demo-out"
 CORPUS="${PICTOR_DEMO_CORPUS:-$ROOT_DIR/../shared/corpus}"   # override to try another folder
 
-bash scripts/bootstrap.sh
+bash scripts/bootstrap.sh demo
 echo "== building pictor (release)"
 swift build -c release --product pictor
 PICTOR="$(swift build -c release --show-bin-path)/pictor"
@@ -45,8 +45,12 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 sed -e "s#@PORT@#$PORT#g" -e "s#@ROOT@#$IMAGES#g" -e "s#@RUNDIR@#$OUT/run#g" \
   scripts/nginx/demo.conf.template > "$OUT/run/nginx.conf"
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-"$NGINX" -c "$OUT/run/nginx.conf" -p "$OUT/run" 2>/dev/null
-trap '"$NGINX" -c "$OUT/run/nginx.conf" -p "$OUT/run" -s stop 2>/dev/null || true' EXIT
+# Stops only the nginx this script started: the master's PID from the demo's own pid file.
+stop_nginx() {
+  if [ -s "$OUT/run/nginx.pid" ]; then kill "$(cat "$OUT/run/nginx.pid")" 2>/dev/null || true; fi
+}
+trap stop_nginx EXIT
+"$NGINX" -c "$OUT/run/nginx.conf" -p "$OUT/run" || { echo "demo: nginx did not start ($OUT/run/error.log)" >&2; exit 1; }
 for _ in $(seq 1 50); do
   [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/")" != "000" ] && break
   sleep 0.1

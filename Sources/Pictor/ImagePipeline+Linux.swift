@@ -6,11 +6,11 @@ import PictorDiskCache
 import PictorVips
 
 extension ImagePipeline.Configuration {
-    /// The Linux stack: ``ImageCache/shared`` in memory, a ``DiskCache`` at
-    /// ``DiskCache/defaultDirectory`` (plain) with HTTP caching, a ``DataLoader`` (shared by
+    /// The Linux stack: ``/PictorCore/ImageCache/shared`` in memory, a ``/PictorDiskCache/DiskCache`` at
+    /// ``PictorDiskCache/DiskCache/defaultDirectory(environment:)`` (plain) with HTTP caching, a ``/PictorCore/DataLoader`` (shared by
     /// every default configuration), the libvips decoder registry, encoder and renderer.
     ///
-    /// Every configuration made from `.default` shares one ``DiskCache`` instance, opened on
+    /// Every configuration made from `.default` shares one ``/PictorDiskCache/DiskCache`` instance, opened on
     /// first use. When the default directory cannot be opened (read-only home, a cache
     /// encrypted by `pictor --key-file`, …) the pipeline works without a disk cache and logs one
     /// warning.
@@ -22,11 +22,11 @@ extension ImagePipeline.Configuration {
     ///
     /// - Parameters:
     ///   - diskCache: the disk layer; `nil` for memory and network only.
-    ///   - imageCache: the memory layer; default ``ImageCache/shared``.
+    ///   - imageCache: the memory layer; default ``/PictorCore/ImageCache/shared``.
     ///   - dataLoader: the network layer; default ``DataLoader/shared`` (one connection pool
     ///     per process).
-    ///   - cachePolicy: how disk entries are judged fresh; default ``ImagePipeline/HTTPCachePolicy/http``.
-    ///   - logger: where warnings go; default ``PictorLog/standardError``.
+    ///   - cachePolicy: how disk entries are judged fresh; default ``/PictorCore/ImagePipeline/HTTPCachePolicy/http``.
+    ///   - logger: where warnings go; default ``/PictorCore/PictorLog/standardError``.
     public static func standard(
         diskCache: DiskCache?,
         imageCache: (any ImageCaching)? = ImageCache.shared,
@@ -52,19 +52,19 @@ extension ImagePipeline.Configuration {
 
 extension DataLoader {
     /// The loader of ``ImagePipeline/Configuration/default`` and of `.standard(...)`
-    /// configurations: the default ``DataLoader/Configuration`` over one ``CurlTransport``,
+    /// configurations: the default ``/PictorCore/DataLoader/Configuration`` over one ``/PictorCurl/CurlTransport``,
     /// created on first use and shared, so every pipeline of the process reuses its
     /// connections.
     public static let shared = DataLoader.standard()
 
-    /// A loader over ``CurlTransport`` (libcurl's multi interface), Pictor's transport on Linux.
+    /// A loader over ``/PictorCurl/CurlTransport`` (libcurl's multi interface), Pictor's transport on Linux.
     ///
     /// - Parameters:
     ///   - maximumConcurrentRequests: transfers at once; `6` by default. The transport keeps at
     ///     least as many connections per host.
     ///   - transport: the transport's settings (CA file, HTTP version, …); the defaults of
-    ///     ``CurlTransport/Configuration`` by default.
-    ///   - configure: changes to the rest of the ``DataLoader/Configuration``.
+    ///     ``/PictorCurl/CurlTransport/Configuration`` by default.
+    ///   - configure: changes to the rest of the ``/PictorCore/DataLoader/Configuration``.
     public static func standard(
         maximumConcurrentRequests: Int = 6,
         transport: CurlTransport.Configuration = CurlTransport.Configuration(),
@@ -86,6 +86,9 @@ extension ImagePipeline {
 
 extension DiskCache {
     /// `$XDG_CACHE_HOME/pictor`, else `~/.cache/pictor` (XDG Base Directory specification).
+    ///
+    /// - Parameter environment: where `XDG_CACHE_HOME` and `HOME` are read; the process environment
+    ///   by default.
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty {
             return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("pictor", isDirectory: true)
@@ -100,10 +103,10 @@ extension DiskCache {
     /// - Parameters:
     ///   - directory: the cache directory, created if missing.
     ///   - encryptionKey: the master key; when set, entries are AES-256-GCM sealed and named by
-    ///     HMAC-SHA256 (``DiskCacheEncryption``).
+    ///     HMAC-SHA256 (``/PictorCrypto/DiskCacheEncryption``).
     ///   - logger: where warnings go.
-    /// - Throws: ``DiskCacheError`` when the directory or index cannot be opened,
-    ///   ``CryptoError`` when the key derivation fails.
+    /// - Throws: ``/PictorDiskCache/DiskCacheError`` when the directory or index cannot be opened,
+    ///   ``/PictorCrypto/CryptoError`` when the key derivation fails.
     public static func standard(directory: URL, encryptionKey: SymmetricKey? = nil, logger: PictorLog = .standardError) throws -> DiskCache {
         var configuration = DiskCache.Configuration(directory: directory)
         configuration.logger = logger

@@ -3,7 +3,7 @@ import PictorCore
 internal import COpenSSL
 
 /// AES-256-GCM (NIST SP 800-38D) authenticated encryption of disk-cache entries, on libcrypto
-/// (AES-NI + PCLMULQDQ where the CPU has them): the default ``DataCipher`` of an encrypted
+/// (AES-NI + PCLMULQDQ where the CPU has them): the default ``/PictorCore/DataCipher`` of an encrypted
 /// `DiskCache`.
 ///
 /// Each ``seal(_:associatedData:)`` produces a self-describing, versioned envelope:
@@ -60,6 +60,8 @@ public struct AESGCMCipher: DataCipher, Sendable {
 
     /// A cipher for `key`.
     ///
+    /// - Parameter key: the 256-bit content key (derive it with ``DiskCacheEncryption`` rather than
+    ///   passing a master key).
     /// - Throws: ``CryptoError/Code/library`` when libcrypto has no AES-256-GCM or cannot key a
     ///   context.
     public init(key: SymmetricKey) throws(CryptoError) {

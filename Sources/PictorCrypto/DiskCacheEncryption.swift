@@ -29,6 +29,7 @@ public struct DiskCacheEncryption: Sendable {
 
     /// Derives the content and name keys from `masterKey`.
     ///
+    /// - Parameter masterKey: the cache's 256-bit master key.
     /// - Throws: ``CryptoError/Code/library`` when libcrypto fails.
     public init(masterKey: SymmetricKey) throws(CryptoError) {
         try self.init(masterKey: masterKey, contentKeyLabel: Self.contentKeyLabel, nameKeyLabel: Self.nameKeyLabel)
@@ -37,6 +38,10 @@ public struct DiskCacheEncryption: Sendable {
     /// Derives the content and name keys from `masterKey` under other labels, so that another
     /// store sealed with the same master key (the shared fleet tier) uses keys of its own.
     ///
+    /// - Parameters:
+    ///   - masterKey: the 256-bit master key.
+    ///   - contentKeyLabel: the HKDF `info` label of the content (AES-256-GCM) key.
+    ///   - nameKeyLabel: the HKDF `info` label of the name (HMAC-SHA256) key.
     /// - Throws: ``CryptoError/Code/library`` when libcrypto fails.
     public init(masterKey: SymmetricKey, contentKeyLabel: String, nameKeyLabel: String) throws(CryptoError) {
         let contentKey = try HKDFSHA256.deriveKey(from: masterKey, info: Data(contentKeyLabel.utf8))

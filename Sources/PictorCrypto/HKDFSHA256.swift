@@ -46,7 +46,7 @@ public enum HKDFSHA256 {
     /// - Parameters:
     ///   - key: The input key (e.g. a cache's master key).
     ///   - salt: Optional salt; empty by default (RFC 5869's 32 zero bytes).
-    ///   - info: The purpose label, e.g. `"pictor.disk-cache.content.v1"` as UTF-8.
+    ///   - info: The purpose label, e.g. `"pictor.disk-cache.content-key.v1"` as UTF-8.
     /// - Throws: ``CryptoError/Code/library`` when libcrypto fails.
     public static func deriveKey(from key: SymmetricKey, salt: Data = Data(), info: Data) throws(CryptoError) -> SymmetricKey {
         let storage = KeyStorage()

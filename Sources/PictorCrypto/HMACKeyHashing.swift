@@ -15,12 +15,15 @@ public struct HMACKeyHashing: CacheKeyHashing, Sendable {
     /// A hasher keyed with `nameKey` (use ``DiskCacheEncryption/keyHashing``, which derives it
     /// from the master key, rather than the master key itself).
     ///
+    /// - Parameter nameKey: the 256-bit name key.
     /// - Throws: ``CryptoError/Code/library`` if libcrypto cannot set up HMAC.
     public init(nameKey: SymmetricKey) throws(CryptoError) {
         mac = try HMACSHA256(key: nameKey)
     }
 
     /// The hex HMAC-SHA256 of the key's UTF-8 bytes (64 characters).
+    ///
+    /// - Parameter key: the cache key.
     public func digest(for key: String) -> String {
         var key = key
         return key.withUTF8 { utf8 in

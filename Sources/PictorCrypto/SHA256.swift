@@ -60,6 +60,8 @@ public struct SHA256KeyHashing: CacheKeyHashing {
     /// Creates the hasher.
     public init() {}
     /// The hex SHA-256 of the key's UTF-8 bytes.
+    ///
+    /// - Parameter key: the cache key.
     public func digest(for key: String) -> String { SHA256.hexDigest(key) }
 }
 

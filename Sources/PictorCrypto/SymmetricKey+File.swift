@@ -16,6 +16,7 @@ extension SymmetricKey {
     ///
     /// Every error names the file: its ``CryptoError/operation`` is `"key file '<path>'"`.
     ///
+    /// - Parameter path: the key file, for example one written by `pictor cache key generate`.
     /// - Throws: ``CryptoError/Code/keyFilePermissions`` when the mode is looser than `0600`;
     ///   ``CryptoError/Code/keyFileAccess`` when it cannot be opened or read, is not a regular
     ///   file or is larger than 4 kB; otherwise as ``init(encoded:)`` (including
@@ -70,6 +71,7 @@ extension SymmetricKey {
     /// `0600`; the file must not exist yet (`O_EXCL`), and it is flushed (`fsync`) before
     /// returning. This is what `pictor cache key generate --out FILE` calls.
     ///
+    /// - Parameter path: where to create the key file; it must not exist.
     /// - Throws: ``CryptoError/Code/keyFileAccess`` when the file exists or cannot be written.
     public func write(toFile path: String) throws(CryptoError) {
         let operation = "key file '\(path)'"

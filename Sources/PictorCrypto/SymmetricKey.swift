@@ -78,6 +78,7 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
     /// A key from its text form: 64 hexadecimal digits (either case) or standard base64 of 32
     /// bytes; surrounding white space and newlines are ignored.
     ///
+    /// - Parameter text: the key as 64 hexadecimal digits or base64 of 32 bytes.
     /// - Throws: ``CryptoError/Code/invalidKeyEncoding`` when `text` is neither;
     ///   ``CryptoError/Code/invalidKeyLength`` when it decodes to other than 32 bytes;
     ///   ``CryptoError/Code/weakKey`` when the 32 bytes are all equal (e.g. 64 `0`s).

@@ -5,7 +5,7 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// A ``DataTransport`` on libcurl's multi interface: one event thread and one multi handle per
+/// A ``/PictorCore/DataTransport`` on libcurl's multi interface: one event thread and one multi handle per
 /// transport, shared by every exchange.
 ///
 /// Why not URLSession: on Linux, FoundationNetworking spins in libcurl's poll loop while it
@@ -24,35 +24,35 @@ import FoundationNetworking
 ///   (percent-encoding is the caller's job). ``Configuration/userAgent`` is added only when the
 ///   request has no `User-Agent`; `Expect: 100-continue` is never sent. `httpBodyStream`,
 ///   `timeoutInterval` and the `URLRequest`'s cache and cookie settings are ignored (no
-///   cookies are stored or sent; the limits come from ``TransportRequest``).
+///   cookies are stored or sent; the limits come from ``/PictorCore/TransportRequest``).
 /// - **Responses**: the first final response is returned whatever its status: a 3xx with its
-///   `Location` (redirects are never followed here; ``DataLoader`` applies Pictor's policy),
+///   `Location` (redirects are never followed here; ``/PictorCore/DataLoader`` applies Pictor's policy),
 ///   a 404 with its body. The response's URL is the request's. Repeated header fields are
 ///   joined with `", "`. Headers are returned as received: for a content-encoded body,
 ///   `Content-Length` (and so `expectedContentLength`) is the encoded length, not the returned
 ///   body's.
 /// - **Content decoding**: with ``Configuration/acceptsEncoding`` (the default), gzip, deflate,
 ///   br and zstd bodies (as far as this libcurl supports them) come back decoded.
-/// - **Limits** from ``TransportRequest``:
+/// - **Limits** from ``/PictorCore/TransportRequest``:
 ///   - `connectTimeout` (TCP and TLS) is libcurl's; it fails with
-///     ``DataLoadingError/transport(code:message:)`` and `URLError.timedOut`'s code (`-1001`),
+///     ``/PictorCore/DataLoadingError/transport(code:message:)`` and `URLError.timedOut`'s code (`-1001`),
 ///     so it stays a transient, retryable transport failure;
 ///   - `timeout` counts from the call of ``send(_:)`` (waiting for a free connection included)
-///     and fails with ``DataLoadingError/timedOut(seconds:)`` carrying `reportedTimeout`;
+///     and fails with ``/PictorCore/DataLoadingError/timedOut(seconds:)`` carrying `reportedTimeout`;
 ///   - `idleTimeout` counts from the moment a connection is ready for the request, restarts
 ///     with every byte received (head or body), and fails with
-///     ``DataLoadingError/idleTimeout(seconds:)``;
+///     ``/PictorCore/DataLoadingError/idleTimeout(seconds:)``;
 ///   - `maximumBodySize`: an unencoded `Content-Length` above it fails before any body byte is
 ///     read; otherwise the transfer stops as soon as the decoded body passes it. Both fail with
-///     ``DataLoadingError/responseTooLarge(limit:)`` and close the connection at once.
+///     ``/PictorCore/DataLoadingError/responseTooLarge(limit:)`` and close the connection at once.
 /// - **Truncation**: a body that ends (or whose connection is reset) before its declared
-///   `Content-Length` fails with ``DataLoadingError/truncated(received:expected:)``, counting
+///   `Content-Length` fails with ``/PictorCore/DataLoadingError/truncated(received:expected:)``, counting
 ///   body bytes on the wire. A decoded body shorter than an encoded `Content-Length` is normal.
-/// - **Other failures** are ``DataLoadingError/transport(code:message:)`` with a `URLError`
+/// - **Other failures** are ``/PictorCore/DataLoadingError/transport(code:message:)`` with a `URLError`
 ///   code where one means the same (`cannotFindHost`, `cannotConnectToHost`,
 ///   `secureConnectionFailed`, `serverCertificateUntrusted`, `networkConnectionLost`,
 ///   `badServerResponse`, `cannotDecodeContentData`, else `unknown`) and libcurl's message; a
-///   URL that is not `http` or `https` fails with ``DataLoadingError/unsupportedURL``.
+///   URL that is not `http` or `https` fails with ``/PictorCore/DataLoadingError/unsupportedURL``.
 /// - **Progress**: `TransportRequest.progress` is called on the event thread once when the
 ///   head arrives (`completed` 0, `total` the unencoded `Content-Length` or `-1`), then at
 ///   most once per read from the network while the body grows, and always with the final count.
@@ -72,7 +72,10 @@ public final class CurlTransport: DataTransport, Sendable {
     /// Creates a transport and starts its event thread.
     ///
     /// If libcurl cannot be initialised (out of memory), the transport is created anyway and
-    /// every ``send(_:)`` fails with ``DataLoadingError/transport(code:message:)``.
+    /// every ``send(_:)`` fails with ``/PictorCore/DataLoadingError/transport(code:message:)``.
+    ///
+    /// - Parameter configuration: connections, HTTP version, TLS verification and the User-Agent;
+    ///   the defaults of ``Configuration`` by default.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.loop = CurlEventLoop(configuration: configuration)
@@ -87,7 +90,9 @@ public final class CurlTransport: DataTransport, Sendable {
     /// Sends `request` and returns the first final response with its whole decoded body; see
     /// the type's documentation for the limits, errors and progress.
     ///
-    /// - Throws: ``DataLoadingError`` (`unsupportedURL`, `truncated`, `responseTooLarge`,
+    /// - Parameter request: the request and its limits (timeouts, maximum body size) and progress
+    ///   callback.
+    /// - Throws: ``/PictorCore/DataLoadingError`` (`unsupportedURL`, `truncated`, `responseTooLarge`,
     ///   `idleTimeout`, `timedOut`, `transport`), or `CancellationError` when the calling task is
     ///   cancelled.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
@@ -110,7 +115,7 @@ public final class CurlTransport: DataTransport, Sendable {
     }
 
     /// Stops the transport: exchanges still running, and every later ``send(_:)``, fail with
-    /// ``DataLoadingError/transport(code:message:)`` (`URLError.cancelled`'s code); the event
+    /// ``/PictorCore/DataLoadingError/transport(code:message:)`` (`URLError.cancelled`'s code); the event
     /// thread closes the connections, cleans up and ends. Idempotent; also done on deinit.
     public func shutdown() { loop?.shutdown() }
 

@@ -76,7 +76,7 @@ extension DiskCache {
         /// ``KeyMismatchPolicy/fail`` by default. See ``DiskCache/init(configuration:)``.
         public var keyMismatchPolicy: KeyMismatchPolicy = .fail
         /// Where warnings (disk full, read-only directory, recovery) go;
-        /// ``PictorLog/standardError`` by default. Messages name entries by digest only.
+        /// ``/PictorCore/PictorLog/standardError`` by default. Messages name entries by digest only.
         public var logger: PictorLog = .standardError
         /// Bytes of staged writes allowed before ``DiskCache/store(_:for:metadata:)`` waits for
         /// the writer; `64 MiB` by default.
@@ -89,6 +89,8 @@ extension DiskCache {
         var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 
         /// Creates a configuration for `directory` with the defaults above.
+        ///
+        /// - Parameter directory: the cache directory; see ``directory``.
         public init(directory: URL) {
             self.directory = directory
         }

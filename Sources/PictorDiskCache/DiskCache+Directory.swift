@@ -14,6 +14,8 @@ extension DiskCache {
     /// files as entries.
     ///
     /// Reads names and at most the last bytes of one file per name; writes nothing.
+    ///
+    /// - Parameter directory: the folder to look at; it may not exist.
     public static func looksLikeCacheDirectory(_ directory: URL) -> Bool {
         let path = directory.standardizedFileURL.path
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: path), !names.isEmpty else { return true }

@@ -44,7 +44,7 @@ extension DiskCache {
     ///   two processes create the cache at once). Files that cannot be attributed are never
     ///   adopted under a guess: opening fails as for a mismatch.
     /// - A record that differs, even in an empty cache (a cleared or rotated cache keeps its
-    ///   key): ``Configuration/KeyMismatchPolicy/removeEntries`` removes every entry and adopts
+    ///   key): ``DiskCache/KeyMismatchPolicy/removeEntries`` removes every entry and adopts
     ///   the configured setting; otherwise ``DiskCacheError/keyMismatch(path:_:)``.
     ///
     /// - Returns: The setting now recorded (the configured one).

@@ -36,8 +36,8 @@ extension DiskCache {
     ///
     /// What happens, in order:
     /// 1. New reads and writes use the new keys at once (names from the new
-    ///    ``DiskCacheEncryption/keyHashing``, files sealed with the new
-    ///    ``DiskCacheEncryption/cipher``); reads miss until entries are stored again.
+    ///    ``/PictorCrypto/DiskCacheEncryption/keyHashing``, files sealed with the new
+    ///    ``/PictorCrypto/DiskCacheEncryption/cipher``); reads miss until entries are stored again.
     /// 2. Every existing entry is removed in the background, exactly as ``removeAll()``. The
     ///    writer always seals with the current key, so once that clear has run (``flush()``
     ///    waits for it) no file sealed under the old key is left.
@@ -59,7 +59,7 @@ extension DiskCache {
     }
 
     /// Switches to any cipher and key hashing and drops every existing entry, as
-    /// ``rotateKey(to:)``; `cipher: nil` with ``SHA256KeyHashing`` turns encryption off, a
+    /// ``rotateKey(to:)``; `cipher: nil` with ``/PictorCrypto/SHA256KeyHashing`` turns encryption off, a
     /// cipher on a plain cache turns it on (and removes the plaintext files). The index records
     /// the new setting with the clear, as in ``rotateKey(to:)``.
     ///
@@ -93,6 +93,8 @@ extension DiskCache.Configuration {
     /// var configuration = DiskCache.Configuration(directory: url)
     /// configuration.encrypt(with: try DiskCacheEncryption(masterKey: key))
     /// ```
+    ///
+    /// - Parameter encryption: the keys derived from the master key.
     public mutating func encrypt(with encryption: DiskCacheEncryption) {
         cipher = encryption.cipher
         keyHashing = encryption.keyHashing

@@ -8,6 +8,12 @@ extension DiskCache {
     /// them (temporary file + rename, then the index row). When more than
     /// ``Configuration/maxPendingBytes`` are staged, the call waits for the writer. A failed
     /// write (disk full) is counted in ``Statistics/writeFailures`` and the entry is absent.
+    ///
+    /// - Parameters:
+    ///   - data: the bytes to store, as they are.
+    ///   - key: the cache key; only its digest reaches the disk.
+    ///   - metadata: validators, freshness, format and user data, stored in the entry file (sealed
+    ///     with it when encrypted).
     public func store(_ data: Data, for key: String, metadata: DataCacheMetadata) {
         guard let digest = digest(for: key) else { return }
         let created = configuration.now()
@@ -22,6 +28,10 @@ extension DiskCache {
     }
 
     /// Replaces the metadata of the entry for `key` (after an HTTP 304); no-op on a miss.
+    ///
+    /// - Parameters:
+    ///   - metadata: the new metadata.
+    ///   - key: the cache key.
     public func updateMetadata(_ metadata: DataCacheMetadata, for key: String) {
         guard let digest = digest(for: key) else { return }
         let binding = KeyBinding(key: key)
@@ -40,6 +50,8 @@ extension DiskCache {
     }
 
     /// Removes the entry for `key`, if any; a read right after misses.
+    ///
+    /// - Parameter key: the cache key.
     public func removeData(for key: String) {
         guard let digest = digest(for: key) else { return }
         let needsDrain = state.withLock { s in s.acceptsWrites ? s.stage(.remove, for: digest) : false }

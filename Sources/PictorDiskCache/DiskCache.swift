@@ -12,7 +12,7 @@ import Synchronization
 /// ```
 ///
 /// - Reads are synchronous: a digest of the key and one POSIX read of a self-describing entry
-///   file (bytes, then metadata, then a footer; see `EntryContainer`). No index query on the
+///   file (bytes, then metadata, then a footer). No index query on the
 ///   read path; last-access times are batched and written with the next writer pass.
 /// - Writes return at once; a serial background queue writes a temporary file, renames it onto
 ///   the entry name and then commits the index row. Until then the bytes are served from
@@ -64,10 +64,9 @@ public final class DiskCache: DataCaching, Sendable {
     ///
     /// Recovery, when no other process has the directory open: leftover temporary files are
     /// deleted; entries whose write or removal was in flight at a crash are dropped (both file
-    /// and row); an index that is not a readable SQLite database (or has a newer schema) is
-    /// moved aside to `index.sqlite.corrupt` and rebuilt from the entry files. The cost is
-    /// proportional to the writes in flight, not to the entries: no directory scan unless the
-    /// index is new or rebuilt.
+    /// and row); a damaged index is moved aside and rebuilt (below). The cost is proportional
+    /// to the writes in flight, not to the entries: no directory scan unless the index is new
+    /// or rebuilt.
     ///
     /// A directory that cannot be written (read-only file system, no permission) does not
     /// throw: the cache opens read-only (``isReadOnly``) after one warning, serving its valid
@@ -76,7 +75,7 @@ public final class DiskCache: DataCaching, Sendable {
     /// `index.sqlite.damaged-<time>` and rebuilt from the entry files, as a lost one is.
     ///
     /// **Key check.** The index records which key setting the entries are written under: plain,
-    /// or the cipher's non-secret ``DataCipher/keyIdentifier`` (never the key). Opening with
+    /// or the cipher's non-secret ``/PictorCore/DataCipher/keyIdentifier`` (never the key). Opening with
     /// another setting — another key, a key for a plain cache, no key for an encrypted one —
     /// throws ``DiskCacheError/keyMismatch(path:_:)`` before any file is read, written or
     /// removed (unless ``Configuration/keyMismatchPolicy`` says to discard the entries), even
@@ -86,9 +85,11 @@ public final class DiskCache: DataCaching, Sendable {
     /// footer parses is plain, a file that opens under the configured cipher is under that key;
     /// when no file is either, nothing is guessed and opening fails as for a mismatch. An
     /// instance still open when another one switched the directory to another setting
-    /// (``Configuration/KeyMismatchPolicy/removeEntries``) stops writing and disables itself
+    /// (``DiskCache/KeyMismatchPolicy/removeEntries``) stops writing and disables itself
     /// with a warning.
     ///
+    /// - Parameter configuration: the directory, limits, durability, key hashing, cipher and
+    ///   key-mismatch policy; fixed for the life of the cache.
     /// - Throws: ``DiskCacheError/keyMismatch(path:_:)`` as above;
     ///   ``DiskCacheError/invalidConfiguration(_:)`` for a limit out of range;
     ///   ``DiskCacheError/directoryUnavailable(path:errno:)`` when the directory cannot be
@@ -132,7 +133,7 @@ public final class DiskCache: DataCaching, Sendable {
 
     /// The bytes and metadata stored for `key`, or `nil` on a miss.
     ///
-    /// Expired entries (past ``DataCacheMetadata/expiresAt``) are returned; callers check
+    /// Expired entries (past ``/PictorCore/DataCacheMetadata/expiresAt``) are returned; callers check
     /// freshness. An entry file that is truncated or malformed, or (with a
     /// ``Configuration/cipher``) fails to open, is a miss, and the entry is removed and counted
     /// in ``Statistics/corruptEntriesRemoved``.
@@ -140,10 +141,11 @@ public final class DiskCache: DataCaching, Sendable {
     /// **Key binding.** Each entry file records SHA-256 of the key it was stored under (sealed
     /// with the rest when encrypted). A file whose record is another key's — copied, swapped,
     /// restored from a backup or renamed onto this name, or a key that a custom
-    /// ``CacheKeyHashing`` names alike — is a miss, removed and counted the same way. Files
+    /// ``/PictorCore/CacheKeyHashing`` names alike — is a miss, removed and counted the same way. Files
     /// written before the record existed have none and are treated alike: they are misses and
     /// removed, so the pipeline downloads them once more, never served on trust.
     ///
+    /// - Parameter key: the cache key (the pipeline's data key; by default the image URL).
     /// - Complexity: the name digest, one SHA-256 of the key and one file read (the metadata is
     ///   stored in the file, so no index query); the last-access time is recorded later in a
     ///   batch.
@@ -172,6 +174,8 @@ public final class DiskCache: DataCaching, Sendable {
     /// - Complexity: plain cache: one read of the file's trailer (its metadata, not the
     ///   payload); encrypted cache: the whole file is read and opened, since the binding is
     ///   sealed with the payload.
+    ///
+    /// - Parameter key: the cache key.
     public func contains(_ key: String) -> Bool {
         guard let digest = digest(for: key) else { return false }
         let binding = KeyBinding(key: key)

@@ -13,6 +13,8 @@ extension RedisConfiguration {
     /// seconds), `max_connections` (per node, 1...1024); for example
     /// `redis://cache:6379/0?command_timeout=500ms`.
     ///
+    /// - Parameter url: `redis://[[user]:password@]host[:port][/db][?options]`, or comma-separated
+    ///   seed nodes of a cluster.
     /// - Throws: ``RedisError/unsupported(_:)`` for `rediss://` (TLS needs hiredis ≥ 1.0);
     ///   ``RedisError/invalidURL(_:)`` for another scheme, an empty host, a port outside
     ///   `1...65535`, a database that is not a non-negative integer, a database other than 0 with

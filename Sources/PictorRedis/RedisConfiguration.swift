@@ -1,4 +1,4 @@
-/// Where a ``RedisClient`` connects and how long it waits.
+/// Where the Redis client behind a ``RedisSharedCache`` connects and how long it waits.
 ///
 /// Build one from a URL with ``init(url:)`` (`redis://:secret@cache-1:6379/0`, or a comma-separated
 /// seed list for a cluster) or member by member. Whether the servers form a Redis Cluster is

@@ -6,6 +6,10 @@ public struct RedisEndpoint: Sendable, Hashable, Comparable, CustomStringConvert
     public var port: Int
 
     /// An endpoint at `host:port`; the port defaults to Redis's `6379`.
+    ///
+    /// - Parameters:
+    ///   - host: a host name or an IP address.
+    ///   - port: the TCP port; `6379` by default.
     public init(host: String, port: Int = 6379) {
         self.host = host
         self.port = port

@@ -1,7 +1,7 @@
 /// Why a Redis operation failed.
 ///
 /// Error *replies* (`-ERR …`, `-OOM …`, `-WRONGTYPE …`) are not errors of this type: the client
-/// returns them as ``RedisReply/error(_:)`` so that one failed command of a pipeline does not
+/// returns them as error replies, so that one failed command of a pipeline does not
 /// hide the others. Descriptions never contain the password.
 public enum RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The configuration URL is malformed; the reason names the part at fault (never the password).

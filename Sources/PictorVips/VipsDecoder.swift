@@ -4,15 +4,15 @@ internal import CVips
 internal import CVipsShim
 
 /// Decodes every format libvips 8.14 reads (JPEG, PNG, GIF, WebP, AVIF/HEIF, TIFF, JPEG XL, SVG,
-/// …) into an 8-bit sRGB ``Image`` in display orientation.
+/// …) into an 8-bit sRGB ``/PictorCore/Image`` in display orientation.
 ///
 /// What it guarantees:
 /// - the pixel count declared in the header is checked against
-///   ``ImageDecodingOptions/maximumPixelCount`` before any pixel is decoded
-///   (``ImageDecodingError/tooManyPixels(width:height:limit:)``); with
-///   ``ImageDecodingOptions/allFrames`` the limit covers all frames together (the error then
+///   ``/PictorCore/ImageDecodingOptions/maximumPixelCount`` before any pixel is decoded
+///   (``/PictorCore/ImageDecodingError/tooManyPixels(width:height:limit:)``); with
+///   ``/PictorCore/ImageDecodingOptions/allFrames`` the limit covers all frames together (the error then
 ///   names the width and the height of the strip of frames, height × frames);
-/// - ``ImageDecodingOptions/thumbnail`` decodes at the target size (libvips `thumbnail_buffer`:
+/// - ``/PictorCore/ImageDecodingOptions/thumbnail`` decodes at the target size (libvips `thumbnail_buffer`:
 ///   JPEG DCT scaling, WebP scaled decode, …), never full size then shrink; an SVG is rendered at
 ///   the target size, larger or smaller than its own, with the aspect ratio of its `viewBox`
 ///   ("never upscale" is for raster images); PDF and other vector formats are not read;
@@ -21,23 +21,23 @@ internal import CVipsShim
 ///   other embedded ICC profiles are converted to sRGB; a profile that does not fit the pixels
 ///   (another colour space, truncated, corrupt) is ignored, as if the file had none, and the
 ///   image keeps its own bands; 16-bit samples are scaled to 8 bits;
-/// - a truncated file throws ``ImageDecodingError/truncated(_:)`` unless
-///   ``ImageDecodingOptions/allowsTruncatedData``; bytes after the end marker are ignored. A
+/// - a truncated file throws ``/PictorCore/ImageDecodingError/truncated(_:)`` unless
+///   ``/PictorCore/ImageDecodingOptions/allowsTruncatedData``; bytes after the end marker are ignored. A
 ///   GIF or WebP is checked for truncation from its blocks before decoding (even when only its
-///   first frame is asked for). With ``ImageDecodingOptions/allowsTruncatedData`` the result
-///   says so (``Image/isTruncated``): a truncated animation gives only its complete frames (the
+///   first frame is asked for). With ``/PictorCore/ImageDecodingOptions/allowsTruncatedData`` the result
+///   says so (``/PictorCore/Image/isTruncated``): a truncated animation gives only its complete frames (the
 ///   file is cut after the last of them and closed again, so no partly decoded frame is ever
 ///   returned); a still image, or an animation without one complete frame, gives what libvips
 ///   decodes, missing parts filled;
 /// - ICO and CUR: the largest entry, with its transparency, stored as PNG or as an uncompressed
 ///   1-, 4-, 8-, 24- or 32-bit BMP (other BMP entries are
-///   ``ImageDecodingError/unsupportedVariant(_:detail:)``);
+///   ``/PictorCore/ImageDecodingError/unsupportedVariant(_:detail:)``);
 /// - animations: first frame by default; every frame with its duration and the loop count when
-///   ``ImageDecodingOptions/allFrames`` is set.
+///   ``/PictorCore/ImageDecodingOptions/allFrames`` is set.
 ///
 /// Plain JPEGs (YCbCr, RGB or grey, no ICC profile, no libjpeg warning) go through libjpeg-turbo
 /// directly unless ``usesTurboJPEG`` is `false` (see ``usesTurboJPEG``); everything else, and any
-/// JPEG the fast path declines, goes through libvips. Only formats ``ImageFormat/sniff(_:)-(Data)``
+/// JPEG the fast path declines, goes through libvips. Only formats ``/PictorCore/ImageFormat/sniff(_:)-(Data)``
 /// recognises reach libvips, so its other loaders (PDF, FITS, CSV, …) are never used.
 ///
 /// ```swift
@@ -53,14 +53,17 @@ public struct VipsDecoder: ImageDecoding {
     public var usesTurboJPEG: Bool
 
     /// Creates the decoder (libvips starts on first use); see ``usesTurboJPEG``.
+    ///
+    /// - Parameter usesTurboJPEG: whether plain JPEGs take the libjpeg-turbo fast path; `true` by
+    ///   default.
     public init(usesTurboJPEG: Bool = true) {
         self.usesTurboJPEG = usesTurboJPEG
     }
 
     /// The formats this libvips build decodes, found by asking libvips for each loader
     /// (`jpegload_buffer`, `heifload_buffer`, `jxlload_buffer`, `svgload_buffer`, …). On Debian 12:
-    /// every ``ImageFormat`` except BMP (libvips reads BMP only through ImageMagick). ICO and CUR
-    /// are read by Pictor itself (the largest entry; see ``ImageFormat/ico``), with libvips for
+    /// every ``/PictorCore/ImageFormat`` except BMP (libvips reads BMP only through ImageMagick). ICO and CUR
+    /// are read by Pictor itself (the largest entry; see ``/PictorCore/ImageFormat/ico``), with libvips for
     /// their PNG entries.
     public static let supportedFormats: Set<ImageFormat> = {
         guard (try? VipsRuntime.start()) != nil else { return [] }
@@ -77,11 +80,15 @@ public struct VipsDecoder: ImageDecoding {
 
     /// Decodes `data`; see the type's discussion for the guarantees.
     ///
-    /// - Throws: ``ImageDecodingError/emptyData``, ``ImageDecodingError/unknownFormat``,
-    ///   ``ImageDecodingError/tooManyPixels(width:height:limit:)``,
-    ///   ``ImageDecodingError/truncated(_:)``, ``ImageDecodingError/unsupportedFormat(_:)``,
-    ///   ``ImageDecodingError/unsupportedVariant(_:detail:)`` (12-bit JPEG),
-    ///   ``ImageDecodingError/invalidOptions(detail:)`` (a thumbnail size ≤ 0) or ``ImageDecodingError/corrupt(_:message:)`` with libvips' text.
+    /// - Parameters:
+    ///   - data: the encoded bytes; the format is sniffed from them.
+    ///   - options: the thumbnail size, whether to decode every frame, the pixel limit and whether
+    ///     truncated data is accepted.
+    /// - Throws: ``/PictorCore/ImageDecodingError/emptyData``, ``/PictorCore/ImageDecodingError/unknownFormat``,
+    ///   ``/PictorCore/ImageDecodingError/tooManyPixels(width:height:limit:)``,
+    ///   ``/PictorCore/ImageDecodingError/truncated(_:)``, ``/PictorCore/ImageDecodingError/unsupportedFormat(_:)``,
+    ///   ``/PictorCore/ImageDecodingError/unsupportedVariant(_:detail:)`` (12-bit JPEG),
+    ///   ``/PictorCore/ImageDecodingError/invalidOptions(detail:)`` (a thumbnail size ≤ 0) or ``/PictorCore/ImageDecodingError/corrupt(_:message:)`` with libvips' text.
     ///   Truncation is recognised from the data's structure (a JPEG without EOI after its last
     ///   SOS, a PNG without IEND, …), not from libvips' text: libvips 8.14 keeps one process-wide
     ///   error buffer, so under concurrent failures the `message` may include another thread's

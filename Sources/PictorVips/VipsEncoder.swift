@@ -3,7 +3,7 @@ import PictorCore
 internal import CVips
 internal import CVipsShim
 
-/// Encodes an ``Image`` to JPEG, PNG, WebP, AVIF or GIF with libvips.
+/// Encodes an ``/PictorCore/Image`` to JPEG, PNG, WebP, AVIF or GIF with libvips.
 ///
 /// WebP and GIF keep every decoded frame of an animation with its duration and loop count; the
 /// other formats write the first frame. JPEG has no alpha, so
@@ -22,6 +22,10 @@ public struct VipsEncoder: ImageEncoding {
     public var webpLossless: Bool
 
     /// Creates an encoder; see each property for its default.
+    ///
+    /// - Parameters:
+    ///   - pngCompression: zlib level for PNG, 0...9; 6 by default.
+    ///   - webpLossless: whether WebP is written lossless; `false` by default.
     public init(pngCompression: Int = 6, webpLossless: Bool = false) {
         self.pngCompression = pngCompression
         self.webpLossless = webpLossless
@@ -33,10 +37,15 @@ public struct VipsEncoder: ImageEncoding {
     /// Encodes `image` as `format`: every frame for WebP and GIF, the first frame otherwise.
     ///
     /// - Parameters:
-    ///   - quality: 1...100 (clamped) for JPEG, WebP and AVIF; ignored by PNG and GIF.
+    ///   - image: the image to write; a JPEG of an image with alpha is flattened over white.
+    ///   - format: one of ``supportedFormats``.
+    ///   - quality: 1...100 (clamped) for JPEG, WebP and AVIF; ignored by PNG and GIF. Default 80
+    ///     (the pipeline's processed variants use
+    ///     `ImagePipeline.Configuration.processedVariantQuality`, 90 by default; the CLI's
+    ///     `--quality` defaults to 85).
     /// - Returns: the encoded bytes.
-    /// - Throws: ``ImageEncodingError/unsupportedFormat(_:)`` for formats other than JPEG, PNG,
-    ///   WebP, AVIF and GIF; ``ImageEncodingError/failed(_:message:)`` with libvips' text.
+    /// - Throws: ``/PictorCore/ImageEncodingError/unsupportedFormat(_:)`` for formats other than JPEG, PNG,
+    ///   WebP, AVIF and GIF; ``/PictorCore/ImageEncodingError/failed(_:message:)`` with libvips' text.
     public func encode(_ image: Image, as format: ImageFormat, quality: Int = 80) throws -> Data {
         guard Self.supportedFormats.contains(format) else { throw ImageEncodingError.unsupportedFormat(format) }
         let q = Int32(min(max(quality, 1), 100))

@@ -3,8 +3,8 @@ internal import CVips
 
 /// A libvips call that failed, with the text libvips gave at the failure site.
 ///
-/// The public protocols of Pictor throw their own errors (``ImageDecodingError``,
-/// ``ImageEncodingError``, ``ImageProcessingError``); ``VipsError`` is what the PictorVips types
+/// The public protocols of Pictor throw their own errors (``/PictorCore/ImageDecodingError``,
+/// ``/PictorCore/ImageEncodingError``, ``/PictorCore/ImageProcessingError``); ``VipsError`` is what the PictorVips types
 /// produce first and what those errors' `message` fields carry.
 public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The libvips operation that failed, for example `jpegsave_buffer`.

@@ -14,13 +14,13 @@ public struct VipsRenderer: ImageRendering {
     public init() {}
 
     /// Resizes following `options`: fit inside, fill and centre-crop, or stretch; never larger
-    /// than the source unless ``ThumbnailOptions/allowsUpscaling``. Alpha is premultiplied
+    /// than the source unless ``/PictorCore/ThumbnailOptions/allowsUpscaling``. Alpha is premultiplied
     /// while resampling, down or up (libvips `thumbnail_image`, on frames marked sRGB or grey
     /// so that it knows the last band is alpha), so fully transparent pixels never bleed their
     /// colour into visible ones.
     ///
-    /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` for a size ≤ 0;
-    ///   ``ImageProcessingError/failed(processor:message:)`` with libvips' text.
+    /// - Throws: ``/PictorCore/ImageProcessingError/invalidParameter(processor:message:)`` for a size ≤ 0;
+    ///   ``/PictorCore/ImageProcessingError/failed(processor:message:)`` with libvips' text.
     public func resize(_ image: Image, to options: ThumbnailOptions) throws -> Image {
         guard options.width > 0, (options.height ?? 1) > 0 else {
             throw ImageProcessingError.invalidParameter(processor: "resize", message: "width and height must be > 0")
@@ -37,7 +37,7 @@ public struct VipsRenderer: ImageRendering {
 
     /// Cuts out `x, y, width, height`, clamped to the image.
     ///
-    /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` when the clamped
+    /// - Throws: ``/PictorCore/ImageProcessingError/invalidParameter(processor:message:)`` when the clamped
     ///   rectangle is empty.
     public func crop(_ image: Image, x: Int, y: Int, width: Int, height: Int) throws -> Image {
         let left = max(0, x), top = max(0, y)
@@ -56,7 +56,7 @@ public struct VipsRenderer: ImageRendering {
     /// Makes the corners transparent outside quarter circles of `radius` pixels (anti-aliased
     /// over one pixel); adds an alpha band when the image has none.
     ///
-    /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` for a negative or
+    /// - Throws: ``/PictorCore/ImageProcessingError/invalidParameter(processor:message:)`` for a negative or
     ///   non-finite radius.
     public func roundCorners(_ image: Image, radius: Double) throws -> Image {
         guard radius.isFinite, radius >= 0 else {
@@ -76,7 +76,7 @@ public struct VipsRenderer: ImageRendering {
     /// Gaussian blur with standard deviation `sigma` pixels; alpha is premultiplied while
     /// blurring so transparent pixels do not bleed colour.
     ///
-    /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` for `sigma ≤ 0`.
+    /// - Throws: ``/PictorCore/ImageProcessingError/invalidParameter(processor:message:)`` for `sigma ≤ 0`.
     public func gaussianBlur(_ image: Image, sigma: Double) throws -> Image {
         guard sigma.isFinite, sigma > 0 else {
             throw ImageProcessingError.invalidParameter(processor: "gaussianBlur", message: "sigma must be > 0")

@@ -5,7 +5,7 @@ internal import CVips
 internal import CVipsShim
 
 /// Process-wide libvips set-up: started once, its operation cache off, its warnings routed to a
-/// ``PictorLog`` instead of standard error.
+/// ``/PictorCore/PictorLog`` instead of standard error.
 ///
 /// Every PictorVips type calls ``start()`` itself; applications only call ``setLog(_:)`` when they
 /// want libvips' warnings (for example "Premature end of JPEG file" on an accepted truncated
@@ -35,8 +35,10 @@ public enum VipsRuntime {
     }
 
     /// Routes libvips' GLib log messages (domain `VIPS`) to `log`: warnings at
-    /// ``PictorLog/Level/warning``, criticals at ``PictorLog/Level/error``, info at
-    /// ``PictorLog/Level/debug``. Default: dropped (``PictorLog/disabled``).
+    /// ``/PictorCore/PictorLog/Level/warning``, criticals at ``/PictorCore/PictorLog/Level/error``, info at
+    /// ``/PictorCore/PictorLog/Level/debug``. Default: dropped (``/PictorCore/PictorLog/disabled``).
+    ///
+    /// - Parameter log: where libvips' messages go from now on.
     public static func setLog(_ log: PictorLog) {
         _ = started
         Self.log.withLock { $0 = log }

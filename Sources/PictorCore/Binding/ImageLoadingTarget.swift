@@ -8,8 +8,9 @@ import Foundation
 public protocol ImageLoadingTarget: AnyObject, Sendable {
     /// Shows `image` (`nil` clears the target).
     ///
-    /// - Parameter phase: why: the placeholder while loading, the loaded image, or the failure
-    ///   image.
+    /// - Parameters:
+    ///   - image: the image to show, or `nil` to clear the target.
+    ///   - phase: why: the placeholder while loading, the loaded image, or the failure image.
     /// - Important: called with the binder's lock held so a stale result can never overwrite a
     ///   newer one: do not call back into the same binder from here.
     func display(_ image: Image?, phase: ImageLoadingPhase)

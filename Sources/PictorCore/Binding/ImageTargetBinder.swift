@@ -27,6 +27,12 @@ public final class ImageTargetBinder<Target: ImageLoadingTarget>: Sendable {
     private let state: Mutex<State>
 
     /// Creates a binder for `target`.
+    ///
+    /// - Parameters:
+    ///   - target: the view or slot to load into; held weakly.
+    ///   - pipeline: the pipeline that loads.
+    ///   - deliveryQueue: where the target and completions are called; a global queue by default,
+    ///     `.main` for UI targets.
     public init(target: Target, pipeline: ImagePipeline, deliveryQueue: DispatchQueue = .global()) {
         self.pipeline = pipeline
         self.deliveryQueue = deliveryQueue

@@ -103,8 +103,12 @@ public struct Image: Sendable, Hashable {
     /// the cost the memory cache charges for it.
     public var cost: Int { bytesPerRow * height * frames.count }
 
-    /// The first frame as RGBA, 8 bits per sample, straight alpha (opaque `255` where the image
-    /// has no alpha), `width × 4 × height` bytes.
+    /// One frame's pixels as RGBA, 8 bits per sample, straight alpha (opaque `255` where the
+    /// image has no alpha), `width × 4 × height` bytes. Grey is copied into red, green and blue;
+    /// an image that is already ``PixelLayout/rgba`` returns the frame's own buffer, uncopied.
+    ///
+    /// - Parameter index: which of ``frames`` to convert; the first (`0`) by default.
+    /// - Precondition: `index` is in `0..<frames.count`.
     public func rgba8(frame index: Int = 0) -> Data {
         let src = frames[index].pixels
         if layout == .rgba { return src }

@@ -29,22 +29,35 @@ public struct ImageDecoderRegistry: ImageDecoding {
     public init() {}
 
     /// Creates a registry with `decoder` registered for `formats`.
+    ///
+    /// - Parameters:
+    ///   - decoder: the decoder.
+    ///   - formats: the formats it is used for.
     public init(_ decoder: any ImageDecoding, for formats: Set<ImageFormat>) {
         register(decoder, for: formats)
     }
 
     /// Registers `decoder` for `formats`, after every earlier registration.
+    ///
+    /// - Parameters:
+    ///   - decoder: the decoder.
+    ///   - formats: the formats it is used for, unless an earlier registration takes them.
     public mutating func register(_ decoder: any ImageDecoding, for formats: Set<ImageFormat>) {
         entries.append(Entry(formats: formats, decoder: decoder))
     }
 
     /// The decoder used for `format`: the first registered for it, or `nil`.
+    ///
+    /// - Parameter format: a format, as ``ImageFormat/sniff(_:)-(Data)`` returns it.
     public func decoder(for format: ImageFormat) -> (any ImageDecoding)? {
         entries.first { $0.formats.contains(format) }?.decoder
     }
 
     /// Sniffs the format of `data` and decodes it with ``decoder(for:)``.
     ///
+    /// - Parameters:
+    ///   - data: the encoded bytes.
+    ///   - options: thumbnail, frames and pixel limit, passed to the decoder.
     /// - Throws: ``ImageDecodingError/emptyData``, ``ImageDecodingError/unknownFormat`` when the
     ///   magic bytes match no format, ``ImageDecodingError/unsupportedFormat(_:)`` when no
     ///   decoder is registered for it, or the decoder's own error.

@@ -10,6 +10,10 @@ import Foundation
 public protocol ImageDecoding: Sendable {
     /// Decodes `data`.
     ///
+    /// - Parameters:
+    ///   - data: the encoded bytes, whole.
+    ///   - options: the thumbnail size, whether to decode every frame, the pixel limit and whether
+    ///     truncated data is accepted.
     /// - Throws: ``ImageDecodingError``.
     func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image
 }
@@ -45,7 +49,7 @@ public struct ThumbnailOptions: Sendable, Hashable, Codable {
         self.allowsUpscaling = allowsUpscaling
     }
 
-    /// A stable identifier that enters the cache key, e.g. `thumb(256x-,fit,noup)`.
+    /// A stable identifier that enters the cache key, e.g. `thumb(256x-,aspectFit,noup)`.
     public var identifier: String {
         "thumb(\(width)x\(height.map(String.init) ?? "-"),\(contentMode.rawValue),\(allowsUpscaling ? "up" : "noup"))"
     }

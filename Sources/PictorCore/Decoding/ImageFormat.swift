@@ -3,7 +3,7 @@ import Foundation
 /// An encoded image format, detected from the first bytes of the data (its "magic number").
 ///
 /// Pictor never trusts a file extension or an HTTP `Content-Type`: the format always comes from
-/// ``ImageFormat/sniff(_:)``. Signatures follow each format's specification (JPEG: ITU T.81
+/// ``ImageFormat/sniff(_:)-(Data)``. Signatures follow each format's specification (JPEG: ITU T.81
 /// SOI marker; PNG: RFC 2083 §3.1; GIF: GIF89a spec; WebP: RIFF container; AVIF/HEIC: ISO/IEC
 /// 14496-12 `ftyp` box brands; TIFF: TIFF 6.0 byte-order header; BMP: `BM` and a known DIB
 /// header size; JPEG XL: ISO/IEC 18181 codestream and container signatures; SVG: an XML
@@ -52,7 +52,7 @@ public enum ImageFormat: String, Sendable, Hashable, CaseIterable, Codable {
         }
     }
 
-    /// The number of leading bytes that ``sniff(_:)`` needs for the binary formats (32).
+    /// The number of leading bytes that ``sniff(_:)-(Data)`` needs for the binary formats (32).
     /// SVG detection reads up to the first ``svgSniffLength`` bytes.
     public static let sniffLength = 32
 

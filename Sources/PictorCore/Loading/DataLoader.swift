@@ -17,7 +17,7 @@ import FoundationNetworking
 ///
 /// - **Scheduling**: at most ``Configuration/maximumConcurrentRequests`` transfers run; waiting
 ///   ones start highest priority first (a pipeline job's priority is followed while it waits).
-/// - **Validation** (``ResponseValidation``): a final status in 200..<300 other than 206 (any
+/// - **Validation**: a final status in 200..<300 other than 206 (any
 ///   other is ``DataLoadingError/statusCode(_:)``, its body dropped); a `304` only to a
 ///   conditional request, returned with an empty body; a body that is not empty, not above
 ///   the size cap, and whose first bytes are a known image format whatever the `Content-Type`.
@@ -26,7 +26,7 @@ import FoundationNetworking
 ///   ``Configuration/timeout`` is one overall deadline for the request, every retry and backoff
 ///   wait included; ``Configuration/connectTimeout`` and ``Configuration/idleTimeout`` bound
 ///   each attempt.
-/// - **Redirects** (``RedirectPolicy``): followed here, up to
+/// - **Redirects**: followed here (not by the transport), up to
 ///   ``Configuration/maximumRedirects`` with loop detection, only `http` → `http`/`https` and
 ///   `https` → `https`.
 /// - **URLs**: spaces and non-ASCII characters are percent-encoded once; `%XX` escapes are kept.
@@ -58,6 +58,11 @@ public final class DataLoader: DataLoading, Sendable {
     }
 
     /// Creates a loader over `transport` (default ``URLSessionTransport``), configured by `configure`.
+    ///
+    /// - Parameters:
+    ///   - transport: performs single exchanges; a ``URLSessionTransport`` when `nil` (the
+    ///     default).
+    ///   - configure: changes to the default ``Configuration``.
     public convenience init(transport: (any DataTransport)? = nil, _ configure: (inout Configuration) -> Void) {
         var configuration = Configuration()
         configure(&configuration)

@@ -25,6 +25,9 @@ public protocol DataLoading: Sendable {
 extension DataLoading {
     /// Loads `request` at normal priority.
     ///
+    /// - Parameters:
+    ///   - request: the request to send.
+    ///   - progress: called as bytes arrive; `nil` (the default) for none.
     /// - Throws: ``DataLoadingError``, or `CancellationError`.
     public func data(
         for request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)? = nil

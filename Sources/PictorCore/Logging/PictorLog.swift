@@ -23,6 +23,11 @@ public struct PictorLog: Sendable {
     private let handler: @Sendable (Level, String) -> Void
 
     /// Creates a logger that passes messages at or above `level` to `handler`.
+    ///
+    /// - Parameters:
+    ///   - level: the lowest level passed on; `.warning` by default.
+    ///   - revealsURLs: whether the pipeline may put request URLs in messages; `false` by default.
+    ///   - handler: receives each message that passes, with its level, on the logging thread.
     public init(level: Level = .warning, revealsURLs: Bool = false, handler: @escaping @Sendable (Level, String) -> Void) {
         self.level = level
         self.revealsURLs = revealsURLs
@@ -38,6 +43,10 @@ public struct PictorLog: Sendable {
     }
 
     /// Logs `message()` when `level` passes the threshold; the message is built lazily.
+    ///
+    /// - Parameters:
+    ///   - level: how important the message is.
+    ///   - message: the text, built only when `level` passes the threshold.
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
         guard level >= self.level else { return }
         handler(level, message())

@@ -5,6 +5,11 @@ extension ImagePipeline {
     /// Removes what the caches hold for `request`: its final image from the memory cache, its
     /// processed variant and (when `includingOriginal`, the default) its original bytes from
     /// ``Configuration/dataCache``.
+    ///
+    /// - Parameters:
+    ///   - request: the request whose cached forms are removed.
+    ///   - includingOriginal: whether the original bytes are removed from the disk cache too;
+    ///     `true` by default.
     public func removeCachedImage(for request: ImageRequest, includingOriginal: Bool = true) {
         let prepared = PreparedRequest(request, configuration: configuration)
         configuration.imageCache?.removeImage(for: prepared.imageKey)
@@ -14,6 +19,9 @@ extension ImagePipeline {
     }
 
     /// Empties the memory cache and, when `includingDisk`, ``Configuration/dataCache``.
+    ///
+    /// - Parameter includingDisk: whether the disk cache is emptied too; `false` by default (memory
+    ///   only).
     public func removeAllCachedImages(includingDisk: Bool = false) {
         configuration.imageCache?.removeAll()
         if includingDisk { configuration.dataCache?.removeAll() }

@@ -34,6 +34,9 @@ public final class ImagePipeline: Sendable {
     let sharedTier: SharedTier?
 
     /// Creates a pipeline.
+    ///
+    /// - Parameter configuration: the caches, loader, decoder, renderer, queue widths and policies;
+    ///   kept as ``configuration``.
     public init(configuration: Configuration) {
         self.configuration = configuration
         sharedTier = configuration.sharedCache.map {
@@ -48,6 +51,10 @@ public final class ImagePipeline: Sendable {
     /// ```swift
     /// let pipeline = ImagePipeline(configuration: base) { $0.diskCachePolicy = .both }
     /// ```
+    ///
+    /// - Parameters:
+    ///   - configuration: the configuration to start from.
+    ///   - configure: changes applied to a copy of `configuration` before the pipeline is made.
     public convenience init(configuration: Configuration, _ configure: (inout Configuration) -> Void) {
         var configuration = configuration
         configure(&configuration)
@@ -68,6 +75,9 @@ public final class ImagePipeline: Sendable {
     ///
     /// Respects ``ImageRequest/Options/disableMemoryCacheReads`` and
     /// ``ImageRequest/Options/reloadIgnoringCachedData`` (both return `nil`).
+    ///
+    /// - Parameter request: the request whose final image (thumbnail and processors applied) is
+    ///   looked up.
     public func cachedImage(for request: ImageRequest) -> Image? {
         guard let cache = configuration.imageCache, readsMemory(request) else { return nil }
         return cache.image(for: PreparedRequest(request, configuration: configuration).imageKey)
@@ -75,11 +85,15 @@ public final class ImagePipeline: Sendable {
 
     /// The key of `request`'s final image in the memory cache (and of its processed variant on
     /// disk): the data key followed by the thumbnail's and processors' identifiers.
+    ///
+    /// - Parameter request: the request to compute the key of; nothing is loaded.
     public func imageCacheKey(for request: ImageRequest) -> ImageCacheKey {
         PreparedRequest(request, configuration: configuration).imageKey
     }
 
     /// The key of `request`'s original bytes in the disk cache (the cache-key hook's result).
+    ///
+    /// - Parameter request: the request to compute the key of; nothing is loaded.
     public func dataCacheKey(for request: ImageRequest) -> String {
         configuration.cacheKey(request)
     }
@@ -90,6 +104,8 @@ public final class ImagePipeline: Sendable {
     /// Cancelling the calling task cancels this caller; the shared work stops only when no
     /// other caller waits for it.
     ///
+    /// - Parameter request: what to load: the URL, thumbnail, processors, priority and cache
+    ///   options.
     /// - Returns: the image, the layer that served it and the metrics.
     /// - Throws: ``Error/loadingFailed(_:)``, ``Error/decodingFailed(_:)``,
     ///   ``Error/processingFailed(processor:underlying:)``, or ``Error/cancelled``.
@@ -103,6 +119,8 @@ public final class ImagePipeline: Sendable {
     /// decoding them. The request's thumbnail and processors are ignored; its cache options
     /// apply. Shares the fetch with image requests for the same data key.
     ///
+    /// - Parameter request: what to fetch; only its URL (through the cache-key hook), priority and
+    ///   cache options are used.
     /// - Throws: ``Error/loadingFailed(_:)`` or ``Error/cancelled``.
     public func data(for request: ImageRequest) async throws(Error) -> ImageDataResponse {
         try await performData(request, priority: PriorityHandle(request.priority))
@@ -110,6 +128,8 @@ public final class ImagePipeline: Sendable {
 
     /// Starts loading `request` and returns its task at once: cancel it, change its priority,
     /// observe its progress and events, or await its response.
+    ///
+    /// - Parameter request: what to load.
     public func imageTask(for request: ImageRequest) -> ImageTask {
         let task = ImageTask(request: request)
         task.start { [self] task in
@@ -122,8 +142,12 @@ public final class ImagePipeline: Sendable {
     /// `progress` on `queue` as bytes arrive).
     ///
     /// - Parameters:
+    ///   - request: what to load.
     ///   - queue: where callbacks run. Default: a global queue (Linux programs rarely service
     ///     the main queue; pass `.main` from an app that does).
+    ///   - progress: called on `queue` with the transfer's progress as bytes arrive; `nil` (the
+    ///     default) for none. Memory and disk hits report none.
+    ///   - completion: called once on `queue` with the response or the error.
     /// - Returns: the task, to cancel it or change its priority. A cancelled task completes with
     ///   ``Error/cancelled``.
     @discardableResult

@@ -36,6 +36,14 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
     public var userInfo: [String: any Sendable]
 
     /// Creates a request for `url`; see each property for its default.
+    ///
+    /// - Parameters:
+    ///   - url: the image to load: `http`, `https`, `file` or `data`.
+    ///   - processors: applied in order after decoding; none by default.
+    ///   - thumbnail: the size to decode at; `nil` (full size) by default.
+    ///   - priority: ``RequestPriority/normal`` by default.
+    ///   - options: cache and loading options; none by default.
+    ///   - userInfo: values carried with the request for the cache-key hook; empty by default.
     public init(
         url: URL, processors: [any ImageProcessing] = [], thumbnail: ThumbnailOptions? = nil,
         priority: RequestPriority = .normal, options: Options = [], userInfo: [String: any Sendable] = [:]
@@ -46,6 +54,14 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
 
     /// Creates a request from a full `URLRequest` (method, headers, timeout); see each property
     /// for its default.
+    ///
+    /// - Parameters:
+    ///   - urlRequest: the request sent on a cache miss (method, headers, timeout).
+    ///   - processors: applied in order after decoding; none by default.
+    ///   - thumbnail: the size to decode at; `nil` (full size) by default.
+    ///   - priority: ``RequestPriority/normal`` by default.
+    ///   - options: cache and loading options; none by default.
+    ///   - userInfo: values carried with the request for the cache-key hook; empty by default.
     public init(
         urlRequest: URLRequest, processors: [any ImageProcessing] = [], thumbnail: ThumbnailOptions? = nil,
         priority: RequestPriority = .normal, options: Options = [], userInfo: [String: any Sendable] = [:]

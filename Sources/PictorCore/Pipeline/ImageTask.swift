@@ -72,6 +72,8 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
     public var priority: RequestPriority { priorityHandle.value }
 
     /// Changes the priority; queued shared work is reordered at once.
+    ///
+    /// - Parameter priority: the new priority; ignored once the task has completed.
     public func setPriority(_ priority: RequestPriority) {
         guard priorityHandle.value != priority, state == .running else { return }
         priorityHandle.update(priority)

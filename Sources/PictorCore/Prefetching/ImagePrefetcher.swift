@@ -97,6 +97,10 @@ public final class ImagePrefetcher: Sendable {
     /// Creates a prefetcher.
     ///
     /// - Parameters:
+    ///   - pipeline: the pipeline that loads.
+    ///   - destination: where images go; ``Destination/memoryCache`` by default.
+    ///   - maxConcurrentRequestCount: requests running at once; 2 by default, at least 1.
+    ///   - priority: the priority every prefetch runs at; ``RequestPriority/low`` by default.
     ///   - onCompletion: called (on an arbitrary thread) once per request that completed,
     ///     failed or was stopped while running.
     public init(
@@ -124,11 +128,15 @@ public final class ImagePrefetcher: Sendable {
     public var isPaused: Bool { state.withLock { $0.isPaused } }
 
     /// Queues `urls` as plain requests.
+    ///
+    /// - Parameter urls: the images to load, as requests with no processing.
     public func startPrefetching(with urls: [URL]) {
         startPrefetching(with: urls.map { ImageRequest(url: $0) })
     }
 
     /// Queues `requests` in order, skipping any already queued or running.
+    ///
+    /// - Parameter requests: the requests to load, at the prefetcher's ``priority``.
     public func startPrefetching(with requests: [ImageRequest]) {
         state.withLock { s in
             for request in requests {
@@ -143,6 +151,9 @@ public final class ImagePrefetcher: Sendable {
 
     /// Stops the prefetches of `requests`: queued ones are dropped, running ones cancelled
     /// (their shared work stops only if no live request needs it).
+    ///
+    /// - Parameter requests: requests given to ``startPrefetching(with:)-([ImageRequest])``
+    ///   earlier.
     public func stopPrefetching(with requests: [ImageRequest]) {
         let tasks: [Task<Void, Never>] = state.withLock { s in
             var tasks: [Task<Void, Never>] = []

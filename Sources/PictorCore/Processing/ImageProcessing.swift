@@ -5,11 +5,14 @@ import Foundation
 /// Every processor has a stable ``identifier`` that enters the memory and disk cache keys, so two
 /// processors with the same identifier must produce the same pixels.
 public protocol ImageProcessing: Sendable {
-    /// A stable, unambiguous identifier including every parameter, e.g. `resize(256x-,fit,noup)`.
+    /// A stable, unambiguous identifier including every parameter, e.g. `resize(256x-,aspectFit,noup)`.
     var identifier: String { get }
 
     /// Processes `image`.
     ///
+    /// - Parameters:
+    ///   - image: the decoded (or previously processed) image.
+    ///   - context: the renderer to do pixel work with.
     /// - Throws: ``ImageProcessingError``.
     func process(_ image: Image, context: ImageProcessingContext) throws -> Image
 

@@ -56,6 +56,8 @@ extension ImageProcessors {
 
 extension ImageProcessing where Self == ImageProcessors.Composition {
     /// Applies `processors` in order, as one processor.
+    ///
+    /// - Parameter processors: the processors, applied in order.
     public static func composition(_ processors: [any ImageProcessing]) -> ImageProcessors.Composition {
         ImageProcessors.Composition(processors)
     }
@@ -63,6 +65,10 @@ extension ImageProcessing where Self == ImageProcessors.Composition {
 
 extension ImageProcessing where Self == ImageProcessors.Anonymous {
     /// A user processor: `closure` does the work, `identifier` names it in cache keys.
+    ///
+    /// - Parameters:
+    ///   - identifier: names the processor in cache keys: give each different operation its own.
+    ///   - closure: does the work, with the context's renderer at hand.
     public static func custom(
         identifier: String, _ closure: @escaping @Sendable (Image, ImageProcessingContext) throws -> Image
     ) -> ImageProcessors.Anonymous {

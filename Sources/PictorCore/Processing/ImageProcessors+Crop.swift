@@ -50,11 +50,21 @@ extension ImageProcessors {
 
 extension ImageProcessing where Self == ImageProcessors.Crop {
     /// Cuts out the rectangle `x, y, width × height` (pixels, top-left origin, clamped).
+    ///
+    /// - Parameters:
+    ///   - x: the left edge, in pixels.
+    ///   - y: the top edge, in pixels.
+    ///   - width: the width, in pixels.
+    ///   - height: the height, in pixels.
     public static func crop(x: Int, y: Int, width: Int, height: Int) -> ImageProcessors.Crop {
         ImageProcessors.Crop(.rect(x: x, y: y, width: width, height: height))
     }
 
     /// Cuts `width × height` pixels out of the centre.
+    ///
+    /// - Parameters:
+    ///   - width: the width kept, in pixels.
+    ///   - height: the height kept, in pixels.
     public static func centerCrop(width: Int, height: Int) -> ImageProcessors.Crop {
         ImageProcessors.Crop(.center(width: width, height: height))
     }

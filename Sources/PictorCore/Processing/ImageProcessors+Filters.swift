@@ -41,6 +41,8 @@ extension ImageProcessors {
 
 extension ImageProcessing where Self == ImageProcessors.GaussianBlur {
     /// Gaussian blur; `sigma` in pixels (> 0).
+    ///
+    /// - Parameter sigma: the standard deviation, in pixels (> 0).
     public static func gaussianBlur(sigma: Double) -> ImageProcessors.GaussianBlur {
         ImageProcessors.GaussianBlur(sigma: sigma)
     }

@@ -45,6 +45,14 @@ extension ImageProcessing where Self == ImageProcessors.Resize {
     /// Resizes to `width × height` pixels; `height` `nil` keeps the aspect ratio; no upscaling
     /// unless `allowsUpscaling` (default `false`); `contentMode` default
     /// ``ThumbnailOptions/ContentMode/aspectFit``.
+    ///
+    /// - Parameters:
+    ///   - width: the target width, in pixels (> 0).
+    ///   - height: the target height, in pixels; `nil` (the default) derives it from the aspect
+    ///     ratio.
+    ///   - contentMode: how the image fits `width × height`;
+    ///     ``ThumbnailOptions/ContentMode/aspectFit`` by default.
+    ///   - allowsUpscaling: whether a smaller image is enlarged; `false` by default.
     public static func resize(width: Int, height: Int? = nil, contentMode: ThumbnailOptions.ContentMode = .aspectFit,
                               allowsUpscaling: Bool = false) -> ImageProcessors.Resize {
         ImageProcessors.Resize(width: width, height: height, contentMode: contentMode, allowsUpscaling: allowsUpscaling)

@@ -41,6 +41,8 @@ extension ImageProcessors {
 
 extension ImageProcessing where Self == ImageProcessors.RoundedCorners {
     /// Rounds the corners with a radius in pixels.
+    ///
+    /// - Parameter radius: the corner radius, in pixels.
     public static func roundedCorners(radius: Double) -> ImageProcessors.RoundedCorners {
         ImageProcessors.RoundedCorners(radius: radius)
     }

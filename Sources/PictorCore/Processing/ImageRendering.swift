@@ -9,16 +9,39 @@ import Foundation
 public protocol ImageRendering: Sendable {
     /// Resizes following `options` (fit, fill with centre crop, or stretch; no upscaling unless
     /// allowed).
+    ///
+    /// - Parameters:
+    ///   - image: the image to resize.
+    ///   - options: the target size and how the image fits it.
     func resize(_ image: Image, to options: ThumbnailOptions) throws -> Image
     /// Cuts out the rectangle `x, y, width, height` (clamped to the image).
+    ///
+    /// - Parameters:
+    ///   - image: the image to crop.
+    ///   - x: the left edge of the rectangle, in pixels.
+    ///   - y: the top edge of the rectangle, in pixels.
+    ///   - width: the rectangle's width, in pixels.
+    ///   - height: the rectangle's height, in pixels.
     func crop(_ image: Image, x: Int, y: Int, width: Int, height: Int) throws -> Image
     /// Makes the corners transparent outside a quarter circle of `radius` pixels.
+    ///
+    /// - Parameters:
+    ///   - image: the image.
+    ///   - radius: the corner radius, in pixels.
     func roundCorners(_ image: Image, radius: Double) throws -> Image
     /// Centre-crops to a square and makes everything outside the inscribed circle transparent.
+    ///
+    /// - Parameter image: the image.
     func circle(_ image: Image) throws -> Image
     /// Gaussian blur with standard deviation `sigma` in pixels (> 0).
+    ///
+    /// - Parameters:
+    ///   - image: the image.
+    ///   - sigma: the standard deviation, in pixels.
     func gaussianBlur(_ image: Image, sigma: Double) throws -> Image
     /// Converts to grey (keeping alpha).
+    ///
+    /// - Parameter image: the image.
     func grayscale(_ image: Image) throws -> Image
 }
 

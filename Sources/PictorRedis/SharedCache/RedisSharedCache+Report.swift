@@ -29,6 +29,8 @@ public struct SharedCacheReport: Sendable, Hashable, Codable {
 extension RedisSharedCache {
     /// Adds one process's counters to the fleet's (a Redis hash, `<namespace>:statistics`).
     ///
+    /// - Parameter statistics: this process's counters since its last call (for example
+    ///   `pipeline.statistics.sharedCache`).
     /// - Throws: ``RedisError`` when Redis cannot answer.
     public func record(_ statistics: SharedCacheStatistics) async throws {
         let fields = Self.fields(of: statistics).filter { $0.1 != 0 }

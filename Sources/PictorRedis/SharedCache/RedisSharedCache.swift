@@ -20,7 +20,7 @@ import PictorCrypto
 ///
 /// Every operation is bounded by ``RedisConfiguration/connectTimeout`` and
 /// ``RedisConfiguration/commandTimeout`` and throws ``RedisError`` when Redis cannot answer; the
-/// pipeline treats that as a miss (see ``SharedDataCache``).
+/// pipeline treats that as a miss (see ``/PictorCore/SharedDataCache``).
 public final class RedisSharedCache: SharedDataCache, Sendable {
     /// The Redis servers and their timeouts.
     public let redis: RedisConfiguration
@@ -50,6 +50,11 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
 
     /// Connects (lazily, on first use) to the Redis described by `configuration`; see
     /// ``init(url:masterKey:namespace:)``.
+    ///
+    /// - Parameters:
+    ///   - configuration: the servers, credentials, timeouts and pool size.
+    ///   - masterKey: seals entries and names when given; see ``init(url:masterKey:namespace:)``.
+    ///   - namespace: the first part of every Redis name; `pictor` by default.
     public init(configuration: RedisConfiguration, masterKey: SymmetricKey? = nil, namespace: String = "pictor") throws(RedisError) {
         redis = configuration
         do {
@@ -69,7 +74,7 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
     /// The entry for `key` (`GET`): `nil` when absent, of another Redis type, sealed with another
     /// key, damaged, or stored for another cache key.
     ///
-    /// - Throws: ``RedisError`` when Redis cannot answer; ``SharedDataCacheError/rejected(_:)``
+    /// - Throws: ``RedisError`` when Redis cannot answer; ``/PictorCore/SharedDataCacheError/rejected(_:)``
     ///   for a refusal.
     public func entry(for key: String) async throws -> DataCacheEntry? {
         let name = codec.name(for: key)
@@ -90,7 +95,7 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
 
     /// Stores `entry` for `key` (`SET … PX`, the time to live in milliseconds, at least 1).
     ///
-    /// - Throws: ``SharedDataCacheError/rejected(_:)`` when Redis is full (`OOM`);
+    /// - Throws: ``/PictorCore/SharedDataCacheError/rejected(_:)`` when Redis is full (`OOM`);
     ///   ``RedisError`` when it cannot answer.
     public func store(_ entry: DataCacheEntry, for key: String, timeToLive: Duration) async throws {
         let name = codec.name(for: key)
@@ -113,7 +118,7 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
     /// Takes `key`'s download lease (`SET <name>:lease <random token> NX PX`).
     ///
     /// - Returns: the lease, or `nil` when another process holds it.
-    /// - Throws: ``SharedDataCacheError/rejected(_:)`` when Redis is full; ``RedisError`` when
+    /// - Throws: ``/PictorCore/SharedDataCacheError/rejected(_:)`` when Redis is full; ``RedisError`` when
     ///   it cannot answer.
     public func acquireLease(for key: String, duration: Duration) async throws -> SharedCacheLease? {
         let name = codec.leaseName(for: key)

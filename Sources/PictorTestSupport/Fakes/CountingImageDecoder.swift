@@ -2,7 +2,7 @@ import Foundation
 import PictorCore
 import Synchronization
 
-/// An ``ImageDecoding`` of ``TestImageCodec``'s format that counts its calls and records the
+/// An ``/PictorCore/ImageDecoding`` of ``TestImageCodec``'s format that counts its calls and records the
 /// options it got. It checks the pixel limit before "decoding", honours the thumbnail
 /// (shrink-on-load), and can be made to fail.
 public final class CountingImageDecoder: ImageDecoding, Sendable {
@@ -25,7 +25,7 @@ public final class CountingImageDecoder: ImageDecoding, Sendable {
 
     /// Decodes ``TestImageCodec``'s format (at the thumbnail size, if any), counting the call.
     ///
-    /// - Throws: the configured failure, ``ImageDecodingError/tooManyPixels(width:height:limit:)``
+    /// - Throws: the configured failure, ``/PictorCore/ImageDecodingError/tooManyPixels(width:height:limit:)``
     ///   over the limit, or a header error from ``TestImageCodec/header(_:)``.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         let failure = state.withLock { s in

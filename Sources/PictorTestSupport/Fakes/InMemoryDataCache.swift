@@ -2,7 +2,7 @@ import Foundation
 import PictorCore
 import Synchronization
 
-/// A ``DataCaching`` fake that keeps entries in a dictionary and counts calls.
+/// A ``/PictorCore/DataCaching`` fake that keeps entries in a dictionary and counts calls.
 ///
 /// Reads, writes and metadata updates take effect at once (read-your-writes) and are counted,
 /// so tests can check that nothing was written (for example for a `no-store` response).

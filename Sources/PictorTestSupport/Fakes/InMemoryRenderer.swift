@@ -2,7 +2,7 @@ import Foundation
 import PictorCore
 import Synchronization
 
-/// A pure-Swift ``ImageRendering`` for tests: nearest-neighbour resize, crop, grey, and corner
+/// A pure-Swift ``/PictorCore/ImageRendering`` for tests: nearest-neighbour resize, crop, grey, and corner
 /// / circle masks that add alpha; blur returns a copy. It counts its operations by name.
 /// Sizes follow ``TestImageCodec/size(width:height:thumbnail:)``.
 public final class InMemoryRenderer: ImageRendering, Sendable {
@@ -19,7 +19,7 @@ public final class InMemoryRenderer: ImageRendering, Sendable {
 
     /// Nearest-neighbour resize to the size ``TestImageCodec/size(width:height:thumbnail:)`` gives.
     ///
-    /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` for a zero size.
+    /// - Throws: ``/PictorCore/ImageProcessingError/invalidParameter(processor:message:)`` for a zero size.
     public func resize(_ image: Image, to options: ThumbnailOptions) throws -> Image {
         count("resize")
         guard options.width > 0, options.height ?? 1 > 0 else {
@@ -33,7 +33,7 @@ public final class InMemoryRenderer: ImageRendering, Sendable {
 
     /// Cuts out the rectangle, clamped to the image.
     ///
-    /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` for an empty rectangle.
+    /// - Throws: ``/PictorCore/ImageProcessingError/invalidParameter(processor:message:)`` for an empty rectangle.
     public func crop(_ image: Image, x: Int, y: Int, width: Int, height: Int) throws -> Image {
         count("crop")
         let x0 = max(0, min(x, image.width - 1)), y0 = max(0, min(y, image.height - 1))
@@ -60,7 +60,7 @@ public final class InMemoryRenderer: ImageRendering, Sendable {
 
     /// Returns the image unchanged.
     ///
-    /// - Throws: ``ImageProcessingError/invalidParameter(processor:message:)`` when `sigma <= 0`.
+    /// - Throws: ``/PictorCore/ImageProcessingError/invalidParameter(processor:message:)`` when `sigma <= 0`.
     public func gaussianBlur(_ image: Image, sigma: Double) throws -> Image {
         count("gaussianBlur")
         guard sigma > 0 else { throw ImageProcessingError.invalidParameter(processor: "blur", message: "sigma must be > 0") }

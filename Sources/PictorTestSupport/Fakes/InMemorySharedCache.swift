@@ -2,7 +2,7 @@ import Foundation
 import PictorCore
 import Synchronization
 
-/// A ``SharedDataCache`` fake: a dictionary of entries and leases shared by every pipeline given
+/// A ``/PictorCore/SharedDataCache`` fake: a dictionary of entries and leases shared by every pipeline given
 /// the same instance (as processes share one Redis), with counted operations and an outage
 /// switch.
 ///

@@ -5,8 +5,8 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// A scripted ``DataLoading`` (the pipeline's network seam) for tests: answers per URL as a
-/// validating ``DataLoader`` would, counts every load, records each request with its live
+/// A scripted ``/PictorCore/DataLoading`` (the pipeline's network seam) for tests: answers per URL as a
+/// validating ``/PictorCore/DataLoader`` would, counts every load, records each request with its live
 /// priority, and holds answers at gates until the test releases them.
 ///
 /// ```swift
@@ -20,7 +20,7 @@ import FoundationNetworking
 ///
 /// Stubbed bodies are answered with `Cache-Control: max-age=3600` and an `ETag` unless the
 /// stub gives its own headers, so a stored entry is fresh for an hour. Unknown URLs fail with
-/// ``DataLoadingError/statusCode(_:)`` 404, so a test never silently reaches a real server.
+/// ``/PictorCore/DataLoadingError/statusCode(_:)`` 404, so a test never silently reaches a real server.
 public final class MockDataLoader: DataLoading, Sendable {
     /// One scripted answer.
     public struct Stub: Sendable {
@@ -114,7 +114,7 @@ public final class MockDataLoader: DataLoading, Sendable {
 
     /// Answers from the stubs after passing ``gate`` and the URL's gate.
     ///
-    /// - Throws: the stubbed ``DataLoadingError``, 404 for unknown URLs or a stubbed error
+    /// - Throws: the stubbed ``/PictorCore/DataLoadingError``, 404 for unknown URLs or a stubbed error
     ///   status, or `CancellationError`.
     public func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse) {
         guard let url = request.url else { throw DataLoadingError.unsupportedURL }

@@ -5,7 +5,7 @@ import Synchronization
 import FoundationNetworking
 #endif
 
-/// A scripted ``DataTransport`` for ``DataLoader`` tests: answers single exchanges per URL with
+/// A scripted ``/PictorCore/DataTransport`` for ``/PictorCore/DataLoader`` tests: answers single exchanges per URL with
 /// a status, headers and body, exactly as given (no validation, no redirects followed), and
 /// records every request, and holds answers at ``gate``.
 ///
@@ -50,7 +50,7 @@ public final class MockTransport: DataTransport, Sendable {
 
     /// Answers from the script.
     ///
-    /// - Throws: the scripted ``DataLoadingError`` or `CancellationError`.
+    /// - Throws: the scripted ``/PictorCore/DataLoadingError`` or `CancellationError`.
     public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
         guard let url = request.urlRequest.url else { throw DataLoadingError.unsupportedURL }

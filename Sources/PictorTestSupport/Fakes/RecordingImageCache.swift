@@ -2,7 +2,7 @@ import Foundation
 import PictorCore
 import Synchronization
 
-/// An unbounded ``ImageCaching`` that records every call: hits, misses, stores and removals.
+/// An unbounded ``/PictorCore/ImageCaching`` that records every call: hits, misses, stores and removals.
 public final class RecordingImageCache: ImageCaching, Sendable {
     private struct State {
         var images: [ImageCacheKey: Image] = [:]

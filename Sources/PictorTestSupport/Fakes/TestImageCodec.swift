@@ -31,8 +31,8 @@ public enum TestImageCodec {
 
     /// The header fields of `data`.
     ///
-    /// - Throws: ``ImageDecodingError/emptyData``, ``ImageDecodingError/unknownFormat`` (no
-    ///   magic) or ``ImageDecodingError/corrupt(_:message:)`` (a short or invalid header).
+    /// - Throws: ``/PictorCore/ImageDecodingError/emptyData``, ``/PictorCore/ImageDecodingError/unknownFormat`` (no
+    ///   magic) or ``/PictorCore/ImageDecodingError/corrupt(_:message:)`` (a short or invalid header).
     public static func header(_ data: Data) throws -> (width: Int, height: Int, layout: Image.PixelLayout, fill: UInt8, marker: UInt8) {
         guard !data.isEmpty else { throw ImageDecodingError.emptyData }
         let bytes = [UInt8](data)

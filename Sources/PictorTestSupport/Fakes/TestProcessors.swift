@@ -23,7 +23,7 @@ public final class ProcessorLog: Sendable {
 public struct TaggingProcessor: ImageProcessing {
     /// The byte written into the first sample.
     public let tag: UInt8
-    /// Whether ``process(_:context:)`` throws ``ImageProcessingError/failed(processor:message:)``.
+    /// Whether ``process(_:context:)`` throws ``/PictorCore/ImageProcessingError/failed(processor:message:)``.
     public let fails: Bool
     /// Where applications are counted.
     public let log: ProcessorLog?
@@ -40,7 +40,7 @@ public struct TaggingProcessor: ImageProcessing {
 
     /// Writes ``tag`` into the first sample, counting the call.
     ///
-    /// - Throws: ``ImageProcessingError/failed(processor:message:)`` when ``fails``.
+    /// - Throws: ``/PictorCore/ImageProcessingError/failed(processor:message:)`` when ``fails``.
     public func process(_ image: Image, context: ImageProcessingContext) throws -> Image {
         log?.record(identifier)
         if fails { throw ImageProcessingError.failed(processor: identifier, message: "test processor set to fail") }
@@ -53,7 +53,7 @@ public struct TaggingProcessor: ImageProcessing {
 }
 
 /// A resize processor for tests: it asks the context's renderer to resize, and offers itself to
-/// the decoder as a ``ImageProcessing/decodeTimeThumbnail`` (so the pipeline folds it into the
+/// the decoder as a ``/PictorCore/ImageProcessing/decodeTimeThumbnail`` (so the pipeline folds it into the
 /// decode when it leads the chain).
 public struct TestResizeProcessor: ImageProcessing {
     /// The target size.

@@ -4,7 +4,7 @@ import Synchronization
 import Glibc
 #endif
 
-/// A real `redis-server` on `127.0.0.1` and a free port, for the Redis client's tests.
+/// A real `redis-server` on `127.0.0.1` and a free port, for tests of a Redis shared tier.
 ///
 /// Runs in the foreground (`--daemonize no`) with persistence off (`--save "" --appendonly no`)
 /// and a fresh temporary working directory (its log is `redis.log` there). Extra arguments are
@@ -15,8 +15,8 @@ import Glibc
 /// @Test(.enabled(if: RedisServer.isAvailable)) func roundTrip() async throws {
 ///     let server = try RedisServer()
 ///     defer { server.stop() }
-///     let client = RedisClient(try RedisConfiguration(url: server.url))
-///     // …
+///     let shared = try RedisSharedCache(url: server.url)
+///     // … a pipeline with `configuration.sharedCache = shared`, or `server.command(["DBSIZE"])`
 /// }
 /// ```
 ///
@@ -34,7 +34,7 @@ public final class RedisServer: Sendable {
     public let port: Int
     /// The temporary working directory (log, cluster `nodes.conf`).
     public let directory: URL
-    /// The password given with `--requirepass`, if any (used by ``command(_:)``).
+    /// The password given with `--requirepass`, if any (used by ``command(_:timeout:)``).
     public let password: String?
     private let binary: String
     private let arguments: [String]

@@ -43,6 +43,8 @@ public enum RedisWire {
     /// Sends one command to `127.0.0.1:port` on a new connection and reads its reply.
     ///
     /// - Parameters:
+    ///   - port: the server's port on `127.0.0.1`.
+    ///   - arguments: the command and its arguments, for example `["SET", "k", "v"]`.
     ///   - password: sent with `AUTH` first when not `nil`.
     ///   - timeout: for connecting and for each read, in seconds.
     /// - Throws: ``TestServerError/requestFailed(_:)`` when the server cannot be reached, does not

@@ -9,14 +9,29 @@ public protocol DataCaching: Sendable {
     /// The bytes and metadata stored for `key`, or `nil` on a miss. An entry past
     /// ``DataCacheMetadata/expiresAt`` is still returned (HTTP revalidation needs it); callers
     /// check freshness.
+    ///
+    /// - Parameter key: the cache key (by default the image URL).
     func entry(for key: String) -> DataCacheEntry?
     /// Whether an entry exists for `key`, without reading it.
+    ///
+    /// - Parameter key: the cache key.
     func contains(_ key: String) -> Bool
     /// Stores `data` for `key`, replacing any previous entry.
+    ///
+    /// - Parameters:
+    ///   - data: the bytes to store, as they are.
+    ///   - key: the cache key.
+    ///   - metadata: validators, freshness, format and user data stored with the bytes.
     func store(_ data: Data, for key: String, metadata: DataCacheMetadata)
     /// Replaces the metadata of an existing entry (after an HTTP 304); no-op on a miss.
+    ///
+    /// - Parameters:
+    ///   - metadata: the new metadata.
+    ///   - key: the cache key.
     func updateMetadata(_ metadata: DataCacheMetadata, for key: String)
     /// Removes the entry for `key`, if any.
+    ///
+    /// - Parameter key: the cache key.
     func removeData(for key: String)
     /// Removes every entry.
     func removeAll()
@@ -24,8 +39,14 @@ public protocol DataCaching: Sendable {
 
 extension DataCaching {
     /// The bytes stored for `key`, or `nil` on a miss.
+    ///
+    /// - Parameter key: the cache key.
     public func data(for key: String) -> Data? { entry(for: key)?.data }
     /// Stores `data` with empty metadata.
+    ///
+    /// - Parameters:
+    ///   - data: the bytes to store.
+    ///   - key: the cache key.
     public func store(_ data: Data, for key: String) { store(data, for: key, metadata: DataCacheMetadata()) }
 }
 

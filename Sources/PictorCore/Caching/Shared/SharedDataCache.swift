@@ -15,22 +15,31 @@ public protocol SharedDataCache: Sendable {
     /// The entry stored for `key`: `nil` when there is none, or when what is stored is not a
     /// valid entry for this key (damaged, sealed with another key, stored under another key).
     ///
+    /// - Parameter key: the cache key (the pipeline's data key).
     /// - Throws: when the tier could not answer.
     func entry(for key: String) async throws -> DataCacheEntry?
 
     /// Stores `entry` for `key`, replacing any previous one; the tier drops it after
     /// `timeToLive` (or earlier, under its own eviction).
     ///
+    /// - Parameters:
+    ///   - entry: the bytes and their metadata.
+    ///   - key: the cache key.
+    ///   - timeToLive: how long the tier keeps it at most.
     /// - Throws: when the tier could not store it (full, unreachable…).
     func store(_ entry: DataCacheEntry, for key: String, timeToLive: Duration) async throws
 
     /// Removes the entry for `key` (its bytes failed to decode).
     ///
+    /// - Parameter key: the cache key.
     /// - Throws: when the tier could not answer.
     func removeEntry(for key: String) async throws
 
     /// Takes the download lease of `key` for `duration`, unless another process holds it.
     ///
+    /// - Parameters:
+    ///   - key: the cache key whose download is leased.
+    ///   - duration: how long the lease holds if it is never released (a crashed holder).
     /// - Returns: the lease when taken (release it with ``releaseLease(_:)``), `nil` when held
     ///   elsewhere.
     /// - Throws: when the tier could not answer.
@@ -38,12 +47,14 @@ public protocol SharedDataCache: Sendable {
 
     /// Whether some process holds the download lease of `key`.
     ///
+    /// - Parameter key: the cache key.
     /// - Throws: when the tier could not answer.
     func isLeased(_ key: String) async throws -> Bool
 
     /// Releases a lease taken by ``acquireLease(for:duration:)``; a lease that expired and was
     /// taken by another process meanwhile is left alone.
     ///
+    /// - Parameter lease: a lease returned by ``acquireLease(for:duration:)``.
     /// - Throws: when the tier could not answer.
     func releaseLease(_ lease: SharedCacheLease) async throws
 }

@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Builds Pictor's API reference as a static DocC website, with the Swift toolchain's own tools
+# only (SwiftPM and `docc`; no swift-docc-plugin, nothing fetched):
+#
+#   1. `swift package dump-symbol-graph` builds the package in debug mode with the same flags as
+#      CI's build (`-Xswiftc -warnings-as-errors`, so an existing debug build is reused) and
+#      extracts one symbol graph per module (public symbols; extensions of other modules' types
+#      as extension blocks, so the umbrella `Pictor` module's additions are documented too);
+#   2. `docc convert` turns each public library module's catalog (Sources/<Module>/<Module>.docc)
+#      and symbol graphs into an archive, dependencies first, so that a page can link to another
+#      module's symbols (``/PictorCore/ImagePipeline``);
+#   3. `docc merge` combines the archives into one site with a landing page listing the modules.
+#
+# Output: out/docs/index.html (a page linking each module) and out/docs/api/ (the DocC site).
+# Browse it with `python3 -m http.server -d out/docs` and http://localhost:8000/.
+#
+# Fails (exit 1) when the build fails, when a module has no symbol graph, or on any DocC warning
+# (`--warnings-as-errors`, and every line of DocC's output is checked for warnings as well).
+#
+#   PICTOR_DOCS_BASE_PATH=/pictor bash scripts/docs.sh   # the site will be served under /pictor/
+#
+# Installs nothing beyond bootstrap.sh's `docs` group (the C libraries the build needs; DocC
+# ships with the toolchain), and starts no server.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+
+# The public library products, dependencies before dependents (each archive can link to the
+# ones built before it).
+MODULES=(PictorCore PictorCrypto PictorDiskCache PictorVips PictorCurl PictorRedis PictorTestSupport Pictor)
+declare -A SUMMARIES=(
+  [Pictor]="the whole Linux stack with one import, and the articles: getting started, the pipeline, the encrypted cache, the command-line tool"
+  [PictorCore]="the pipeline, requests and tasks, the memory cache, the loader, every protocol; no C dependency"
+  [PictorCrypto]="SHA-256, HMAC, HKDF, AES-256-GCM and keys, on OpenSSL's libcrypto"
+  [PictorDiskCache]="the disk cache: one file per entry, a SQLite index, optional encryption"
+  [PictorVips]="decoding, encoding and pixel work on libvips"
+  [PictorCurl]="HTTP(S) on libcurl's multi interface"
+  [PictorRedis]="the shared fleet tier on Redis or Redis Cluster"
+  [PictorTestSupport]="fakes and loopback servers for tests"
+)
+OUT="$ROOT/out/docs"
+WORK="$ROOT/.build/docs"
+SITE_DIR=api
+BASE_PATH="${PICTOR_DOCS_BASE_PATH:-}"
+BASE_PATH="${BASE_PATH#/}"
+BASE_PATH="${BASE_PATH%/}"
+HOSTING_BASE_PATH="${BASE_PATH:+$BASE_PATH/}$SITE_DIR"
+
+fail() {
+  echo "docs: ERROR: $*" >&2
+  exit 1
+}
+
+DOCC="$(command -v docc || true)"
+if [ -z "$DOCC" ]; then
+  # Next to the `swift` driver in the toolchain.
+  DOCC="$(dirname "$(readlink -f "$(command -v swift)")")/docc"
+fi
+[ -x "$DOCC" ] || fail "no docc in this Swift toolchain (expected at $DOCC)"
+
+bash scripts/bootstrap.sh docs || fail "could not install the packages the build needs"
+
+start=$SECONDS
+rm -rf "$WORK" "$OUT"
+mkdir -p "$WORK/archives" "$OUT"
+
+echo "== symbol graphs (swift package dump-symbol-graph, debug build)"
+# SwiftPM writes the graphs to .build/<triple>/symbolgraph and prints the folder; it is emptied
+# first so that no graph of an earlier build (a renamed module) is documented.
+rm -rf .build/*/symbolgraph
+if ! swift package -Xswiftc -warnings-as-errors dump-symbol-graph --emit-extension-block-symbols \
+    > "$WORK/dump-symbol-graph.log" 2>&1; then
+  grep -v "prohibited flag" "$WORK/dump-symbol-graph.log" >&2 || true
+  fail "the build or the symbol-graph extraction failed (see above)"
+fi
+SYMBOL_GRAPHS="$(sed -n 's/^Files written to //p' "$WORK/dump-symbol-graph.log" | tail -1)"
+[ -d "$SYMBOL_GRAPHS" ] || fail "swift package dump-symbol-graph did not say where it wrote the graphs"
+grep -E "^(error|warning: )" "$WORK/dump-symbol-graph.log" | grep -v "prohibited flag" >&2 \
+  && fail "swift package dump-symbol-graph reported problems (see above)"
+
+converted=()
+for module in "${MODULES[@]}"; do
+  catalog="Sources/$module/$module.docc"
+  [ -d "$catalog" ] || fail "no documentation catalog at $catalog"
+  [ -s "$SYMBOL_GRAPHS/$module.symbols.json" ] || fail "no symbol graph for $module in $SYMBOL_GRAPHS"
+  # The module's own graph and its extensions of other modules' types (Module@Other).
+  graphs="$WORK/symbol-graphs/$module"
+  mkdir -p "$graphs"
+  cp "$SYMBOL_GRAPHS/$module.symbols.json" "$graphs/"
+  for extension in "$SYMBOL_GRAPHS/$module"@*.symbols.json; do
+    [ -e "$extension" ] && cp "$extension" "$graphs/"
+  done
+  dependencies=()
+  for archive in "${converted[@]}"; do dependencies+=(--dependency "$archive"); done
+
+  echo "== docc convert $module"
+  archive="$WORK/archives/$module.doccarchive"
+  if ! "$DOCC" convert "$catalog" \
+      --additional-symbol-graph-dir "$graphs" \
+      --fallback-display-name "$module" \
+      --fallback-bundle-identifier "pictor.$module" \
+      --output-path "$archive" \
+      --transform-for-static-hosting \
+      --hosting-base-path "$HOSTING_BASE_PATH" \
+      --enable-experimental-external-link-support \
+      "${dependencies[@]}" \
+      --warnings-as-errors \
+      > "$WORK/docc-$module.log" 2>&1; then
+    cat "$WORK/docc-$module.log" >&2
+    fail "docc convert failed for $module (warnings are errors)"
+  fi
+  if grep -qiE "(^|: )(warning|error):" "$WORK/docc-$module.log"; then
+    cat "$WORK/docc-$module.log" >&2
+    fail "DocC reported warnings for $module"
+  fi
+  converted+=("$archive")
+done
+
+echo "== docc merge"
+# The umbrella module first: the site's navigation lists the modules in this order.
+merge_order=("$WORK/archives/Pictor.doccarchive")
+for archive in "${converted[@]}"; do
+  [ "$archive" = "${merge_order[0]}" ] || merge_order+=("$archive")
+done
+"$DOCC" merge "${merge_order[@]}" \
+  --synthesized-landing-page-name Pictor \
+  --synthesized-landing-page-kind Package \
+  --output-path "$WORK/Pictor.doccarchive" > "$WORK/docc-merge.log" 2>&1 \
+  || { cat "$WORK/docc-merge.log" >&2; fail "docc merge failed"; }
+if grep -qiE "(^|: )(warning|error):" "$WORK/docc-merge.log"; then
+  cat "$WORK/docc-merge.log" >&2
+  fail "docc merge reported warnings"
+fi
+cp -R "$WORK/Pictor.doccarchive" "$OUT/$SITE_DIR"
+
+# The front page: one link per module, relative so that it works under any base path.
+{
+  cat <<'HTML'
+<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Pictor API reference</title>
+<style>
+  body { font: 16px/1.5 system-ui, sans-serif; max-width: 44rem; margin: 3rem auto; padding: 0 1rem; }
+  li { margin: 0.3rem 0; }
+  code { font-size: 0.95em; }
+</style>
+</head>
+<body>
+<h1>Pictor API reference</h1>
+<p>Image loading and caching for Swift on Linux. Start with
+<a href="@SITE@/documentation/pictor/">Pictor</a> (the whole stack, with the articles), or open a
+module:</p>
+<ul>
+HTML
+  # The umbrella first, then the modules in dependency order.
+  for module in Pictor "${MODULES[@]}"; do
+    [ "$module" = Pictor ] && [ -n "${listed_umbrella:-}" ] && continue
+    listed_umbrella=1
+    lower=$(printf '%s' "$module" | tr '[:upper:]' '[:lower:]')
+    summary="${SUMMARIES[$module]}"
+    echo "  <li><a href=\"@SITE@/documentation/$lower/\"><code>$module</code></a>: $summary</li>"
+  done
+  cat <<'HTML'
+</ul>
+<p>All modules on one page: <a href="@SITE@/documentation/">the package overview</a>.
+Built by <code>scripts/docs.sh</code>.</p>
+</body>
+</html>
+HTML
+} | sed "s#@SITE@#$SITE_DIR#g" > "$OUT/index.html"
+
+for module in "${MODULES[@]}"; do
+  lower=$(printf '%s' "$module" | tr '[:upper:]' '[:lower:]')
+  [ -f "$OUT/$SITE_DIR/documentation/$lower/index.html" ] || fail "the site has no page for $module"
+done
+echo "== API docs: $OUT/index.html ($(du -sh "$OUT" | cut -f1), $((SECONDS - start)) s)"
+echo "   browse: python3 -m http.server -d out/docs  →  http://localhost:8000/"
