@@ -59,6 +59,7 @@ struct ImageJob: Sendable {
                 result.layer = response.cacheLayer.rawValue
                 result.revalidated = response.isRevalidated
                 result.bytes = Int64(response.data.count)
+                result.wasShared = response.metrics.wasShared
                 result.seconds = (ContinuousClock.now - start).seconds
                 return result
             }

@@ -91,13 +91,15 @@ extension ImagePipeline {
         counters.withLock { $0.requests += 1 }
         let prepared = PreparedRequest(request, configuration: configuration)
         do {
-            let output = try await fetch(
-                prepared, prepared.fetchKey, priority: priority, progress: nil, storesToDisk: prepared.storesOriginal(originalOnly: true)).output
+            let fetched = try await fetch(
+                prepared, prepared.fetchKey, priority: priority, progress: nil, storesToDisk: prepared.storesOriginal(originalOnly: true))
+            let output = fetched.output
             let layer = output.fetched.layer
             counters.withLock { $0.record(layer) }
             var metrics = ImageTaskMetrics()
             metrics.loadDuration = output.duration
             metrics.originalByteCount = output.fetched.data.count
+            metrics.wasShared = fetched.joined
             return ImageDataResponse(
                 data: output.fetched.data, cacheLayer: layer, isRevalidated: output.fetched.source == .revalidated,
                 urlResponse: output.fetched.response, metrics: metrics)

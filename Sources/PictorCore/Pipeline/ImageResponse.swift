@@ -35,7 +35,9 @@ public struct ImageResponse: Sendable {
     /// Whether a cached entry failed to decode, was removed and the image loaded again from the
     /// next layer.
     public var discardedCachedEntry: Bool
-    /// Timings, sizes and sharing of the work behind this response.
+    /// Timings, sizes and sharing of the work behind this response;
+    /// ``ImageTaskMetrics/wasShared`` tells whether this call was coalesced with another
+    /// caller's identical work (and so cost no transfer or decode of its own).
     public var metrics: ImageTaskMetrics
 
     /// Creates a response.
@@ -64,8 +66,9 @@ public struct ImageDataResponse: Sendable {
     public var isRevalidated: Bool
     /// The HTTP (or file) response, for network and revalidated loads.
     public var urlResponse: URLResponse?
-    /// Timings and sizes; only ``ImageTaskMetrics/loadDuration`` and
-    /// ``ImageTaskMetrics/originalByteCount`` are set.
+    /// Timings, sizes and sharing; only ``ImageTaskMetrics/loadDuration``,
+    /// ``ImageTaskMetrics/originalByteCount`` and ``ImageTaskMetrics/wasShared`` (this call
+    /// joined a fetch already running for the same bytes) are set.
     public var metrics: ImageTaskMetrics
 
     /// Creates a data response.
