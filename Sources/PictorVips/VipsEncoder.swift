@@ -27,17 +27,23 @@ public struct VipsEncoder: ImageEncoding {
         self.webpLossless = webpLossless
     }
 
+    /// The quality used when none is given: 80, on the 1...100 scale of JPEG, WebP and AVIF
+    /// (libvips' own default is 75; sharp, also on libvips, uses 80). ``encode(_:as:quality:)``
+    /// and `Image.encoded(as:quality:)` default to it.
+    public static let defaultQuality = 80
+
     /// The formats ``encode(_:as:quality:)`` writes.
     public static let supportedFormats: Set<ImageFormat> = [.jpeg, .png, .webp, .avif, .gif]
 
     /// Encodes `image` as `format`: every frame for WebP and GIF, the first frame otherwise.
     ///
     /// - Parameters:
-    ///   - quality: 1...100 (clamped) for JPEG, WebP and AVIF; ignored by PNG and GIF.
+    ///   - quality: 1...100 (clamped) for JPEG, WebP and AVIF; ignored by PNG and GIF. Default
+    ///     ``defaultQuality`` (80).
     /// - Returns: the encoded bytes.
     /// - Throws: ``ImageEncodingError/unsupportedFormat(_:)`` for formats other than JPEG, PNG,
     ///   WebP, AVIF and GIF; ``ImageEncodingError/failed(_:message:)`` with libvips' text.
-    public func encode(_ image: Image, as format: ImageFormat, quality: Int = 80) throws -> Data {
+    public func encode(_ image: Image, as format: ImageFormat, quality: Int = VipsEncoder.defaultQuality) throws -> Data {
         guard Self.supportedFormats.contains(format) else { throw ImageEncodingError.unsupportedFormat(format) }
         let q = Int32(min(max(quality, 1), 100))
         do {

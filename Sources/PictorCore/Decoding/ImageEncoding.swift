@@ -7,7 +7,8 @@ public protocol ImageEncoding: Sendable {
     ///
     /// - Parameters:
     ///   - format: target format; JPEG, PNG, WebP and AVIF at least.
-    ///   - quality: 1...100 for lossy formats, ignored by PNG; default 80.
+    ///   - quality: 1...100 for lossy formats, ignored by PNG. The protocol has no default;
+    ///     `VipsEncoder`'s is 80 (`VipsEncoder.defaultQuality`).
     /// - Throws: ``ImageEncodingError``.
     func encode(_ image: Image, as format: ImageFormat, quality: Int) throws -> Data
 }
