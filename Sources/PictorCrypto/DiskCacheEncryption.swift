@@ -11,7 +11,7 @@ import PictorCore
 /// - name key: `info = "pictor.disk-cache.name-key.v1"` → ``HMACKeyHashing``.
 ///
 /// ```swift
-/// let encryption = try DiskCacheEncryption(masterKey: try SymmetricKey(contentsOfFile: path))
+/// let encryption = try DiskCacheEncryption(masterKey: try EncryptionKey(contentsOfFile: path))
 /// var configuration = DiskCache.Configuration(directory: url)
 /// configuration.cipher = encryption.cipher
 /// configuration.keyHashing = encryption.keyHashing
@@ -30,7 +30,7 @@ public struct DiskCacheEncryption: Sendable {
     /// Derives the content and name keys from `masterKey`.
     ///
     /// - Throws: ``CryptoError/Code/library`` when libcrypto fails.
-    public init(masterKey: SymmetricKey) throws(CryptoError) {
+    public init(masterKey: EncryptionKey) throws(CryptoError) {
         try self.init(masterKey: masterKey, contentKeyLabel: Self.contentKeyLabel, nameKeyLabel: Self.nameKeyLabel)
     }
 
@@ -38,7 +38,7 @@ public struct DiskCacheEncryption: Sendable {
     /// store sealed with the same master key (the shared fleet tier) uses keys of its own.
     ///
     /// - Throws: ``CryptoError/Code/library`` when libcrypto fails.
-    public init(masterKey: SymmetricKey, contentKeyLabel: String, nameKeyLabel: String) throws(CryptoError) {
+    public init(masterKey: EncryptionKey, contentKeyLabel: String, nameKeyLabel: String) throws(CryptoError) {
         let contentKey = try HKDFSHA256.deriveKey(from: masterKey, info: Data(contentKeyLabel.utf8))
         let nameKey = try HKDFSHA256.deriveKey(from: masterKey, info: Data(nameKeyLabel.utf8))
         cipher = try AESGCMCipher(key: contentKey)

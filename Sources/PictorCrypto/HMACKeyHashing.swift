@@ -16,7 +16,7 @@ public struct HMACKeyHashing: CacheKeyHashing, Sendable {
     /// from the master key, rather than the master key itself).
     ///
     /// - Throws: ``CryptoError/Code/library`` if libcrypto cannot set up HMAC.
-    public init(nameKey: SymmetricKey) throws(CryptoError) {
+    public init(nameKey: EncryptionKey) throws(CryptoError) {
         mac = try HMACSHA256(key: nameKey)
     }
 

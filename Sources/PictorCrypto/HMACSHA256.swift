@@ -20,7 +20,7 @@ public struct HMACSHA256: Sendable {
     /// A MAC keyed with `key` (32 bytes).
     ///
     /// - Throws: ``CryptoError/Code/library`` if libcrypto cannot set up the context.
-    public init(key: SymmetricKey) throws(CryptoError) {
+    public init(key: EncryptionKey) throws(CryptoError) {
         context = try key.withUnsafeBytes { bytes throws(CryptoError) in try MACContext(key: bytes) }
     }
 

@@ -72,7 +72,7 @@ enum KeyCommand {
             throw CLIError.failure("'\(out)' exists; refusing to overwrite a key")
         }
         do {
-            try SymmetricKey.generate().write(toFile: out)
+            try EncryptionKey.generate().write(toFile: out)
         } catch {
             throw CLIError.failure("cannot write key to '\(out)': \(error)")
         }

@@ -64,10 +64,10 @@ struct CacheOptions {
 
     /// Loads the key named by `--key-file`, if any.
     /// - Throws: ``CLIError/failure(_:)`` when the file is missing, malformed or readable by others.
-    func loadKey() throws -> SymmetricKey? {
+    func loadKey() throws -> EncryptionKey? {
         guard let keyFile else { return nil }
         do {
-            return try SymmetricKey(contentsOfFile: keyFile)
+            return try EncryptionKey(contentsOfFile: keyFile)
         } catch {
             throw CLIError.failure("\(error)")   // CryptoError names the file and the problem
         }

@@ -26,7 +26,7 @@ struct SharedCacheOption {
     /// - Throws: ``CLIError/usage(_:)`` for a URL that is not a Redis URL.
     /// - Parameter connections: connections per Redis node: one per image in flight, so that
     ///   no load waits for another's round trip.
-    func open(key: SymmetricKey?, connections: Int = 4) throws -> RedisSharedCache? {
+    func open(key: EncryptionKey?, connections: Int = 4) throws -> RedisSharedCache? {
         guard let url else { return nil }
         do {
             var configuration = try RedisConfiguration(url: url)
