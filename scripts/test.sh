@@ -2,9 +2,17 @@
 # Runs the whole test suite: installs what is missing, builds with warnings as errors, then runs
 # `swift test` (never --parallel, which hides the runners' summary lines). The suite is written
 # with Swift Testing; its closing line reads `✔ Test run with N tests in M suites passed …`.
-# Tests start their own nginx and Python servers on 127.0.0.1.
+# Tests start their own nginx and Python servers on 127.0.0.1. Then, for the whole suite,
+# scripts/readme-check.sh builds the README's library snippet as a new package.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/bootstrap.sh
 swift build --build-tests -Xswiftc -warnings-as-errors
 swift test --skip-build "$@"
+# The README's library snippet, built as a new package would build it (a full build of its own,
+# minutes when cold): only for the whole suite, not for a filtered run.
+if [ $# -eq 0 ]; then
+  bash scripts/readme-check.sh
+else
+  echo "readme-check: not run for a filtered test run (bash scripts/readme-check.sh runs it alone)"
+fi
