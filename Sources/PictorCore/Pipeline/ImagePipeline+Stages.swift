@@ -51,7 +51,8 @@ extension ImagePipeline {
             log(.debug, request, "served from \(output.layer)")
             return ImageResponse(
                 image: output.image, request: request, cacheLayer: output.layer, isRevalidated: output.isRevalidated,
-                urlResponse: output.urlResponse, discardedCachedEntry: output.discardedCachedEntry, metrics: metrics)
+                isStaleOnArrival: output.isStaleOnArrival, urlResponse: output.urlResponse,
+                discardedCachedEntry: output.discardedCachedEntry, metrics: metrics)
         } catch {
             let failure = Error(Task.isCancelled ? CancellationError() : error)
             counters.withLock { $0.record(failure) }
@@ -78,7 +79,7 @@ extension ImagePipeline {
             let placeholder = Image(width: 1, height: 1, layout: .rgba, pixels: Data(count: 4))
             return ImageResponse(
                 image: placeholder, request: p.request, cacheLayer: layer, isRevalidated: source == .revalidated,
-                urlResponse: fetched.output.fetched.response, metrics: metrics)
+                isStaleOnArrival: fetched.output.fetched.isStaleOnArrival, urlResponse: fetched.output.fetched.response, metrics: metrics)
         } catch {
             let failure = Error(Task.isCancelled ? CancellationError() : error)
             counters.withLock { $0.record(failure) }
@@ -102,7 +103,7 @@ extension ImagePipeline {
             metrics.wasShared = fetched.joined
             return ImageDataResponse(
                 data: output.fetched.data, cacheLayer: layer, isRevalidated: output.fetched.source == .revalidated,
-                urlResponse: output.fetched.response, metrics: metrics)
+                isStaleOnArrival: output.fetched.isStaleOnArrival, urlResponse: output.fetched.response, metrics: metrics)
         } catch {
             let failure = Error(Task.isCancelled ? CancellationError() : error)
             counters.withLock { $0.record(failure) }
@@ -237,7 +238,7 @@ extension ImagePipeline {
         metrics.originalByteCount = data.count
         return StageOutput(
             image: result.value.0, layer: fetched.fetched.layer, isRevalidated: source == .revalidated,
-            urlResponse: fetched.fetched.response, metrics: metrics)
+            isStaleOnArrival: fetched.fetched.isStaleOnArrival, urlResponse: fetched.fetched.response, metrics: metrics)
     }
 }
 
