@@ -27,6 +27,9 @@ struct ImageJob: Sendable {
         var wasShared = false
         /// Whether a cached copy was served after the server confirmed it (HTTP 304).
         var revalidated = false
+        /// Whether the server's answer was stored already stale (`max-age=0`, `no-cache`, an
+        /// `Expires` in the past): each later use asks the server first.
+        var staleOnArrival = false
         var seconds: Double = 0
         var outputPath: String?
         var outputFileName: String?
@@ -58,6 +61,7 @@ struct ImageJob: Sendable {
                 let response = try await pipeline.data(for: makeRequest())
                 result.layer = response.cacheLayer.rawValue
                 result.revalidated = response.isRevalidated
+                result.staleOnArrival = response.isStaleOnArrival
                 result.bytes = Int64(response.data.count)
                 result.wasShared = response.metrics.wasShared
                 result.seconds = (ContinuousClock.now - start).seconds
@@ -67,6 +71,7 @@ struct ImageJob: Sendable {
             let image = response.image
             result.layer = response.cacheLayer.rawValue
             result.revalidated = response.isRevalidated
+            result.staleOnArrival = response.isStaleOnArrival
             result.width = image.width
             result.height = image.height
             result.bytes = Int64(response.metrics.originalByteCount ?? 0)
