@@ -7,25 +7,34 @@ enum FetchCommand {
     static let help = """
     USAGE: pictor fetch <url>... [options]
 
-    Fetches each image through the pipeline (memory → disk cache → network), decodes it (EXIF
-    orientation applied), optionally resizes it at decode time, and optionally writes it out.
-    Prints, per image: the layer it came from (memory/disk/shared/network), pixel size, bytes, milliseconds.
+    Fetches each image through the pipeline (memory → disk cache → network),
+    decodes it (EXIF orientation applied), optionally resizes it at decode time,
+    and optionally writes it out. Prints, per image: the layer it came from
+    (memory, disk, shared or network), pixel size, bytes and milliseconds.
 
     OPTIONS:
     \(ResizeOption.help)
     \(HeaderOption.help)
-      --no-cache-thumbnails with --resize, keep only originals on disk (by default the resized image is kept
-                            too, so a warm run with the same --resize decodes nothing)
-      -o, --output FILE|DIR write the image to FILE, or into DIR (named after the URL)
-      --format F            output format: jpeg, png, webp, avif or gif (default: from FILE's
-                            extension, else the source format, else png)
+      --no-cache-thumbnails with --resize, keep only originals on disk (by
+                            default the resized image is kept too, so a warm run
+                            with the same --resize decodes nothing)
+      -o, --output FILE|DIR write the image to FILE, or into DIR (named after the
+                            URL)
+      --format F            output format: jpeg, png, webp, avif or gif
+                            (default: from FILE's extension, else the source
+                            format, else png)
       --quality Q           1...100 for lossy formats (default 85)
-      --json                JSON Lines on standard output: one {"type":"image",…} per image, then one
-                            {"type":"summary",…} (schema in the README)
+      --json                JSON Lines on standard output: one {"type":"image",…}
+                            per image, then one {"type":"summary",…} (schema in
+                            the README)
     \(CacheOptions.help)
     \(CacheOptions.loadingHelp)
     \(SharedCacheOption.help)
       -h, --help            show this help
+
+    EXAMPLES:
+      pictor fetch https://example.org/a.jpg --resize 256 -o a-256.webp
+      pictor fetch URL1 URL2 --resize 512x -o thumbs/
     """
 
     static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {

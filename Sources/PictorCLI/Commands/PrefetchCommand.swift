@@ -7,36 +7,48 @@ enum PrefetchCommand {
     static let help = """
     USAGE: pictor prefetch <urls-file|url>... [options]
 
-    Loads many images through the pipeline to warm the disk cache. Each argument is a URL, a
-    file with one URL per line, or '-' for standard input ('#' at the start of a line, or after
-    a space, starts a comment; blank lines are skipped). Every URL is checked before anything is
-    fetched: one malformed line stops the run (exit 64, naming it). Shows progress on standard
-    error (a bar with percent and ETA on a terminal, a plain line every 10% otherwise) and ends
-    with a summary on standard output: count, failures with reasons, hits per layer, bytes and
-    images per second. Ctrl-C stops the run: the partial summary is printed, the report kept,
-    and the exit code is 130.
+    Loads many images through the pipeline to warm the disk cache. Each argument
+    is a URL, a file with one URL per line, or '-' for standard input ('#' at the
+    start of a line, or after a space, starts a comment; blank lines are
+    skipped). Every URL is checked before anything is fetched: one malformed
+    line stops the run (exit 64, naming it). Shows progress on standard error (a
+    bar with percent and ETA on a terminal, a plain line every 10% otherwise)
+    and ends with a summary on standard output: count, failures with reasons,
+    hits per layer, revalidations, entries stored already stale, bytes and
+    images per second. Ctrl-C stops the run: the partial summary is printed, the
+    report kept, and the exit code is 130.
 
     OPTIONS:
-      --concurrency N       images in flight at once, 1...256 (default 6, the SDWebImage default)
+      --concurrency N       images in flight at once, 1...256 (default 6, the
+                            SDWebImage default)
     \(ResizeOption.help)
     \(HeaderOption.help)
-      --no-cache-thumbnails with --resize, keep only originals on disk (by default the resized image is kept
-                            too, so a warm run with the same --resize decodes nothing)
+      --no-cache-thumbnails with --resize, keep only originals on disk (by
+                            default the resized image is kept too, so a warm run
+                            with the same --resize decodes nothing)
       --out DIR             also write each image into DIR
-      --format F            output format for --out: jpeg, png, webp, avif or gif (default: source, else png)
+      --format F            output format for --out: jpeg, png, webp, avif or
+                            gif (default: the source format, else png)
       --quality Q           1...100 for lossy output (default 85)
-      --data-only           fetch the bytes into the disk cache without decoding; the format is checked
-                            from the bytes, but a corrupt image is only found (and removed) when it is
-                            first decoded
-      --report FILE         write one TSV line per URL as it finishes: url, status, layer, width, height, bytes, ms,
-                            output, output bytes, error
-      --json                JSON Lines on standard output: one {"type":"image",…} per image as it finishes, then
-                            one {"type":"summary",…} (schema in the README)
+      --data-only           fetch the bytes into the disk cache without
+                            decoding; the format is checked from the bytes, but
+                            a corrupt image is only found (and removed) when it
+                            is first decoded
+      --report FILE         write one TSV line per URL as it finishes: url,
+                            status, layer, width, height, bytes, ms, output,
+                            output bytes, error
+      --json                JSON Lines on standard output: one {"type":"image",…}
+                            per image as it finishes, then one
+                            {"type":"summary",…} (schema in the README)
       -q, --quiet           no progress
     \(CacheOptions.help)
     \(CacheOptions.loadingHelp)
     \(SharedCacheOption.help)
       -h, --help            show this help
+
+    EXAMPLES:
+      pictor prefetch urls.txt --concurrency 8 --resize 256 --report report.tsv
+      pictor prefetch urls.txt --resize 256 --out thumbs --json
     """
 
     static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
