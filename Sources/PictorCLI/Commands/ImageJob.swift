@@ -36,6 +36,8 @@ struct ImageJob: Sendable {
     }
 
     var url: URL
+    /// The URL's 1-based position in the input list (`{index}` of `--name`).
+    var index = 1
     var resize: ResizeOption?
     var format: ImageFormat?
     var quality: Int
@@ -52,7 +54,10 @@ struct ImageJob: Sendable {
     }
 
     /// Runs the job; never throws: failures are reported in the result with a reason.
-    func run(pipeline: ImagePipeline, output: String?, outputIsDirectory: Bool) async -> Result {
+    ///
+    /// - Parameter naming: names the file in `output` when it is a directory; a run's jobs
+    ///   share one, so that two URLs never write one file.
+    func run(pipeline: ImagePipeline, output: String?, outputIsDirectory: Bool, naming: OutputNaming = OutputNaming(template: nil)) async -> Result {
         let start = ContinuousClock.now
         var result = Result(url: url, status: .ok)
         do {
@@ -78,11 +83,12 @@ struct ImageJob: Sendable {
             result.wasShared = response.metrics.wasShared
             if let output {
                 let target = OutputFormatOption.resolve(
-                    explicit: format, path: outputIsDirectory ? nil : output, source: image.sourceFormat)
+                    explicit: format, path: outputIsDirectory ? naming.template?.literalExtension.map { "name." + $0 } : output,
+                    source: image.sourceFormat)
                 let encoded = try VipsEncoder().encode(image, as: target, quality: quality)
                 let path: String
                 if outputIsDirectory {
-                    let name = Self.fileName(for: url, format: target)
+                    let name = try naming.name(.init(url: url, index: index, format: target, width: image.width, height: image.height))
                     path = (output as NSString).appendingPathComponent(name)
                     result.outputFileName = name
                 } else {
@@ -98,16 +104,6 @@ struct ImageJob: Sendable {
         }
         result.seconds = (ContinuousClock.now - start).seconds
         return result
-    }
-
-    /// A file name from the URL's last path component, made safe, with the output extension.
-    /// Distinct URLs with the same last component get a short digest suffix.
-    static func fileName(for url: URL, format: ImageFormat) -> String {
-        var base = url.deletingPathExtension().lastPathComponent
-        base = String(base.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(80))
-        if base.isEmpty || base == "_" { base = "image" }
-        let tag = String(SHA256.hexDigest(url.absoluteString).prefix(8))
-        return "\(base)-\(tag).\(format.fileExtension)"
     }
 
     /// Writes `data` to `path` (created or truncated, mode 0644 before umask).
