@@ -107,7 +107,7 @@ extension DiskCache {
     ///   - logger: where warnings go.
     /// - Throws: ``/PictorDiskCache/DiskCacheError`` when the directory or index cannot be opened,
     ///   ``/PictorCrypto/CryptoError`` when the key derivation fails.
-    public static func standard(directory: URL, encryptionKey: SymmetricKey? = nil, logger: PictorLog = .standardError) throws -> DiskCache {
+    public static func standard(directory: URL, encryptionKey: EncryptionKey? = nil, logger: PictorLog = .standardError) throws -> DiskCache {
         var configuration = DiskCache.Configuration(directory: directory)
         configuration.logger = logger
         if let encryptionKey { configuration.encrypt(with: try DiskCacheEncryption(masterKey: encryptionKey)) }

@@ -15,16 +15,22 @@ public enum PictorCommand {
     USAGE: pictor <command> [options]
 
     COMMANDS:
-      fetch <url>...            fetch images (memory → disk cache → network), optionally resize and save
-      prefetch <file|url>...    warm the cache with many URLs, with progress and a summary
-      cache <subcommand>        operate the on-disk cache: stats, list, trim, clear, verify, rekey, key
+      fetch <url>...            fetch images (memory → disk cache → network),
+                                optionally resize and save them
+      prefetch <file|url>...    warm the cache with many URLs, with progress and a
+                                summary
+      cache <subcommand>        operate the on-disk cache: stats, list, has, rm,
+                                trim, clear, verify, rekey, key
+      help [<command>...]       show help; 'pictor help cache trim' is
+                                'pictor cache trim --help'
 
     OPTIONS:
-      -h, --help                show help (also after any command)
+      -h, --help                show help (also after any command or subcommand)
       --version                 show the version
 
     Default cache directory: $XDG_CACHE_HOME/pictor, else ~/.cache/pictor.
-    Exit codes: 0 ok, 1 a failure, 64 bad arguments.
+    Exit codes: 0 ok, 1 a failure, 64 bad arguments, 73 the disk cache cannot be
+    opened, 130 interrupted.
     """
 
     /// Runs `pictor` with `arguments` (without the program name) and returns the exit code.
@@ -47,8 +53,8 @@ public enum PictorCommand {
         do {
             switch command {
             case "help" where !args.isEmpty:
-                // `pictor help fetch` = `pictor fetch --help`
-                return await run([args[0], "--help"], console: console, environment: environment)
+                // `pictor help fetch` = `pictor fetch --help`; `pictor help cache trim` = `pictor cache trim --help`
+                return await run(args + ["--help"], console: console, environment: environment)
             case "-h", "--help", "help":
                 console.print(usage)
                 return ExitCode.success

@@ -24,7 +24,7 @@ internal import COpenSSL
 /// collision risk under 2⁻³² up to 2³² seals per key (SP 800-38D §8.3); rotate long before that.
 ///
 /// ```swift
-/// let cipher = try AESGCMCipher(key: try SymmetricKey.generate())
+/// let cipher = try AESGCMCipher(key: try EncryptionKey.generate())
 /// let sealed = try cipher.seal(Data("hello".utf8), associatedData: Data("name".utf8))
 /// let plain = try cipher.open(sealed, associatedData: Data("name".utf8))
 /// ```
@@ -64,7 +64,7 @@ public struct AESGCMCipher: DataCipher, Sendable {
     ///   passing a master key).
     /// - Throws: ``CryptoError/Code/library`` when libcrypto has no AES-256-GCM or cannot key a
     ///   context.
-    public init(key: SymmetricKey) throws(CryptoError) {
+    public init(key: EncryptionKey) throws(CryptoError) {
         let id = try key.withUnsafeBytes { bytes throws(CryptoError) in
             try HKDFSHA256.deriveBytes(inputKeyMaterial: bytes, salt: [UInt8](), info: Self.keyIdentifierInfo,
                                        outputByteCount: Self.keyIdentifierByteCount)

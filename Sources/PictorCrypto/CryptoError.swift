@@ -10,7 +10,7 @@ internal import COpenSSL
 public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The kind of failure; match on it rather than on the message.
     public enum Code: Sendable, Hashable {
-        /// Key bytes of the wrong length (a ``SymmetricKey`` is exactly 32 bytes).
+        /// Key bytes of the wrong length (a ``EncryptionKey`` is exactly 32 bytes).
         case invalidKeyLength
         /// Key bytes that are all the same (e.g. an all-zero key from 64 `0`s): a placeholder,
         /// never a secret.

@@ -11,7 +11,7 @@ import PictorCore
 /// - name key: `info = "pictor.disk-cache.name-key.v1"` → ``HMACKeyHashing``.
 ///
 /// ```swift
-/// let encryption = try DiskCacheEncryption(masterKey: try SymmetricKey(contentsOfFile: path))
+/// let encryption = try DiskCacheEncryption(masterKey: try EncryptionKey(contentsOfFile: path))
 /// var configuration = DiskCache.Configuration(directory: url)
 /// configuration.cipher = encryption.cipher
 /// configuration.keyHashing = encryption.keyHashing
@@ -31,7 +31,7 @@ public struct DiskCacheEncryption: Sendable {
     ///
     /// - Parameter masterKey: the cache's 256-bit master key.
     /// - Throws: ``CryptoError/Code/library`` when libcrypto fails.
-    public init(masterKey: SymmetricKey) throws(CryptoError) {
+    public init(masterKey: EncryptionKey) throws(CryptoError) {
         try self.init(masterKey: masterKey, contentKeyLabel: Self.contentKeyLabel, nameKeyLabel: Self.nameKeyLabel)
     }
 
@@ -43,7 +43,7 @@ public struct DiskCacheEncryption: Sendable {
     ///   - contentKeyLabel: the HKDF `info` label of the content (AES-256-GCM) key.
     ///   - nameKeyLabel: the HKDF `info` label of the name (HMAC-SHA256) key.
     /// - Throws: ``CryptoError/Code/library`` when libcrypto fails.
-    public init(masterKey: SymmetricKey, contentKeyLabel: String, nameKeyLabel: String) throws(CryptoError) {
+    public init(masterKey: EncryptionKey, contentKeyLabel: String, nameKeyLabel: String) throws(CryptoError) {
         let contentKey = try HKDFSHA256.deriveKey(from: masterKey, info: Data(contentKeyLabel.utf8))
         let nameKey = try HKDFSHA256.deriveKey(from: masterKey, info: Data(nameKeyLabel.utf8))
         cipher = try AESGCMCipher(key: contentKey)

@@ -21,7 +21,7 @@ final class GCMContextPool: @unchecked Sendable {
     private let template: OpaquePointer
     private let idle = Mutex<[Int]>([])  // bit patterns of idle EVP_CIPHER_CTX pointers
 
-    init(key: SymmetricKey) throws(CryptoError) {
+    init(key: EncryptionKey) throws(CryptoError) {
         guard let cipher = Self.cipher else { throw CryptoError.openSSL("EVP_CIPHER_fetch(AES-256-GCM)") }
         guard let ctx = EVP_CIPHER_CTX_new() else { throw CryptoError.openSSL("EVP_CIPHER_CTX_new") }
         let ok = key.withUnsafeBytes { bytes in

@@ -48,7 +48,7 @@ public enum HKDFSHA256 {
     ///   - salt: Optional salt; empty by default (RFC 5869's 32 zero bytes).
     ///   - info: The purpose label, e.g. `"pictor.disk-cache.content-key.v1"` as UTF-8.
     /// - Throws: ``CryptoError/Code/library`` when libcrypto fails.
-    public static func deriveKey(from key: SymmetricKey, salt: Data = Data(), info: Data) throws(CryptoError) -> SymmetricKey {
+    public static func deriveKey(from key: EncryptionKey, salt: Data = Data(), info: Data) throws(CryptoError) -> EncryptionKey {
         let storage = KeyStorage()
         let ok = key.withUnsafeBytes { ikm in
             salt.withUnsafeBytes { salt in
@@ -56,7 +56,7 @@ public enum HKDFSHA256 {
             }
         }
         guard ok else { throw CryptoError.openSSL("EVP_KDF_derive(HKDF-SHA256)") }
-        return SymmetricKey(storage: storage)
+        return EncryptionKey(storage: storage)
     }
 
     private static func derive(ikm: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,

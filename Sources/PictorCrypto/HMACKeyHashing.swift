@@ -17,7 +17,7 @@ public struct HMACKeyHashing: CacheKeyHashing, Sendable {
     ///
     /// - Parameter nameKey: the 256-bit name key.
     /// - Throws: ``CryptoError/Code/library`` if libcrypto cannot set up HMAC.
-    public init(nameKey: SymmetricKey) throws(CryptoError) {
+    public init(nameKey: EncryptionKey) throws(CryptoError) {
         mac = try HMACSHA256(key: nameKey)
     }
 

@@ -21,7 +21,7 @@ public struct HMACSHA256: Sendable {
     ///
     /// - Parameter key: the MAC key.
     /// - Throws: ``CryptoError/Code/library`` if libcrypto cannot set up the context.
-    public init(key: SymmetricKey) throws(CryptoError) {
+    public init(key: EncryptionKey) throws(CryptoError) {
         context = try key.withUnsafeBytes { bytes throws(CryptoError) in try MACContext(key: bytes) }
     }
 

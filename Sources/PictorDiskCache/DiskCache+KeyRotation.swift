@@ -19,7 +19,7 @@ extension DiskCache {
     /// under the old ones; the cache stays usable throughout.
     ///
     /// ```swift
-    /// let next = try DiskCacheEncryption(masterKey: try SymmetricKey(contentsOfFile: newKeyPath))
+    /// let next = try DiskCacheEncryption(masterKey: try EncryptionKey(contentsOfFile: newKeyPath))
     /// cache.rotateKey(to: next)
     /// cache.flush()   // optional: wait until the old files are deleted
     /// ```

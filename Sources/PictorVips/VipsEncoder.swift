@@ -31,6 +31,11 @@ public struct VipsEncoder: ImageEncoding {
         self.webpLossless = webpLossless
     }
 
+    /// The quality used when none is given: 80, on the 1...100 scale of JPEG, WebP and AVIF
+    /// (libvips' own default is 75; sharp, also on libvips, uses 80). ``encode(_:as:quality:)``
+    /// and `Image.encoded(as:quality:)` default to it.
+    public static let defaultQuality = 80
+
     /// The formats ``encode(_:as:quality:)`` writes.
     public static let supportedFormats: Set<ImageFormat> = [.jpeg, .png, .webp, .avif, .gif]
 
@@ -39,14 +44,14 @@ public struct VipsEncoder: ImageEncoding {
     /// - Parameters:
     ///   - image: the image to write; a JPEG of an image with alpha is flattened over white.
     ///   - format: one of ``supportedFormats``.
-    ///   - quality: 1...100 (clamped) for JPEG, WebP and AVIF; ignored by PNG and GIF. Default 80
-    ///     (the pipeline's processed variants use
+    ///   - quality: 1...100 (clamped) for JPEG, WebP and AVIF; ignored by PNG and GIF. Default
+    ///     ``defaultQuality`` (80; the pipeline's processed variants use
     ///     `ImagePipeline.Configuration.processedVariantQuality`, 90 by default; the CLI's
     ///     `--quality` defaults to 85).
     /// - Returns: the encoded bytes.
     /// - Throws: ``/PictorCore/ImageEncodingError/unsupportedFormat(_:)`` for formats other than JPEG, PNG,
     ///   WebP, AVIF and GIF; ``/PictorCore/ImageEncodingError/failed(_:message:)`` with libvips' text.
-    public func encode(_ image: Image, as format: ImageFormat, quality: Int = 80) throws -> Data {
+    public func encode(_ image: Image, as format: ImageFormat, quality: Int = VipsEncoder.defaultQuality) throws -> Data {
         guard Self.supportedFormats.contains(format) else { throw ImageEncodingError.unsupportedFormat(format) }
         let q = Int32(min(max(quality, 1), 100))
         do {

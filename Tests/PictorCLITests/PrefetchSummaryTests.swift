@@ -18,6 +18,22 @@ import Pictor
         #expect(summary.text.contains("disk 2"))
     }
 
+    @Test func entriesStoredAlreadyStaleAreCountedOnceInTextAndJSON() throws {
+        var stale = result("network")
+        stale.staleOnArrival = true
+        var joined = stale
+        joined.wasShared = true   // the same download, joined by a second caller: one entry
+        var confirmed = result("disk", revalidated: true)
+        confirmed.staleOnArrival = true
+        let summary = PrefetchSummary(results: [stale, joined, confirmed, result("network")], elapsed: 1)
+        #expect(summary.staleOnArrival == 2)
+        #expect(summary.text.contains("\n  stale on arrival: 2 stored already stale"), "\(summary.text)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(JSONOutput.line(JSONOutput.SummaryRecord(summary)).utf8)) as? [String: Any])
+        #expect(json["stale_on_arrival"] as? Int == 2)
+        let image = try #require(try JSONSerialization.jsonObject(with: Data(JSONOutput.line(JSONOutput.ImageRecord(stale)).utf8)) as? [String: Any])
+        #expect(image["stale_on_arrival"] as? Bool == true)
+    }
+
     @Test func theFleetLineAppearsOnlyWithASharedTier() {
         let plain = PrefetchSummary(results: [result("shared")], elapsed: 1)
         #expect(!plain.text.contains("fleet:"))

@@ -72,7 +72,7 @@ struct ScriptableOutputTests {
         let interruption = Interruption()
         defer { interruption.stop() }
         let started = Mutex(0)
-        let results = await PrefetchCommand.runAll(urls: urls, concurrency: 2, interruption: interruption) { url in
+        let results = await PrefetchCommand.runAll(urls: urls, concurrency: 2, interruption: interruption) { _, url in
             let count = started.withLock { $0 += 1; return $0 }
             if count == 5 { interruption.interrupt() }
             try? await Task.sleep(for: .milliseconds(count >= 5 ? 10_000 : 1))

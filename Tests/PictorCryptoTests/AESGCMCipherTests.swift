@@ -7,7 +7,7 @@ import PictorCrypto
     let name = Data("3f2a9c".utf8)
 
     init() throws {
-        cipher = try AESGCMCipher(key: SymmetricKey(bytes: (0..<32).map { UInt8($0) ^ 0x42 }))
+        cipher = try AESGCMCipher(key: EncryptionKey(bytes: (0..<32).map { UInt8($0) ^ 0x42 }))
     }
 
     func expectFailure(_ code: CryptoError.Code, _ body: () throws -> Data) {
@@ -89,7 +89,7 @@ import PictorCrypto
     }
 
     @Test func wrongKeyFails() throws {
-        let other = try AESGCMCipher(key: SymmetricKey.generate())
+        let other = try AESGCMCipher(key: EncryptionKey.generate())
         let sealed = try cipher.seal(Data("entry".utf8), associatedData: name)
         expectFailure(.keyMismatch) { try other.open(sealed, associatedData: name) }
         // A forged header carrying the right key identifier still fails on the tag.
@@ -99,7 +99,7 @@ import PictorCrypto
     }
 
     @Test func sameKeySameIdentifier() throws {
-        let again = try AESGCMCipher(key: SymmetricKey(bytes: (0..<32).map { UInt8($0) ^ 0x42 }))
+        let again = try AESGCMCipher(key: EncryptionKey(bytes: (0..<32).map { UInt8($0) ^ 0x42 }))
         #expect(again.keyIdentifier == cipher.keyIdentifier)
         let sealed = try cipher.seal(Data("x".utf8), associatedData: name)
         #expect(try again.open(sealed, associatedData: name) == Data("x".utf8))

@@ -34,7 +34,7 @@ import Testing
     ]
 
     @Test(arguments: vectors) func encryptMatches(_ v: Vector) throws {
-        let pool = try GCMContextPool(key: SymmetricKey(knownAnswerBytes: hex(v.key)))
+        let pool = try GCMContextPool(key: EncryptionKey(knownAnswerBytes: hex(v.key)))
         let (plaintext, iv, aad) = (hex(v.plaintext), hex(v.iv), hex(v.aad))
         // Twice: the second run goes through a reused (pooled) context.
         for _ in 0..<2 {
@@ -52,7 +52,7 @@ import Testing
     }
 
     @Test(arguments: vectors) func decryptMatchesAndRejectsBadTag(_ v: Vector) throws {
-        let pool = try GCMContextPool(key: SymmetricKey(knownAnswerBytes: hex(v.key)))
+        let pool = try GCMContextPool(key: EncryptionKey(knownAnswerBytes: hex(v.key)))
         let (ciphertext, iv, aad) = (hex(v.ciphertext), hex(v.iv), hex(v.aad))
         var tag = hex(v.tag)
         var plaintext = [UInt8](repeating: 0, count: ciphertext.count + 1)

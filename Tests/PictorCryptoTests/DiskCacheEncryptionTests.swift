@@ -3,7 +3,7 @@ import Testing
 import PictorCrypto
 
 @Suite struct DiskCacheEncryptionTests {
-    let master = try! SymmetricKey(bytes: (0..<32).map { UInt8($0) ^ 0x11 })
+    let master = try! EncryptionKey(bytes: (0..<32).map { UInt8($0) ^ 0x11 })
 
     @Test func derivedKeysAreDistinctFromEachOtherAndTheMaster() throws {
         let encryption = try DiskCacheEncryption(masterKey: master)
@@ -18,7 +18,7 @@ import PictorCrypto
 
     @Test func keyedNamesAreStableHexAndKeyDependent() throws {
         let a = try DiskCacheEncryption(masterKey: master).keyHashing
-        let b = try DiskCacheEncryption(masterKey: SymmetricKey.generate()).keyHashing
+        let b = try DiskCacheEncryption(masterKey: EncryptionKey.generate()).keyHashing
         let url = "https://images.example.com/photos/1.jpg"
         let digest = a.digest(for: url)
         #expect(digest.count == 64 && digest.allSatisfy { "0123456789abcdef".contains($0) })
@@ -30,7 +30,7 @@ import PictorCrypto
     }
 
     @Test func hmacKeyHashingMatchesHMAC() throws {
-        let nameKey = try SymmetricKey(bytes: (0..<32).map { UInt8($0) ^ 0x0b })
+        let nameKey = try EncryptionKey(bytes: (0..<32).map { UInt8($0) ^ 0x0b })
         let expected = try HMACSHA256(key: nameKey).authenticationCode(for: Data("key".utf8))
         #expect(try HMACKeyHashing(nameKey: nameKey).digest(for: "key") == Hex.encode(expected))
     }
@@ -38,7 +38,7 @@ import PictorCrypto
 
 @Suite struct HMACKeyHashingConcurrencyTests {
     @Test func concurrentDigestsMatchSerialOnes() async throws {
-        let hashing = try DiskCacheEncryption(masterKey: SymmetricKey.generate()).keyHashing
+        let hashing = try DiskCacheEncryption(masterKey: EncryptionKey.generate()).keyHashing
         let keys = (0..<500).map { "https://images.example.com/\($0).jpg" }
         let expected = keys.map { hashing.digest(for: $0) }
         #expect(Set(expected).count == keys.count)

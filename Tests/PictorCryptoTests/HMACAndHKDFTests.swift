@@ -60,13 +60,13 @@ import PictorCrypto
     }
 
     @Test func deriveKeyMatchesDeriveBytesAndLabelsSeparate() throws {
-        let master = try SymmetricKey(bytes: (0..<32).map { UInt8($0) ^ 7 })
+        let master = try EncryptionKey(bytes: (0..<32).map { UInt8($0) ^ 7 })
         let a = try HKDFSHA256.deriveKey(from: master, info: Data("a".utf8))
         let b = try HKDFSHA256.deriveKey(from: master, info: Data("b".utf8))
         let bytes = try master.withUnsafeBytes { m in
             try HKDFSHA256.deriveBytes(inputKeyMaterial: Array(m), salt: [UInt8](), info: Array("a".utf8), outputByteCount: 32)
         }
-        #expect(a == (try SymmetricKey(bytes: bytes)))
+        #expect(a == (try EncryptionKey(bytes: bytes)))
         #expect(a != b)
         #expect(throws: CryptoError.self) {
             try HKDFSHA256.deriveBytes(inputKeyMaterial: [1], salt: [UInt8](), info: [UInt8](), outputByteCount: 8161)

@@ -94,7 +94,7 @@ struct DiskCacheDamagedIndexTests {
         // The evidence check never overrides a record the files agree with
         try fill(encrypted())
         #expect(throws: DiskCacheError.keyMismatch(path: directory.path, .keyRequired)) { try DiskCache(configuration: plain()) }
-        let other = try DiskCacheEncryption(masterKey: SymmetricKey(bytes: (0..<32).map { UInt8($0) &* 7 &+ 3 }))
+        let other = try DiskCacheEncryption(masterKey: EncryptionKey(bytes: (0..<32).map { UInt8($0) &* 7 &+ 3 }))
         #expect(throws: DiskCacheError.keyMismatch(path: directory.path, .anotherKey)) { try DiskCache(configuration: encrypted(other)) }
         #expect(asideFiles().isEmpty)
     }

@@ -12,7 +12,7 @@ import Testing
 struct DiskCacheKeyCheckTests {
     let directory = TestDirectory()
     let urls = EncryptedFixtures.urls
-    static let otherKey = try! SymmetricKey(bytes: (0..<32).map { UInt8($0) &* 7 &+ 3 })
+    static let otherKey = try! EncryptionKey(bytes: (0..<32).map { UInt8($0) &* 7 &+ 3 })
     static let other = try! DiskCacheEncryption(masterKey: otherKey)
 
     func plain() -> DiskCache.Configuration { .test(directory) }

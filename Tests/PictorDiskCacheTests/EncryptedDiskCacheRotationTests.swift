@@ -17,7 +17,7 @@ import PictorCrypto
 
     @Test func rotationDropsOldEntriesAndKeepsWorking() throws {
         let old = EncryptedFixtures.encryption
-        let new = try DiskCacheEncryption(masterKey: SymmetricKey.generate())
+        let new = try DiskCacheEncryption(masterKey: EncryptionKey.generate())
         let cache = try DiskCache(configuration: EncryptedFixtures.configuration(directory, old))
         for url in urls { cache.store(testBytes(2000), for: url) }
         cache.flush()
@@ -38,7 +38,7 @@ import PictorCrypto
     }
 
     @Test func rotationDuringConcurrentUse() async throws {
-        let new = try DiskCacheEncryption(masterKey: SymmetricKey.generate())
+        let new = try DiskCacheEncryption(masterKey: EncryptionKey.generate())
         let cache = try DiskCache(configuration: EncryptedFixtures.configuration(directory))
         await withTaskGroup(of: Void.self) { group in
             for t in 0..<4 {

@@ -73,7 +73,7 @@ import PictorCrypto
         // Opening with another key is refused (DiskCacheKeyCheckTests); files sealed under
         // another key that appear in an open cache are still misses, removed and counted.
         let cache = try filledCache()
-        let foreign = try AESGCMCipher(key: SymmetricKey.generate())
+        let foreign = try AESGCMCipher(key: EncryptionKey.generate())
         for url in urls {
             let digest = encryption.keyHashing.digest(for: url)
             let plain = testBytes(4096) + EntryContainer.trailer(payloadCount: 4096, metadata: DataCacheMetadata(), created: 0, binding: KeyBinding(key: ""))
@@ -90,7 +90,7 @@ import PictorCrypto
     @Test func wrongMasterKeyIsRefusedAndRemovesNothing() throws {
         do { _ = try filledCache() }
         let before = directory.entryFileNames()
-        let other = try DiskCacheEncryption(masterKey: SymmetricKey.generate())
+        let other = try DiskCacheEncryption(masterKey: EncryptionKey.generate())
         #expect(throws: DiskCacheError.keyMismatch(path: directory.url.standardizedFileURL.path, .anotherKey)) {
             _ = try DiskCache(configuration: EncryptedFixtures.configuration(directory, other))
         }

@@ -12,7 +12,7 @@ enum EncryptedFixtures {
         "https://secret-host.example.org/albums/holiday/IMG_0002.jpg",
         "http://photos.private-intranet.test:8080/people/写真.png",
     ]
-    static let masterKey = try! SymmetricKey(bytes: (0..<32).map { UInt8($0) ^ 0x5A })
+    static let masterKey = try! EncryptionKey(bytes: (0..<32).map { UInt8($0) ^ 0x5A })
     static let encryption = try! DiskCacheEncryption(masterKey: masterKey)
 
     static func configuration(_ directory: TestDirectory, _ encryption: DiskCacheEncryption = encryption,

@@ -6,8 +6,8 @@ import PictorTestSupport
 import Synchronization
 import Testing
 
-private func testKey(_ seed: Int) throws -> SymmetricKey {
-    try SymmetricKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* (2 * seed + 3) &+ seed) })
+private func testKey(_ seed: Int) throws -> EncryptionKey {
+    try EncryptionKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* (2 * seed + 3) &+ seed) })
 }
 
 private let jpeg = Data([0xFF, 0xD8, 0xFF, 0xE0]) + Data(repeating: 0x42, count: 2000) + Data([0xFF, 0xD9])

@@ -13,8 +13,8 @@ import Testing
         expiresAt: Date(timeIntervalSince1970: 1_800_000_000), format: .jpeg))
 
     func plain() throws -> SharedEntryCodec { try SharedEntryCodec(masterKey: nil, namespace: "pictor") }
-    func sealed(_ key: SymmetricKey? = nil) throws -> SharedEntryCodec {
-        try SharedEntryCodec(masterKey: key ?? SymmetricKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }), namespace: "pictor")
+    func sealed(_ key: EncryptionKey? = nil) throws -> SharedEntryCodec {
+        try SharedEntryCodec(masterKey: key ?? EncryptionKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }), namespace: "pictor")
     }
 
     @Test(arguments: [false, true]) func anEntryRoundTripsWithItsMetadata(encrypted: Bool) throws {
@@ -55,8 +55,8 @@ import Testing
     }
 
     @Test func aValueSealedWithAnotherKeyIsAMiss() throws {
-        let mine = try sealed(SymmetricKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 1) }))
-        let theirs = try sealed(SymmetricKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 2) }))
+        let mine = try sealed(EncryptionKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 5 &+ 1) }))
+        let theirs = try sealed(EncryptionKey(bytes: (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 11 &+ 2) }))
         let value = try theirs.encode(Self.entry, for: Self.url)
         #expect(mine.decode(value, for: Self.url) == nil)
         #expect(mine.name(for: Self.url) != theirs.name(for: Self.url), "another key names entries differently")

@@ -51,7 +51,7 @@ struct SharedTierOverRedisTests {
 
     /// A tier with timeouts a loaded machine cannot miss: these tests are about what is shared,
     /// not about timeouts (the outage and hang tests keep the defaults).
-    static func tier(_ url: String, key: SymmetricKey? = nil) throws -> RedisSharedCache {
+    static func tier(_ url: String, key: EncryptionKey? = nil) throws -> RedisSharedCache {
         try RedisSharedCache(url: url + "?connect_timeout=5s&command_timeout=10s", masterKey: key)
     }
 
@@ -69,7 +69,7 @@ struct SharedTierOverRedisTests {
     @Test(arguments: [false, true]) func fourMembersDownloadEachURLOnceAndAFifthNeedsNoOrigin(encrypted: Bool) async throws {
         let server = try await offPool { try RedisServer() }
         defer { server.stop() }
-        let key = encrypted ? try SymmetricKey.generate() : nil
+        let key = encrypted ? try EncryptionKey.generate() : nil
         let urls = Self.urls(40)
         let members = try (0..<4).map { _ in Member(try Self.tier(server.url, key: key), urls: urls) }
 
@@ -95,9 +95,9 @@ struct SharedTierOverRedisTests {
         let server = try await offPool { try RedisServer() }
         defer { server.stop() }
         let urls = Self.urls(10, "keys")
-        let writer = Member(try Self.tier(server.url, key: try SymmetricKey.generate()), urls: urls)
+        let writer = Member(try Self.tier(server.url, key: try EncryptionKey.generate()), urls: urls)
         _ = try await writer.loadAll(urls)
-        let reader = Member(try Self.tier(server.url, key: try SymmetricKey.generate()), urls: urls)
+        let reader = Member(try Self.tier(server.url, key: try EncryptionKey.generate()), urls: urls)
         let responses = try await reader.loadAll(urls)
         Self.check(responses, urls)
         #expect(responses.allSatisfy { $0.cacheLayer == .network })

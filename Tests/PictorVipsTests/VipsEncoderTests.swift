@@ -76,3 +76,22 @@ struct VipsEncoderTests {
 
     private func signature(_ image: Image) -> [Int] { Signature.of(image, alpha: false) }
 }
+
+/// `Image.encoded(as:quality:)`: the documented default quality is the one used.
+@Suite struct ImageEncodedTests {
+    @Test(arguments: [ImageFormat.jpeg, .webp])
+    func theDefaultQualityIsTheDocumentedOne(format: ImageFormat) throws {
+        let image = TestImages.gradient(width: 64, height: 48)
+        let byDefault = try image.encoded(as: format)
+        #expect(VipsEncoder.defaultQuality == 80)
+        #expect(byDefault == (try image.encoded(as: format, quality: 80)), "the default is 80, byte for byte")
+        #expect(byDefault == (try VipsEncoder().encode(image, as: format)), "the encoder's default is the same")
+        #expect(byDefault != (try image.encoded(as: format, quality: 20)), "quality changes the bytes")
+    }
+
+    @Test func pngIgnoresQualityAndOtherFormatsAreRefused() throws {
+        let image = TestImages.gradient(width: 16, height: 16)
+        #expect(try image.encoded(as: .png) == (try image.encoded(as: .png, quality: 5)))
+        #expect(throws: ImageEncodingError.unsupportedFormat(.tiff)) { try image.encoded(as: .tiff) }
+    }
+}

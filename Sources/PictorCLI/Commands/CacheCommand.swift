@@ -3,46 +3,199 @@ import Pictor
 
 /// `pictor cache stats|list|has|rm|trim|clear|verify|rekey|key generate`.
 enum CacheCommand {
+    /// The subcommands, in the order the overview lists them.
+    static let subcommands = ["stats", "list", "has", "rm", "trim", "clear", "verify", "rekey", "key"]
+
     static let help = """
     USAGE: pictor cache <subcommand> [options]
 
-    Operates the on-disk cache (plain or encrypted). Entries are listed by digest: the cache
-    stores no URL, and an encrypted cache's names are keyed hashes that reveal nothing. An
-    encrypted cache opens only with its own key (--key-file); a plain one only without a key.
+    Operates the on-disk cache (plain or encrypted). Entries are listed by digest:
+    the cache stores no URL, and an encrypted cache's names are keyed hashes that
+    reveal nothing. An encrypted cache opens only with its own key (--key-file); a
+    plain one only without a key.
 
     SUBCOMMANDS:
-      stats [--shared-cache URL]
-                            entry count, total size, limits, last-access range, formats; with a shared
-                            tier, its Redis memory and eviction policy and the fleet's hit counters
-      list [--limit N]      entries, least recently used first: digest, bytes, format, last access, expiry
-      trim [--size-limit BYTES] [--max-age AGE]
-                            remove expired entries, then least recently used ones down to the limit
-      clear [--force]       remove every entry; --force also clears a cache encrypted under a key you no
-                            longer have (its entries are discarded, and it is reset to --key-file's key, or
-                            to plain without one)
-      verify                re-read every entry; bad ones (unreadable, wrong key, tampered) are removed
-                            and listed; exit 1 when any was found
-      rekey --new-key-file FILE
-                            switch the cache to a new key (with --key-file naming the current key; without
-                            it, turns encryption on). Entries are DROPPED, not re-encrypted: their names are
-                            keyed hashes of URLs the cache never stores, so they cannot be renamed under the
-                            new key, and keeping them would keep the old key useful. They are fetched again.
-    \(CacheEntryCommands.help)
-      key generate --out FILE
-                            write a new random 256-bit key (hex) to FILE with mode 0600
+      stats                 entry count, size, limits, last-access range,
+                            formats; with --shared-cache, the Redis tier too
+      list                  entries, least recently used first
+      has URL...            whether the cache holds each URL's original
+      rm URL...             remove each URL's entries
+      trim                  remove expired, then least recently used entries
+      clear                 remove every entry
+      verify                re-read every entry; remove and list bad ones
+      rekey                 switch the cache to a new key (entries are dropped)
+      key generate          write a new random 256-bit key file
 
     OPTIONS:
     \(CacheOptions.help)
       -h, --help            show this help
+
+    'pictor cache <subcommand> --help' shows a subcommand's options and an
+    example.
     """
+
+    /// Each subcommand's `--help`: usage, what it does, its options, an example.
+    static func help(for sub: String) -> String? {
+        let common = """
+        \(CacheOptions.help)
+          -h, --help            show this help
+        """
+        switch sub {
+        case "stats":
+            return """
+            USAGE: pictor cache stats [--shared-cache URL] [options]
+
+            Prints the cache's directory, whether it is encrypted, its entry count,
+            size and limits, the range of last-access times and the image formats.
+            With a shared tier: Redis's memory, eviction policy and key count, and
+            the fleet's counters (reads, leases, waits, stores, errors).
+
+            OPTIONS:
+            \(SharedCacheOption.help)
+            \(common)
+
+            EXAMPLE:
+              pictor cache stats --cache-dir /var/cache/pictor --key-file pictor.key
+            """
+        case "list":
+            return """
+            USAGE: pictor cache list [--limit N] [options]
+
+            Lists entries, least recently used first, one per line: digest, bytes,
+            format, last access and expiry (tab-separated).
+
+            OPTIONS:
+              --limit N             list at most N entries (default all)
+            \(common)
+
+            EXAMPLE:
+              pictor cache list --limit 20
+            """
+        case "has":
+            return """
+            USAGE: pictor cache has <url>... [options]
+
+            Prints, for each URL, 'yes' or 'no' and the URL: whether the cache holds
+            its original. Exit 0 when all are there, 1 otherwise.
+
+            OPTIONS:
+            \(common)
+
+            EXAMPLE:
+              pictor cache has https://example.org/a.jpg
+            """
+        case "rm":
+            return """
+            USAGE: pictor cache rm <url>... [--resize W|WxH|Wx|xH [--fit F]] [options]
+
+            Removes each URL's original and, with --resize, the resized copy that
+            'fetch' or 'prefetch' with the same --resize and --fit kept.
+
+            OPTIONS:
+            \(ResizeOption.help)
+            \(common)
+
+            EXAMPLE:
+              pictor cache rm https://example.org/a.jpg --resize 256
+            """
+        case "trim":
+            return """
+            USAGE: pictor cache trim [--size-limit BYTES] [--max-age AGE] [options]
+
+            Removes expired entries and entries unused for longer than the maximum
+            age, then least recently used ones until the cache is under its size
+            limit.
+
+            OPTIONS:
+              --size-limit BYTES    trim down to this size, e.g. 500M or 1.5GiB
+                                    (default 150 MiB)
+              --max-age AGE         remove entries unused for longer, e.g. 7d, 12h,
+                                    90m (default 7d)
+            \(common)
+
+            EXAMPLE:
+              pictor cache trim --size-limit 500M --max-age 7d
+            """
+        case "clear":
+            return """
+            USAGE: pictor cache clear [--force] [options]
+
+            Removes every entry.
+
+            OPTIONS:
+              --force               also clear a cache encrypted under a key you no
+                                    longer have: its entries are discarded, and it
+                                    is reset to --key-file's key, or to plain
+                                    without one
+            \(common)
+
+            EXAMPLE:
+              pictor cache clear --force --key-file new.key
+            """
+        case "verify":
+            return """
+            USAGE: pictor cache verify [options]
+
+            Re-reads every entry. Bad ones (unreadable, truncated, wrong key,
+            tampered) are removed and listed by digest; index rows without a file
+            and files without a row are removed and counted. Exit 1 when any was
+            found.
+
+            OPTIONS:
+            \(common)
+
+            EXAMPLE:
+              pictor cache verify --key-file pictor.key
+            """
+        case "rekey":
+            return """
+            USAGE: pictor cache rekey --new-key-file FILE [options]
+
+            Switches the cache to a new key (with --key-file naming the current key;
+            without it, turns encryption on). Entries are DROPPED, not re-encrypted:
+            their names are keyed hashes of URLs the cache never stores, so they
+            cannot be renamed under the new key, and keeping them would keep the
+            old key useful. They are fetched again when next needed.
+
+            OPTIONS:
+              --new-key-file FILE   the new key (see 'pictor cache key generate')
+            \(common)
+
+            EXAMPLE:
+              pictor cache rekey --key-file old.key --new-key-file new.key
+            """
+        case "key":
+            return """
+            USAGE: pictor cache key generate --out FILE
+
+            Writes a new random 256-bit key (64 hex digits) to FILE, with mode 0600.
+            FILE must not exist: a key is never overwritten.
+
+            OPTIONS:
+              -o, --out FILE        the key file to create
+              -h, --help            show this help
+
+            EXAMPLE:
+              pictor cache key generate --out pictor.key
+            """
+        default:
+            return nil
+        }
+    }
 
     static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
         var args = arguments
-        guard let sub = args.first else { throw CLIError.usage("missing cache subcommand (stats, list, has, rm, trim, clear, verify, rekey, key)") }
+        guard let sub = args.first else {
+            throw CLIError.usage("missing cache subcommand (\(subcommands.joined(separator: ", ")))")
+        }
         args.removeFirst()
         if sub == "-h" || sub == "--help" { context.console.print(help); return ExitCode.success }
         var parser = ArgumentParser(args)
-        if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
+        if parser.flag("-h", "--help") {
+            guard let text = help(for: sub) else { throw CLIError.usage("unknown cache subcommand '\(sub)'") }
+            context.console.print(text)
+            return ExitCode.success
+        }
         switch sub {
         case "key":
             return try KeyCommand.run(&parser, context: context)
@@ -72,7 +225,7 @@ enum KeyCommand {
             throw CLIError.failure("'\(out)' exists; refusing to overwrite a key")
         }
         do {
-            try SymmetricKey.generate().write(toFile: out)
+            try EncryptionKey.generate().write(toFile: out)
         } catch {
             throw CLIError.failure("cannot write key to '\(out)': \(error)")
         }

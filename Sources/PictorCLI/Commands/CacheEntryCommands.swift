@@ -4,13 +4,6 @@ import Pictor
 /// `pictor cache has URL...` and `pictor cache rm URL...`: one image's entries, found by URL (the
 /// cache stores no URL, so they are looked up by the URL's digest).
 enum CacheEntryCommands {
-    static let help = """
-      has URL...            for each URL, whether the cache holds its original ('yes'/'no' and the URL);
-                            exit 0 when all are there, 1 otherwise
-      rm URL... [--resize W|WxH|Wx|xH [--fit F]]
-                            remove each URL's original and, with --resize, its resized copy
-    """
-
     static func run(_ sub: String, _ parser: inout ArgumentParser, context: CommandContext) throws -> Int32 {
         let options = try CacheOptions.parse(&parser, context: context, allowsNoCache: false)
         let resize = sub == "rm" ? try ResizeOption.parse(try parser.option("--resize"), fit: try parser.option("--fit")) : nil

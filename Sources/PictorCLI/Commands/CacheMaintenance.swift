@@ -72,9 +72,9 @@ enum CacheMaintenance {
             for digest in report.corruptDigests { console.print("  bad: \(digest)") }
             return report.corrupt + report.missingFiles + report.orphanFiles == 0 ? ExitCode.success : ExitCode.failure
         case "rekey":
-            let newKey: SymmetricKey
+            let newKey: EncryptionKey
             do {
-                newKey = try SymmetricKey(contentsOfFile: newKeyFile!)
+                newKey = try EncryptionKey(contentsOfFile: newKeyFile!)
             } catch {
                 throw CLIError.failure("cannot use key file '\(newKeyFile!)': \(error)")
             }
@@ -133,7 +133,7 @@ enum CacheMaintenance {
     }
 
     /// The shared tier's section of `cache stats`; exit 1 when Redis cannot be reached.
-    static func printSharedStats(_ option: SharedCacheOption, key: SymmetricKey?, console: Console) async throws -> Int32 {
+    static func printSharedStats(_ option: SharedCacheOption, key: EncryptionKey?, console: Console) async throws -> Int32 {
         guard let tier = try option.open(key: key) else { return ExitCode.success }
         let r = tier.redis
         console.print("shared tier: redis://\(r.endpoints.map(\.description).joined(separator: ","))/\(r.database)"

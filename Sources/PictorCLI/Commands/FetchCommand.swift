@@ -7,25 +7,34 @@ enum FetchCommand {
     static let help = """
     USAGE: pictor fetch <url>... [options]
 
-    Fetches each image through the pipeline (memory → disk cache → network), decodes it (EXIF
-    orientation applied), optionally resizes it at decode time, and optionally writes it out.
-    Prints, per image: the layer it came from (memory/disk/shared/network), pixel size, bytes, milliseconds.
+    Fetches each image through the pipeline (memory → disk cache → network),
+    decodes it (EXIF orientation applied), optionally resizes it at decode time,
+    and optionally writes it out. Prints, per image: the layer it came from
+    (memory, disk, shared or network), pixel size, bytes and milliseconds.
 
     OPTIONS:
     \(ResizeOption.help)
     \(HeaderOption.help)
-      --no-cache-thumbnails with --resize, keep only originals on disk (by default the resized image is kept
-                            too, so a warm run with the same --resize decodes nothing)
-      -o, --output FILE|DIR write the image to FILE, or into DIR (named after the URL)
-      --format F            output format: jpeg, png, webp, avif or gif (default: from FILE's
-                            extension, else the source format, else png)
+      --no-cache-thumbnails with --resize, keep only originals on disk (by
+                            default the resized image is kept too, so a warm run
+                            with the same --resize decodes nothing)
+      -o, --output FILE|DIR write the image to FILE, or into DIR (--out too)
+    \(NameTemplate.help)
+      --format F            output format: jpeg, png, webp, avif or gif
+                            (default: from FILE's or --name's extension, else
+                            the source format, else png)
       --quality Q           1...100 for lossy formats (default 85)
-      --json                JSON Lines on standard output: one {"type":"image",…} per image, then one
-                            {"type":"summary",…} (schema in the README)
+      --json                JSON Lines on standard output: one {"type":"image",…}
+                            per image, then one {"type":"summary",…} (schema in
+                            the README)
     \(CacheOptions.help)
     \(CacheOptions.loadingHelp)
     \(SharedCacheOption.help)
       -h, --help            show this help
+
+    EXAMPLES:
+      pictor fetch https://example.org/a.jpg --resize 256 -o a-256.webp
+      pictor fetch URL1 URL2 --resize 512x -o thumbs --name '{stem}-{w}x{h}.{ext}'
     """
 
     static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
@@ -34,7 +43,8 @@ enum FetchCommand {
         let resize = try ResizeOption.parse(try parser.option("--resize"), fit: try parser.option("--fit"))
         let headers = try HeaderOption.parse(&parser)
         let cachesThumbnails = !parser.flag("--no-cache-thumbnails")
-        let output = try parser.option("-o", "--output")
+        let output = try parser.option("-o", "--output", "--out")
+        let template = try parser.option("--name").map(NameTemplate.parse)
         if output == "-" || output?.isEmpty == true {
             throw CLIError.usage("invalid value '\(output ?? "")' for '-o': name a file or a directory (standard output is not supported)")
         }
@@ -46,7 +56,18 @@ enum FetchCommand {
         let urls = try parser.positionals().map(parseURL)
         guard !urls.isEmpty else { throw CLIError.usage("missing <url>") }
 
-        let outputIsDirectory = try output.map { try Self.outputIsDirectory($0, urlCount: urls.count, format: format) } ?? false
+        try template?.checkExtension(explicitFormat: format)
+        let outputIsDirectory: Bool
+        if template != nil {
+            // A name template names files inside a directory: -o is one, existing or not.
+            guard let output else { throw CLIError.usage("'--name' needs an output directory: -o DIR") }
+            if FileManager.default.fileExists(atPath: output), !Self.isDirectory(output) {
+                throw CLIError.usage("'-o \(output)' is a file, but '--name' names files in a directory: pass a directory")
+            }
+            outputIsDirectory = true
+        } else {
+            outputIsDirectory = try output.map { try Self.outputIsDirectory($0, urlCount: urls.count, format: format) } ?? false
+        }
         if let output, outputIsDirectory {
             do {
                 try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
@@ -60,9 +81,10 @@ enum FetchCommand {
         var failures = 0
         var results: [ImageJob.Result] = []
         let start = ContinuousClock.now
-        for url in urls {
-            let job = ImageJob(url: url, resize: resize, format: format, quality: quality, headers: headers)
-            let result = await job.run(pipeline: stack.pipeline, output: output, outputIsDirectory: outputIsDirectory)
+        let naming = OutputNaming(template: template, console: context.console)
+        for (index, url) in urls.enumerated() {
+            let job = ImageJob(url: url, index: index + 1, resize: resize, format: format, quality: quality, headers: headers)
+            let result = await job.run(pipeline: stack.pipeline, output: output, outputIsDirectory: outputIsDirectory, naming: naming)
             results.append(result)
             if case .failed = result.status { failures += 1 }
             if json {

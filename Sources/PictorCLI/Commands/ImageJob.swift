@@ -27,12 +27,17 @@ struct ImageJob: Sendable {
         var wasShared = false
         /// Whether a cached copy was served after the server confirmed it (HTTP 304).
         var revalidated = false
+        /// Whether the server's answer was stored already stale (`max-age=0`, `no-cache`, an
+        /// `Expires` in the past): each later use asks the server first.
+        var staleOnArrival = false
         var seconds: Double = 0
         var outputPath: String?
         var outputFileName: String?
     }
 
     var url: URL
+    /// The URL's 1-based position in the input list (`{index}` of `--name`).
+    var index = 1
     var resize: ResizeOption?
     var format: ImageFormat?
     var quality: Int
@@ -49,7 +54,10 @@ struct ImageJob: Sendable {
     }
 
     /// Runs the job; never throws: failures are reported in the result with a reason.
-    func run(pipeline: ImagePipeline, output: String?, outputIsDirectory: Bool) async -> Result {
+    ///
+    /// - Parameter naming: names the file in `output` when it is a directory; a run's jobs
+    ///   share one, so that two URLs never write one file.
+    func run(pipeline: ImagePipeline, output: String?, outputIsDirectory: Bool, naming: OutputNaming = OutputNaming(template: nil)) async -> Result {
         let start = ContinuousClock.now
         var result = Result(url: url, status: .ok)
         do {
@@ -58,7 +66,9 @@ struct ImageJob: Sendable {
                 let response = try await pipeline.data(for: makeRequest())
                 result.layer = response.cacheLayer.rawValue
                 result.revalidated = response.isRevalidated
+                result.staleOnArrival = response.isStaleOnArrival
                 result.bytes = Int64(response.data.count)
+                result.wasShared = response.metrics.wasShared
                 result.seconds = (ContinuousClock.now - start).seconds
                 return result
             }
@@ -66,17 +76,19 @@ struct ImageJob: Sendable {
             let image = response.image
             result.layer = response.cacheLayer.rawValue
             result.revalidated = response.isRevalidated
+            result.staleOnArrival = response.isStaleOnArrival
             result.width = image.width
             result.height = image.height
             result.bytes = Int64(response.metrics.originalByteCount ?? 0)
             result.wasShared = response.metrics.wasShared
             if let output {
                 let target = OutputFormatOption.resolve(
-                    explicit: format, path: outputIsDirectory ? nil : output, source: image.sourceFormat)
+                    explicit: format, path: outputIsDirectory ? naming.template?.literalExtension.map { "name." + $0 } : output,
+                    source: image.sourceFormat)
                 let encoded = try VipsEncoder().encode(image, as: target, quality: quality)
                 let path: String
                 if outputIsDirectory {
-                    let name = Self.fileName(for: url, format: target)
+                    let name = try naming.name(.init(url: url, index: index, format: target, width: image.width, height: image.height))
                     path = (output as NSString).appendingPathComponent(name)
                     result.outputFileName = name
                 } else {
@@ -92,16 +104,6 @@ struct ImageJob: Sendable {
         }
         result.seconds = (ContinuousClock.now - start).seconds
         return result
-    }
-
-    /// A file name from the URL's last path component, made safe, with the output extension.
-    /// Distinct URLs with the same last component get a short digest suffix.
-    static func fileName(for url: URL, format: ImageFormat) -> String {
-        var base = url.deletingPathExtension().lastPathComponent
-        base = String(base.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(80))
-        if base.isEmpty || base == "_" { base = "image" }
-        let tag = String(SHA256.hexDigest(url.absoluteString).prefix(8))
-        return "\(base)-\(tag).\(format.fileExtension)"
     }
 
     /// Writes `data` to `path` (created or truncated, mode 0644 before umask).

@@ -7,36 +7,50 @@ enum PrefetchCommand {
     static let help = """
     USAGE: pictor prefetch <urls-file|url>... [options]
 
-    Loads many images through the pipeline to warm the disk cache. Each argument is a URL, a
-    file with one URL per line, or '-' for standard input ('#' at the start of a line, or after
-    a space, starts a comment; blank lines are skipped). Every URL is checked before anything is
-    fetched: one malformed line stops the run (exit 64, naming it). Shows progress on standard
-    error (a bar with percent and ETA on a terminal, a plain line every 10% otherwise) and ends
-    with a summary on standard output: count, failures with reasons, hits per layer, bytes and
-    images per second. Ctrl-C stops the run: the partial summary is printed, the report kept,
-    and the exit code is 130.
+    Loads many images through the pipeline to warm the disk cache. Each argument
+    is a URL, a file with one URL per line, or '-' for standard input ('#' at the
+    start of a line, or after a space, starts a comment; blank lines are
+    skipped). Every URL is checked before anything is fetched: one malformed
+    line stops the run (exit 64, naming it). Shows progress on standard error (a
+    bar with percent and ETA on a terminal, a plain line every 10% otherwise)
+    and ends with a summary on standard output: count, failures with reasons,
+    hits per layer, revalidations, entries stored already stale, bytes and
+    images per second. Ctrl-C stops the run: the partial summary is printed, the
+    report kept, and the exit code is 130.
 
     OPTIONS:
-      --concurrency N       images in flight at once, 1...256 (default 6, the SDWebImage default)
+      --concurrency N       images in flight at once, 1...256 (default 6, the
+                            SDWebImage default)
     \(ResizeOption.help)
     \(HeaderOption.help)
-      --no-cache-thumbnails with --resize, keep only originals on disk (by default the resized image is kept
-                            too, so a warm run with the same --resize decodes nothing)
-      --out DIR             also write each image into DIR
-      --format F            output format for --out: jpeg, png, webp, avif or gif (default: source, else png)
+      --no-cache-thumbnails with --resize, keep only originals on disk (by
+                            default the resized image is kept too, so a warm run
+                            with the same --resize decodes nothing)
+      --out DIR             also write each image into DIR (-o, --output too)
+    \(NameTemplate.help)
+      --format F            output format for --out: jpeg, png, webp, avif or
+                            gif (default: from --name's extension, else the
+                            source format, else png)
       --quality Q           1...100 for lossy output (default 85)
-      --data-only           fetch the bytes into the disk cache without decoding; the format is checked
-                            from the bytes, but a corrupt image is only found (and removed) when it is
-                            first decoded
-      --report FILE         write one TSV line per URL as it finishes: url, status, layer, width, height, bytes, ms,
-                            output, output bytes, error
-      --json                JSON Lines on standard output: one {"type":"image",…} per image as it finishes, then
-                            one {"type":"summary",…} (schema in the README)
+      --data-only           fetch the bytes into the disk cache without
+                            decoding; the format is checked from the bytes, but
+                            a corrupt image is only found (and removed) when it
+                            is first decoded
+      --report FILE         write one TSV line per URL as it finishes: url,
+                            status, layer, width, height, bytes, ms, output,
+                            output bytes, error
+      --json                JSON Lines on standard output: one {"type":"image",…}
+                            per image as it finishes, then one
+                            {"type":"summary",…} (schema in the README)
       -q, --quiet           no progress
     \(CacheOptions.help)
     \(CacheOptions.loadingHelp)
     \(SharedCacheOption.help)
       -h, --help            show this help
+
+    EXAMPLES:
+      pictor prefetch urls.txt --concurrency 8 --resize 256 --report report.tsv
+      pictor prefetch urls.txt --out thumbs --name '{index}-{hash}.webp' --json
     """
 
     static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
@@ -46,7 +60,8 @@ enum PrefetchCommand {
         let resize = try ResizeOption.parse(try parser.option("--resize"), fit: try parser.option("--fit"))
         let headers = try HeaderOption.parse(&parser)
         let cachesThumbnails = !parser.flag("--no-cache-thumbnails")
-        let out = try parser.option("--out")
+        let out = try parser.option("--out", "-o", "--output")
+        let template = try parser.option("--name").map(NameTemplate.parse)
         let format = try OutputFormatOption.parse(try parser.option("--format"))
         let quality = try parser.intOption("--quality", in: 1...100) ?? 85
         let dataOnly = parser.flag("--data-only")
@@ -60,6 +75,8 @@ enum PrefetchCommand {
         if dataOnly && (out != nil || resize != nil) {
             throw CLIError.usage("'--data-only' cannot be combined with '--out' or '--resize'")
         }
+        if template != nil, out == nil { throw CLIError.usage("'--name' needs an output directory: --out DIR") }
+        try template?.checkExtension(explicitFormat: format)
         let urls = try readURLs(inputs)
         guard !urls.isEmpty else { throw CLIError.usage("no URLs found in \(inputs.joined(separator: " "))") }
         if let out {
@@ -91,9 +108,11 @@ enum PrefetchCommand {
         defer { interruption.stop() }
         let start = ContinuousClock.now
         let console = context.console
-        let results = await runAll(urls: urls, concurrency: concurrency, interruption: interruption) { url in
-            let job = ImageJob(url: url, resize: resize, format: format, quality: quality, dataOnly: dataOnly, headers: headers)
-            let result = await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true)
+        let naming = OutputNaming(template: template, console: console)
+        let results = await runAll(urls: urls, concurrency: concurrency, interruption: interruption) { index, url in
+            let job = ImageJob(
+                url: url, index: index + 1, resize: resize, format: format, quality: quality, dataOnly: dataOnly, headers: headers)
+            let result = await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true, naming: naming)
             progress.advance(failed: result.status != .ok)
             report?.append(result)
             if json { console.print(JSONOutput.line(JSONOutput.ImageRecord(result))) }
@@ -172,12 +191,13 @@ enum PrefetchCommand {
         return line
     }
 
-    /// Runs `work` over `urls` with at most `concurrency` in flight; results in input order.
+    /// Runs `work` over `urls` (with each one's 0-based position) with at most `concurrency` in
+    /// flight; results in input order.
     /// After an interruption no new URL is started, the running ones are cancelled, and only
     /// the results of URLs that were started are returned.
     static func runAll(
         urls: [URL], concurrency: Int, interruption: Interruption? = nil,
-        work: @escaping @Sendable (URL) async -> ImageJob.Result
+        work: @escaping @Sendable (Int, URL) async -> ImageJob.Result
     ) async -> [ImageJob.Result] {
         let task = Task {
             var results = [ImageJob.Result?](repeating: nil, count: urls.count)
@@ -187,7 +207,7 @@ enum PrefetchCommand {
                     let index = next
                     let url = urls[index]
                     next += 1
-                    group.addTask { (index, await work(url)) }
+                    group.addTask { (index, await work(index, url)) }
                 }
                 while next < min(concurrency, urls.count) { submit() }
                 while let (index, result) = await group.next() {

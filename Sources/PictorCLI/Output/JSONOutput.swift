@@ -6,13 +6,15 @@ import Pictor
 /// absent values are omitted, never `null`.
 enum JSONOutput {
     /// One image: `{"type":"image","url":…,"status":"ok"|"failed","layer":…,"revalidated":…,
-    /// "width":…,"height":…,"bytes":…,"ms":…,"output":…,"output_bytes":…,"error":…}`.
+    /// "stale_on_arrival":…,"width":…,"height":…,"bytes":…,"ms":…,"output":…,"output_bytes":…,
+    /// "error":…}`.
     struct ImageRecord: Encodable {
         let type = "image"
         var url: String
         var status: String
         var layer: String?
         var revalidated: Bool?
+        var stale_on_arrival: Bool?
         var width: Int?
         var height: Int?
         var bytes: Int64?
@@ -29,6 +31,7 @@ enum JSONOutput {
                 status = "ok"
                 layer = r.layer
                 revalidated = r.revalidated
+                stale_on_arrival = r.staleOnArrival
                 if r.width > 0 { width = r.width; height = r.height }
                 bytes = r.bytes
                 output = r.outputPath
@@ -41,7 +44,7 @@ enum JSONOutput {
     }
 
     /// The run: `{"type":"summary","images":…,"ok":…,"failed":…,"layers":{…},"revalidated":…,
-    /// "coalesced":…,"bytes":…,"seconds":…,"images_per_second":…,"interrupted":…,"fleet":{…}}`.
+    /// "stale_on_arrival":…,"coalesced":…,"bytes":…,"seconds":…,"images_per_second":…,"interrupted":…,"fleet":{…}}`.
     struct SummaryRecord: Encodable {
         let type = "summary"
         var images: Int
@@ -49,6 +52,7 @@ enum JSONOutput {
         var failed: Int
         var layers: [String: Int]
         var revalidated: Int
+        var stale_on_arrival: Int
         var coalesced: Int
         var bytes: Int64
         var seconds: Double
@@ -63,6 +67,7 @@ enum JSONOutput {
             ok = images - failed
             layers = summary.layers
             revalidated = summary.revalidated
+            stale_on_arrival = summary.staleOnArrival
             coalesced = summary.coalesced
             bytes = summary.bytesRead
             seconds = (summary.elapsed * 1000).rounded() / 1000

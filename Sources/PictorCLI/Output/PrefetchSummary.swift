@@ -18,6 +18,10 @@ struct PrefetchSummary {
     }
     /// Images confirmed by the server with a 304.
     var revalidated: Int { results.filter { $0.status == .ok && $0.revalidated }.count }
+    /// Entries the server's answers left stale as they were stored (`max-age=0`, `no-cache`,
+    /// an `Expires` in the past), downloads and 304s alike: each later use asks the server
+    /// first. Work shared inside the process counts once.
+    var staleOnArrival: Int { results.filter { $0.status == .ok && $0.staleOnArrival && !$0.wasShared }.count }
     /// Images that joined work already running in this process.
     var coalesced: Int { results.filter { $0.status == .ok && $0.wasShared }.count }
     /// Bytes of originals read; work shared inside the process counts once.
@@ -35,6 +39,7 @@ struct PrefetchSummary {
             "  layers:      memory \(layers["memory", default: 0]), disk \(layers["disk", default: 0]), shared \(layers["shared", default: 0]), network \(layers["network", default: 0])"
                 + (ok > 0 ? String(format: "  (%.0f%% from the caches)", 100 * Double(ok - layers["network", default: 0]) / Double(ok)) : ""),
             "  revalidated: \(revalidated) cached images confirmed by the server (HTTP 304: a request each, no download)",
+            "  stale on arrival: \(staleOnArrival) stored already stale (max-age=0, no-cache, a past Expires): each use asks the server first",
             "  coalesced:   \(shared) joined work already running for the same URL (no extra transfer or decode)",
             "  bytes:       \(Formatting.bytes(bytes)) of originals read (network or disk)" + (written > 0 ? ", \(Formatting.bytes(written)) written" : ""),
             String(format: "  time:        %.2f s, %.1f images/s", elapsed, Double(results.count) / max(elapsed, 1e-6)),

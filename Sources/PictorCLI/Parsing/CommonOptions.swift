@@ -17,17 +17,23 @@ struct CacheOptions {
     var maxAge: TimeInterval?
 
     static let help = """
-      --cache-dir DIR       the disk cache directory (default $XDG_CACHE_HOME/pictor, else ~/.cache/pictor)
-      --key-file FILE       encrypt the disk cache with the 256-bit key in FILE (mode 0600; see 'pictor cache key generate')
+      --cache-dir DIR       the disk cache directory (default
+                            $XDG_CACHE_HOME/pictor, else ~/.cache/pictor)
+      --key-file FILE       encrypt the disk cache with the 256-bit key in FILE
+                            (mode 0600; see 'pictor cache key generate')
     """
 
     /// Help for the options only `fetch` and `prefetch` take.
     static let loadingHelp = """
-      --cache-policy P      http (default): honour Cache-Control, Expires and validators, keeping responses
-                            that send neither freshness nor validators for the cache's max age (7 days);
-                            ignore-headers: keep and serve everything until evicted
-      --size-limit BYTES    the disk cache's size limit for this run, e.g. 500M or 1.5GiB (default 150 MiB)
-      --max-age AGE         drop disk entries unused for longer, e.g. 7d, 12h, 90m (default 7d)
+      --cache-policy P      http (default): honour Cache-Control, Expires and
+                            validators, keeping responses that send neither
+                            freshness nor validators for the cache's max age
+                            (7 days); ignore-headers: keep and serve everything
+                            until evicted
+      --size-limit BYTES    the disk cache's size limit for this run, e.g. 500M
+                            or 1.5GiB (default 150 MiB)
+      --max-age AGE         drop disk entries unused for longer, e.g. 7d, 12h,
+                            90m (default 7d)
       --no-cache            use no disk cache (memory only)
     """
 
@@ -64,10 +70,10 @@ struct CacheOptions {
 
     /// Loads the key named by `--key-file`, if any.
     /// - Throws: ``CLIError/failure(_:)`` when the file is missing, malformed or readable by others.
-    func loadKey() throws -> SymmetricKey? {
+    func loadKey() throws -> EncryptionKey? {
         guard let keyFile else { return nil }
         do {
-            return try SymmetricKey(contentsOfFile: keyFile)
+            return try EncryptionKey(contentsOfFile: keyFile)
         } catch {
             throw CLIError.failure("\(error)")   // CryptoError names the file and the problem
         }

@@ -6,7 +6,8 @@ import Foundation
 /// headers share cached images, as in a browser.
 enum HeaderOption {
     static let help = """
-      -H, --header 'N: V'   send this request header with every image request (repeatable)
+      -H, --header 'N: V'   send this request header with every image request
+                            (repeatable)
     """
 
     /// The headers, in order.

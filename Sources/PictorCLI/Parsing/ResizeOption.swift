@@ -27,11 +27,13 @@ struct ResizeOption: Equatable {
     var fit: Fit = .inside
 
     static let help = """
-      --resize W|WxH|Wx|xH  fit inside a W×W box, a W×H box, W wide, or H high; decoded at that size (shrink-on-load);
-                            never upscales
+      --resize W|WxH|Wx|xH  fit inside a W×W box, a W×H box, W wide, or H high;
+                            decoded at that size (shrink-on-load); never
+                            upscales
       --fit inside|cover|fill
-                            with --resize: keep the aspect ratio inside the box (default), fill it and crop the
-                            centre, or stretch to it
+                            with --resize: keep the aspect ratio inside the box
+                            (default), fill it and crop the centre, or stretch
+                            to it
     """
 
     /// - Throws: ``CLIError/usage(_:)`` naming the bad value.

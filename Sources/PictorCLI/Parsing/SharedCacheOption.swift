@@ -9,10 +9,13 @@ struct SharedCacheOption {
     static let environmentVariable = "PICTOR_SHARED_CACHE"
 
     static let help = """
-      --shared-cache URL    share originals with other processes through Redis (default $PICTOR_SHARED_CACHE):
-                            redis://[[user]:password@]host[:port][/db][?command_timeout=200ms&connect_timeout=50ms],
-                            or a Redis Cluster's seed nodes redis://h1:p1,h2:p2; sealed with --key-file's key
-                            when given. Redis trouble never fails a load
+      --shared-cache URL    share originals with other processes through Redis
+                            (default $PICTOR_SHARED_CACHE):
+                            redis://[[user]:password@]host[:port][/db]
+                            [?command_timeout=200ms&connect_timeout=50ms],
+                            or a Redis Cluster's seeds redis://h1:p1,h2:p2;
+                            sealed with --key-file's key when given. Redis
+                            trouble never fails a load
     """
 
     static func parse(_ parser: inout ArgumentParser, context: CommandContext) throws -> SharedCacheOption {
@@ -26,7 +29,7 @@ struct SharedCacheOption {
     /// - Throws: ``CLIError/usage(_:)`` for a URL that is not a Redis URL.
     /// - Parameter connections: connections per Redis node: one per image in flight, so that
     ///   no load waits for another's round trip.
-    func open(key: SymmetricKey?, connections: Int = 4) throws -> RedisSharedCache? {
+    func open(key: EncryptionKey?, connections: Int = 4) throws -> RedisSharedCache? {
         guard let url else { return nil }
         do {
             var configuration = try RedisConfiguration(url: url)

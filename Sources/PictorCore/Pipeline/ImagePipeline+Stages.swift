@@ -51,7 +51,8 @@ extension ImagePipeline {
             log(.debug, request, "served from \(output.layer)")
             return ImageResponse(
                 image: output.image, request: request, cacheLayer: output.layer, isRevalidated: output.isRevalidated,
-                urlResponse: output.urlResponse, discardedCachedEntry: output.discardedCachedEntry, metrics: metrics)
+                isStaleOnArrival: output.isStaleOnArrival, urlResponse: output.urlResponse,
+                discardedCachedEntry: output.discardedCachedEntry, metrics: metrics)
         } catch {
             let failure = Error(Task.isCancelled ? CancellationError() : error)
             counters.withLock { $0.record(failure) }
@@ -79,7 +80,7 @@ extension ImagePipeline {
             let placeholder = Image(width: 1, height: 1, layout: .rgba, pixels: Data(count: 4))
             return ImageResponse(
                 image: placeholder, request: p.request, cacheLayer: layer, isRevalidated: source == .revalidated,
-                urlResponse: fetched.output.fetched.response, metrics: metrics)
+                isStaleOnArrival: fetched.output.fetched.isStaleOnArrival, urlResponse: fetched.output.fetched.response, metrics: metrics)
         } catch {
             let failure = Error(Task.isCancelled ? CancellationError() : error)
             counters.withLock { $0.record(failure) }
@@ -92,17 +93,19 @@ extension ImagePipeline {
         counters.withLock { $0.requests += 1 }
         let prepared = PreparedRequest(request, configuration: configuration)
         do {
-            let output = try await fetch(
-                prepared, prepared.fetchKey, priority: priority, progress: nil, storesToDisk: prepared.storesOriginal(originalOnly: true)).output
+            let fetched = try await fetch(
+                prepared, prepared.fetchKey, priority: priority, progress: nil, storesToDisk: prepared.storesOriginal(originalOnly: true))
+            let output = fetched.output
             try await checkWhole(output.fetched, prepared)
             let layer = output.fetched.layer
             counters.withLock { $0.record(layer) }
             var metrics = ImageTaskMetrics()
             metrics.loadDuration = output.duration
             metrics.originalByteCount = output.fetched.data.count
+            metrics.wasShared = fetched.joined
             return ImageDataResponse(
                 data: output.fetched.data, cacheLayer: layer, isRevalidated: output.fetched.source == .revalidated,
-                urlResponse: output.fetched.response, metrics: metrics)
+                isStaleOnArrival: output.fetched.isStaleOnArrival, urlResponse: output.fetched.response, metrics: metrics)
         } catch {
             let failure = Error(Task.isCancelled ? CancellationError() : error)
             counters.withLock { $0.record(failure) }
@@ -254,7 +257,7 @@ extension ImagePipeline {
         metrics.originalByteCount = data.count
         return StageOutput(
             image: result.value.0, layer: fetched.fetched.layer, isRevalidated: source == .revalidated,
-            urlResponse: fetched.fetched.response, metrics: metrics)
+            isStaleOnArrival: fetched.fetched.isStaleOnArrival, urlResponse: fetched.fetched.response, metrics: metrics)
     }
 }
 

@@ -115,6 +115,20 @@ public final class ImagePipeline: Sendable {
         return try await load(prepared, priority: PriorityHandle(request.priority), progress: nil, start: ContinuousClock.now)
     }
 
+    /// Loads the image at `url` with no thumbnail, no processors and default options:
+    /// `image(for: ImageRequest(url: url))`.
+    ///
+    /// ```swift
+    /// let response = try await pipeline.image(for: URL(string: "https://example.org/a.jpg")!)
+    /// ```
+    ///
+    /// - Returns: the decoded image, the layer that served it and the metrics.
+    /// - Throws: as the `ImageRequest` form: ``Error/loadingFailed(_:)``,
+    ///   ``Error/decodingFailed(_:)`` or ``Error/cancelled``.
+    public func image(for url: URL) async throws(Error) -> ImageResponse {
+        try await image(for: ImageRequest(url: url))
+    }
+
     /// Fetches the original encoded bytes for `request` (disk cache, then network) without
     /// decoding them. The request's thumbnail and processors are ignored; its cache options
     /// apply. Shares the fetch with image requests for the same data key.
@@ -124,6 +138,14 @@ public final class ImagePipeline: Sendable {
     /// - Throws: ``Error/loadingFailed(_:)`` or ``Error/cancelled``.
     public func data(for request: ImageRequest) async throws(Error) -> ImageDataResponse {
         try await performData(request, priority: PriorityHandle(request.priority))
+    }
+
+    /// Fetches the original encoded bytes at `url` with default options, without decoding
+    /// them: `data(for: ImageRequest(url: url))`.
+    ///
+    /// - Throws: ``Error/loadingFailed(_:)`` or ``Error/cancelled``.
+    public func data(for url: URL) async throws(Error) -> ImageDataResponse {
+        try await data(for: ImageRequest(url: url))
     }
 
     /// Starts loading `request` and returns its task at once: cancel it, change its priority,

@@ -30,23 +30,35 @@ public struct ImageResponse: Sendable {
     /// Whether the disk entry was confirmed by the server (HTTP 304) before being served; the
     /// layer is then ``CacheLayer/disk``.
     public var isRevalidated: Bool
+    /// Whether the origin's answer behind this response (a download, or a 304 that confirmed a
+    /// cached entry) was already stale when it arrived, under the
+    /// ``ImagePipeline/HTTPCachePolicy/http`` policy: `Cache-Control: max-age=0` or `no-cache`,
+    /// an `Expires` no later than its `Date`, an `Age` past its lifetime, a `Vary` on a request
+    /// header, or validators without any freshness. The disk cache keeps such an entry, but
+    /// every later use asks the server first (a conditional request when it has validators,
+    /// else a whole download). `false` for cache hits, `file:` and `data:` URLs, responses that
+    /// are not stored (`no-store`), and under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``.
+    public var isStaleOnArrival: Bool
     /// The HTTP (or file) response, for network and revalidated loads; `nil` for cache hits.
     public var urlResponse: URLResponse?
     /// Whether a cached entry failed to decode, was removed and the image loaded again from the
     /// next layer.
     public var discardedCachedEntry: Bool
-    /// Timings, sizes and sharing of the work behind this response.
+    /// Timings, sizes and sharing of the work behind this response;
+    /// ``ImageTaskMetrics/wasShared`` tells whether this call was coalesced with another
+    /// caller's identical work (and so cost no transfer or decode of its own).
     public var metrics: ImageTaskMetrics
 
     /// Creates a response.
     public init(
-        image: Image, request: ImageRequest, cacheLayer: CacheLayer, isRevalidated: Bool = false,
+        image: Image, request: ImageRequest, cacheLayer: CacheLayer, isRevalidated: Bool = false, isStaleOnArrival: Bool = false,
         urlResponse: URLResponse? = nil, discardedCachedEntry: Bool = false, metrics: ImageTaskMetrics = ImageTaskMetrics()
     ) {
         self.image = image
         self.request = request
         self.cacheLayer = cacheLayer
         self.isRevalidated = isRevalidated
+        self.isStaleOnArrival = isStaleOnArrival
         self.urlResponse = urlResponse
         self.discardedCachedEntry = discardedCachedEntry
         self.metrics = metrics
@@ -62,18 +74,29 @@ public struct ImageDataResponse: Sendable {
     public var cacheLayer: CacheLayer
     /// Whether the disk entry was confirmed by the server (HTTP 304).
     public var isRevalidated: Bool
+    /// Whether the origin's answer behind this response (a download, or a 304 that confirmed a
+    /// cached entry) was already stale when it arrived, under the
+    /// ``ImagePipeline/HTTPCachePolicy/http`` policy: `Cache-Control: max-age=0` or `no-cache`,
+    /// an `Expires` no later than its `Date`, an `Age` past its lifetime, a `Vary` on a request
+    /// header, or validators without any freshness. The disk cache keeps such an entry, but
+    /// every later use asks the server first (a conditional request when it has validators,
+    /// else a whole download). `false` for cache hits, `file:` and `data:` URLs, responses that
+    /// are not stored (`no-store`), and under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``.
+    public var isStaleOnArrival: Bool
     /// The HTTP (or file) response, for network and revalidated loads.
     public var urlResponse: URLResponse?
-    /// Timings and sizes; only ``ImageTaskMetrics/loadDuration`` and
-    /// ``ImageTaskMetrics/originalByteCount`` are set.
+    /// Timings, sizes and sharing; only ``ImageTaskMetrics/loadDuration``,
+    /// ``ImageTaskMetrics/originalByteCount`` and ``ImageTaskMetrics/wasShared`` (this call
+    /// joined a fetch already running for the same bytes) are set.
     public var metrics: ImageTaskMetrics
 
     /// Creates a data response.
-    public init(data: Data, cacheLayer: CacheLayer, isRevalidated: Bool = false, urlResponse: URLResponse? = nil,
-                metrics: ImageTaskMetrics = ImageTaskMetrics()) {
+    public init(data: Data, cacheLayer: CacheLayer, isRevalidated: Bool = false, isStaleOnArrival: Bool = false,
+                urlResponse: URLResponse? = nil, metrics: ImageTaskMetrics = ImageTaskMetrics()) {
         self.data = data
         self.cacheLayer = cacheLayer
         self.isRevalidated = isRevalidated
+        self.isStaleOnArrival = isStaleOnArrival
         self.urlResponse = urlResponse
         self.metrics = metrics
     }

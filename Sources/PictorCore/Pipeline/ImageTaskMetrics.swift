@@ -18,7 +18,13 @@ public struct ImageTaskMetrics: Sendable, Hashable {
     /// Size of the encoded bytes that were fetched and decoded (the original, or a processed
     /// variant read from disk), in bytes; `nil` for memory hits.
     public var originalByteCount: Int?
-    /// Whether this request joined work already started by another request at some stage.
+    /// Whether this request was coalesced: it joined work that another caller's request had
+    /// already started, at some stage (fetch, decode, processing or the whole load), instead of
+    /// doing it again. Of two identical requests running at once, the one that started the
+    /// work reports `false` and the one that joined it `true`; both get the same image. `false`
+    /// for memory hits and for work that had finished before the request came (that is a
+    /// cache hit, not sharing). Set for ``ImagePipeline/data(for:)`` responses too (a joined
+    /// fetch). `pictor prefetch` counts these as `coalesced`.
     public var wasShared: Bool
 
     /// Creates metrics; every value defaults to zero / `nil` / `false`.

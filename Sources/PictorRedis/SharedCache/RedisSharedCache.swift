@@ -44,7 +44,7 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
     ///   - namespace: the first part of every Redis name. Default `pictor`.
     /// - Throws: ``RedisError/invalidURL(_:)`` or ``RedisError/unsupported(_:)`` for a bad
     ///   URL; ``RedisError/protocolError(_:)`` when the key cannot be used.
-    public convenience init(url: String, masterKey: SymmetricKey? = nil, namespace: String = "pictor") throws(RedisError) {
+    public convenience init(url: String, masterKey: EncryptionKey? = nil, namespace: String = "pictor") throws(RedisError) {
         try self.init(configuration: RedisConfiguration(url: url), masterKey: masterKey, namespace: namespace)
     }
 
@@ -55,7 +55,7 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
     ///   - configuration: the servers, credentials, timeouts and pool size.
     ///   - masterKey: seals entries and names when given; see ``init(url:masterKey:namespace:)``.
     ///   - namespace: the first part of every Redis name; `pictor` by default.
-    public init(configuration: RedisConfiguration, masterKey: SymmetricKey? = nil, namespace: String = "pictor") throws(RedisError) {
+    public init(configuration: RedisConfiguration, masterKey: EncryptionKey? = nil, namespace: String = "pictor") throws(RedisError) {
         redis = configuration
         do {
             codec = try SharedEntryCodec(masterKey: masterKey, namespace: namespace)

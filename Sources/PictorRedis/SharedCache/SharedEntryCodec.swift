@@ -35,7 +35,7 @@ struct SharedEntryCodec: Sendable {
     ///     SHA-256.
     ///   - namespace: the first part of every name (`pictor` by default), to share a Redis
     ///     with other applications.
-    init(masterKey: SymmetricKey?, namespace: String) throws(CryptoError) {
+    init(masterKey: EncryptionKey?, namespace: String) throws(CryptoError) {
         if let masterKey {
             encryption = try DiskCacheEncryption(
                 masterKey: masterKey, contentKeyLabel: Self.contentKeyLabel, nameKeyLabel: Self.nameKeyLabel)

@@ -270,3 +270,85 @@ import Testing
         #expect(result.metadata.expiresAt == Self.now.addingTimeInterval(3600))
     }
 }
+
+/// Which answers of the origin are stored already stale (every later use asks the server).
+@Suite struct StaleOnArrivalTests {
+    let base = FetchStateMachineTests()
+
+    /// A download with `headers`, after a disk miss.
+    func download(_ headers: [String: String], policy: ImagePipeline.HTTPCachePolicy = .http) -> FetchResult? {
+        var machine = FetchStateMachine(base.inputs(policy: policy))
+        _ = machine.start()
+        _ = machine.diskRead(nil, now: FetchStateMachineTests.now)
+        guard case .finish(let result, _, _) = machine.loaded(
+            FetchStateMachineTests.png, response: base.response(200, headers), exchange: base.exchange) else { return nil }
+        return result
+    }
+
+    @Test(arguments: [
+        ["Cache-Control": "max-age=0", "ETag": "\"a\""],
+        ["Cache-Control": "no-cache", "ETag": "\"a\""],
+        ["Cache-Control": "max-age=60", "Age": "120"],
+        ["Expires": "Thu, 01 Jan 1970 00:00:00 GMT", "Date": "Fri, 15 Jan 2027 08:00:00 GMT"],
+        ["ETag": "\"only a validator\""],
+        ["Cache-Control": "max-age=60", "Vary": "Cookie"],
+    ])
+    func aDownloadWhoseLifetimeIsAlreadyOverIsStaleOnArrival(headers: [String: String]) throws {
+        let result = try #require(download(headers))
+        #expect(result.isStaleOnArrival, "\(headers)")
+    }
+
+    @Test(arguments: [
+        ["Cache-Control": "max-age=60", "ETag": "\"a\""],
+        ["Cache-Control": "no-store, max-age=0"],
+        ["Last-Modified": "Thu, 01 Jan 2026 00:00:00 GMT", "Date": "Fri, 15 Jan 2027 08:00:00 GMT"],
+    ])
+    func freshOrUnstoredDownloadsAreNot(headers: [String: String]) throws {
+        let result = try #require(download(headers))
+        #expect(!result.isStaleOnArrival, "\(headers)")
+    }
+
+    @Test func aResponseWithNeitherFreshnessNorValidatorsIsFreshForTheDefaultLifetimeOnly() throws {
+        for (lifetime, expected) in [(Double?.none, true), (3600, false)] {
+            var inputs = base.inputs()
+            inputs.defaultLifetime = lifetime
+            var machine = FetchStateMachine(inputs)
+            _ = machine.start()
+            _ = machine.diskRead(nil, now: FetchStateMachineTests.now)
+            guard case .finish(let result, _, _) = machine.loaded(
+                FetchStateMachineTests.png, response: base.response(200), exchange: base.exchange) else {
+                Issue.record("expected finish"); return
+            }
+            #expect(result.isStaleOnArrival == expected, "\(String(describing: lifetime))")
+        }
+    }
+
+    @Test func ignoringHTTPHeadersNothingIsStaleOnArrival() throws {
+        let result = try #require(download(["Cache-Control": "max-age=0", "ETag": "\"a\""], policy: .ignoreHTTPHeaders))
+        #expect(!result.isStaleOnArrival)
+    }
+
+    @Test func a304ThatLeavesTheEntryStaleIsStaleOnArrivalAndOneThatRefreshesItIsNot() {
+        for (cacheControl, expected) in [("max-age=0", true), ("max-age=60", false)] {
+            var machine = FetchStateMachine(base.inputs())
+            _ = machine.start()
+            _ = machine.diskRead(base.entry(expiresIn: -1, etag: "\"v\"", cacheControl: "max-age=0"), now: FetchStateMachineTests.now)
+            guard case .finish(let result, _, _) = machine.loaded(
+                Data(), response: base.response(304, ["Cache-Control": cacheControl]), exchange: base.exchange) else {
+                Issue.record("expected finish"); return
+            }
+            #expect(result.source == .revalidated)
+            #expect(result.isStaleOnArrival == expected, "\(cacheControl)")
+        }
+    }
+
+    @Test func cacheHitsAreNeverStaleOnArrival() {
+        var machine = FetchStateMachine(base.inputs(cacheOnly: true))
+        _ = machine.start()
+        guard case .finish(let result, _, _) = machine.diskRead(base.entry(expiresIn: -1, etag: "\"v\""), now: FetchStateMachineTests.now) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .disk)
+        #expect(!result.isStaleOnArrival)
+    }
+}

@@ -75,6 +75,35 @@ struct ImagePipelineCoalescingTests {
         #expect(h.network.loadCount == 1)
     }
 
+    @Test func ofTwoConcurrentIdenticalRequestsExactlyOneSaysItJoinedTheOther() async throws {
+        let h = Harness()
+        let url = h.stub()
+        h.network.gate.close()
+
+        let tasks = (0..<2).map { _ in h.pipeline.imageTask(for: ImageRequest(url: url)) }
+        await h.waitForCallers(2)
+        h.network.gate.open()
+        let shared = try await tasks.asyncMap { try await $0.response.metrics.wasShared }
+
+        #expect(shared.filter { $0 }.count == 1, "\(shared)")
+        #expect(h.network.loadCount == 1)
+    }
+
+    @Test func ofTwoConcurrentIdenticalDataRequestsExactlyOneSaysItJoinedTheOther() async throws {
+        let h = Harness()
+        let url = h.stub()
+        h.network.gate.close()
+
+        async let first = h.pipeline.data(for: ImageRequest(url: url))
+        async let second = h.pipeline.data(for: ImageRequest(url: url))
+        await until { h.pipeline.fetches.subscriberCount == 2 }
+        h.network.gate.open()
+        let shared = try await [first.metrics.wasShared, second.metrics.wasShared]
+
+        #expect(shared.filter { $0 }.count == 1, "\(shared)")
+        #expect(h.network.loadCount == 1)
+    }
+
     @Test func workIsNotSharedAfterItFinished() async throws {
         let h = Harness(memoryCache: false)
         let url = h.stub()

@@ -160,4 +160,25 @@ struct ImagePipelineTests {
         #expect(again.cacheLayer == .disk)
         #expect(h.decoder.decodeCount == 0)
     }
+
+    @Test func aURLAloneLoadsLikeARequestForIt() async throws {
+        let h = Harness(memoryCache: false)
+        let url = h.stub(width: 12, height: 9)
+
+        let image = try await h.pipeline.image(for: url)
+        let data = try await h.pipeline.data(for: url)
+
+        #expect(image.request.url == url)
+        #expect(image.image.width == 12 && image.image.height == 9)
+        #expect(image.cacheLayer == .network)
+        #expect(data.data == TestImageCodec.encode(width: 12, height: 9))
+        #expect(data.cacheLayer == .disk, "the same data key as the image request")
+        #expect(h.network.loadCount == 1)
+    }
+
+    @Test func aURLLoadThatFailsThrowsThePipelinesError() async {
+        let h = Harness()
+        await #expect(throws: ImagePipeline.Error.self) { try await h.pipeline.image(for: URL(string: "https://example.test/missing")!) }
+        await #expect(throws: ImagePipeline.Error.self) { try await h.pipeline.data(for: URL(string: "https://example.test/missing")!) }
+    }
 }

@@ -32,7 +32,7 @@ struct DiskBenchmarks {
         let fixtures = try DiskFixtures(options: options)
         let payload = DiskFixtures.payload(bytes, seed: UInt64(bytes))
         let keys = (0..<files).map(DiskFixtures.key)
-        let master = try SymmetricKey.generate()
+        let master = try EncryptionKey.generate()
         let encryption = try DiskCacheEncryption(masterKey: master)
         let aesKey = (0..<32).map { UInt8($0 &* 7 &+ 1) }
 

@@ -102,7 +102,7 @@ struct DiskLookupBenchmarks {
         let fixtures = try DiskFixtures(options: options)
         let payload = DiskFixtures.payload(50_000, seed: 3)
         let keys = (0..<files).map(DiskFixtures.key)
-        let encryption = try DiskCacheEncryption(masterKey: try SymmetricKey.generate())
+        let encryption = try DiskCacheEncryption(masterKey: try EncryptionKey.generate())
         let aesKey = (0..<32).map { UInt8($0 &* 7 &+ 1) }
         let coldPlan = RunPlan(warmup: 1, pairs: options.quick ? 3 : 7, batchNanoseconds: 0)
         for (id, encrypted) in zip(Self.coldIDs, [false, true]) where options.selects(id) {

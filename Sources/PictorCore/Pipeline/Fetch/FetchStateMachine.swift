@@ -176,6 +176,7 @@ struct FetchStateMachine {
             let metadata = HTTPFreshness.refreshed(stale.entry.metadata, with: response, exchange: exchange, heuristicCap: inputs.heuristicCap)
             var result = FetchResult(data: stale.entry.data, source: .revalidated, response: response, metadata: metadata)
             result.revalidatedTier = stale.onDisk ? .disk : .shared
+            result.isStaleOnArrival = isStaleOnArrival(metadata, at: exchange.received)
             return finish(.finish(result, write: stale.onDisk ? .updateMetadata : .store, shares: inputs.hasSharedTier))
         }
         guard http.map({ (200..<300).contains($0.statusCode) && $0.statusCode != 206 }) ?? true, !data.isEmpty else {
@@ -192,7 +193,8 @@ struct FetchStateMachine {
         // Only HTTP answers are cached (`file:` and `data:` are read each time), and under the
         // HTTP policy never a `no-store` one, nor one reached through a `no-store` redirect.
         let storable = http != nil && (inputs.policy == .ignoreHTTPHeaders || (chained != nil && !CacheControl(metadata.cacheControl).noStore))
-        let result = FetchResult(data: data, source: .network, response: response, metadata: metadata)
+        var result = FetchResult(data: data, source: .network, response: response, metadata: metadata)
+        result.isStaleOnArrival = storable && isStaleOnArrival(metadata, at: exchange.received)
         return finish(.finish(result, write: storable ? .store : .none, shares: storable && inputs.hasSharedTier))
     }
 
@@ -215,6 +217,12 @@ struct FetchStateMachine {
     /// back to the tier it came from).
     private mutating func serveShared(_ entry: DataCacheEntry) -> Action {
         finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: .store, shares: false))
+    }
+
+    /// Whether the origin's answer, stored with `metadata`, is stale the moment it is received
+    /// (so every later use asks the server again); never under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``.
+    private func isStaleOnArrival(_ metadata: DataCacheMetadata, at received: Date) -> Bool {
+        inputs.policy == .http && !HTTPFreshness.isFresh(metadata, now: received)
     }
 
     private func isFresh(_ entry: DataCacheEntry, now: Date) -> Bool {
@@ -266,4 +274,7 @@ struct FetchResult: Sendable {
     var metadata: DataCacheMetadata
     /// For a revalidated result, the tier that held the confirmed entry.
     var revalidatedTier: CacheLayer = .disk
+    /// Whether the origin's answer (a storable download or a 304) was already stale when it
+    /// arrived: its entry is kept, but every later use asks the server first.
+    var isStaleOnArrival = false
 }

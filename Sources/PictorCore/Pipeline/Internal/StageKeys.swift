@@ -139,6 +139,7 @@ struct StageOutput: Sendable {
     var image: Image
     var layer: CacheLayer
     var isRevalidated = false
+    var isStaleOnArrival = false
     var urlResponse: URLResponse?
     var discardedCachedEntry = false
     var metrics = ImageTaskMetrics()

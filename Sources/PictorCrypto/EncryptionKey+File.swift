@@ -3,7 +3,7 @@ import Foundation
 import Glibc
 #endif
 
-extension SymmetricKey {
+extension EncryptionKey {
     /// The largest key file read, in bytes (4,096); a key file is 32 to ~90 bytes.
     static let maximumKeyFileSize = 4096
 
@@ -52,14 +52,14 @@ extension SymmetricKey {
             throw CryptoError(.keyFileAccess, operation: operation, message: "larger than 4 kB; not a key file")
         }
         let contents = UnsafeRawBufferPointer(rebasing: buffer[0..<total])
-        let key: SymmetricKey
+        let key: EncryptionKey
         do {
             // 32 bytes that are all hex digits are a 128-bit hex key, not 32 raw bytes (a random
             // raw key is all hex digits with probability (22/256)^32).
             if total == Self.byteCount && !contents.allSatisfy(Self.isHexDigit) {
-                key = try SymmetricKey(bytes: contents)
+                key = try EncryptionKey(bytes: contents)
             } else {
-                key = try SymmetricKey(encoded: String(decoding: contents, as: UTF8.self))
+                key = try EncryptionKey(encoded: String(decoding: contents, as: UTF8.self))
             }
         } catch {
             throw error.naming(operation)

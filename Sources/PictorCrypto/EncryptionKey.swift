@@ -10,16 +10,20 @@ internal import COpenSSL
 /// one from OpenSSL's CSPRNG (`RAND_bytes`).
 ///
 /// ```swift
-/// let key = try SymmetricKey(contentsOfFile: "/etc/pictor/cache.key")
+/// let key = try EncryptionKey(contentsOfFile: "/etc/pictor/cache.key")
 /// let encryption = try DiskCacheEncryption(masterKey: key)
 /// ```
+///
+/// Named `EncryptionKey` rather than `SymmetricKey` (its name before 0.4) so that a program
+/// importing both Pictor and swift-crypto's `Crypto` (or CryptoKit) can name either type without
+/// qualifying it; the old name remains as a deprecated alias.
 ///
 /// - Important: The value is immutable and `Sendable`; copies share one wiped-on-release buffer.
 ///   Swift cannot promise that no copy of a secret ever lands elsewhere in memory (temporary
 ///   buffers used while decoding text are overwritten, but the allocator and the kernel may still
 ///   hold stale pages), so this is "zeroed as far as Swift allows". The key is never printed:
 ///   `description` is redacted.
-public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
+public struct EncryptionKey: Sendable, Equatable, CustomStringConvertible {
     /// The key length in bytes (32, i.e. 256 bits).
     public static let byteCount = 32
 
@@ -66,13 +70,13 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
     /// A fresh random key from OpenSSL's CSPRNG (`RAND_bytes`).
     ///
     /// - Throws: ``CryptoError/Code/library`` if the generator is not seeded or fails.
-    public static func generate() throws(CryptoError) -> SymmetricKey {
+    public static func generate() throws(CryptoError) -> EncryptionKey {
         let storage = KeyStorage()
         guard RAND_bytes(storage.bytes.baseAddress!.assumingMemoryBound(to: UInt8.self),
                          Int32(byteCount)) == 1 else {
             throw CryptoError.openSSL("RAND_bytes")
         }
-        return SymmetricKey(storage: storage)
+        return EncryptionKey(storage: storage)
     }
 
     /// A key from its text form: 64 hexadecimal digits (either case) or standard base64 of 32
@@ -124,9 +128,9 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
         guard let text = environment[name], !text.isEmpty else {
             throw CryptoError(.environmentVariableMissing, operation: source, message: "not set")
         }
-        let key: SymmetricKey
+        let key: EncryptionKey
         do {
-            key = try SymmetricKey(encoded: text)
+            key = try EncryptionKey(encoded: text)
         } catch {
             throw error.naming(source)
         }
@@ -141,13 +145,19 @@ public struct SymmetricKey: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Constant-time comparison (`CRYPTO_memcmp`).
-    public static func == (lhs: SymmetricKey, rhs: SymmetricKey) -> Bool {
+    public static func == (lhs: EncryptionKey, rhs: EncryptionKey) -> Bool {
         CRYPTO_memcmp(lhs.storage.bytes.baseAddress, rhs.storage.bytes.baseAddress, byteCount) == 0
     }
 
-    /// `"SymmetricKey(256 bits, redacted)"`: the key itself is never printed.
-    public var description: String { "SymmetricKey(256 bits, redacted)" }
+    /// `"EncryptionKey(256 bits, redacted)"`: the key itself is never printed.
+    public var description: String { "EncryptionKey(256 bits, redacted)" }
 }
+
+/// The name ``EncryptionKey`` had before 0.4; it clashed with swift-crypto's and CryptoKit's
+/// `SymmetricKey` in files that import both. Code written for 0.3 keeps compiling, with a
+/// deprecation warning that offers the fix-it.
+@available(*, deprecated, renamed: "EncryptionKey")
+public typealias SymmetricKey = EncryptionKey
 
 /// Overwrites `buffer` with zeros in a way the optimiser may not remove.
 func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
@@ -160,11 +170,11 @@ func wipe(_ buffer: UnsafeMutableRawBufferPointer) {
 ///
 /// `@unchecked Sendable` because a raw pointer is not `Sendable`; it is safe here because the
 /// buffer is written only before the storage is shared (in the initialisers of
-/// ``SymmetricKey``) and is read-only afterwards, and it is freed only when no reference is left.
+/// ``EncryptionKey``) and is read-only afterwards, and it is freed only when no reference is left.
 final class KeyStorage: @unchecked Sendable {
     let bytes: UnsafeMutableRawBufferPointer
 
-    init(count: Int = SymmetricKey.byteCount) {
+    init(count: Int = EncryptionKey.byteCount) {
         bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: count, alignment: 16)
         bytes.initializeMemory(as: UInt8.self, repeating: 0)
     }

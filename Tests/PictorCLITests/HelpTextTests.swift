@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@testable import PictorCLI
+
+/// Every help text: its own for each command and cache subcommand, at most 80 columns wide.
+@Suite struct HelpTextTests {
+    /// Every way of asking for help, and the bare command (its usage on standard error).
+    static let helpCommands: [[String]] = [[], ["--help"], ["-h"], ["help"], ["fetch", "--help"], ["prefetch", "--help"],
+                                           ["cache", "--help"], ["help", "cache", "trim"], ["cache", "key", "generate", "--help"]]
+        + CacheCommand.subcommands.map { ["cache", $0, "--help"] }
+
+    @Test(arguments: helpCommands)
+    func everyLineFitsIn80Columns(_ args: [String]) async {
+        let (code, console) = await runPictor(args)
+        #expect(code == (args.isEmpty ? 64 : 0), "\(args)")
+        let text = console.output + console.errors
+        #expect(text.contains("USAGE"), "\(args)")
+        // Characters, not bytes: '×', '→' and '…' take one column each.
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false) where line.count > 80 {
+            Issue.record("\(args): \(line.count) columns: \(line)")
+        }
+    }
+
+    @Test(arguments: CacheCommand.subcommands)
+    func eachCacheSubcommandHasItsOwnHelpWithAnExample(_ sub: String) async throws {
+        let (code, console) = await runPictor(["cache", sub, "--help"])
+        #expect(code == 0)
+        let usage = try #require(console.output.split(separator: "\n").first)
+        #expect(usage.hasPrefix("USAGE: pictor cache \(sub)"), "\(usage)")
+        #expect(console.output.contains("OPTIONS:"))
+        #expect(console.output.contains("-h, --help"))
+        #expect(console.output.contains("EXAMPLE:\n  pictor cache \(sub)"), "\(console.output)")
+        #expect(!console.output.contains("SUBCOMMANDS:"), "not the overview")
+    }
+
+    @Test func trimsHelpNamesItsOwnOptions() async {
+        let (_, console) = await runPictor(["cache", "trim", "--help"])
+        #expect(console.output.contains("--size-limit BYTES"))
+        #expect(console.output.contains("--max-age AGE"))
+        #expect(!console.output.contains("--new-key-file"))
+    }
+
+    @Test func anUnknownSubcommandsHelpIsAUsageError() async {
+        let (code, console) = await runPictor(["cache", "trimm", "--help"])
+        #expect(code == 64)
+        #expect(console.errors.contains("'trimm'"))
+    }
+}
