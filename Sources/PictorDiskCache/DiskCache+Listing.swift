@@ -85,7 +85,7 @@ extension DiskCache {
     /// Re-reads every entry and removes the bad ones: rows without a file, files of another
     /// size than the index says, files that are truncated or malformed or fail to open
     /// (encrypted), files stored under another entry's name (plain caches with the default
-    /// ``SHA256KeyHashing`` names; a sealed file opens only under its own name), bytes that no
+    /// ``/PictorCrypto/SHA256KeyHashing`` names; a sealed file opens only under its own name), bytes that no
     /// longer sniff as their recorded format, and files without a row. Waits for staged
     /// writes first. A read-only cache reports the same and removes nothing.
     ///

@@ -15,8 +15,8 @@ extension Image {
     ///   - quality: 1...100 (clamped) for JPEG, WebP and AVIF; ignored by PNG and GIF. Default
     ///     ``VipsEncoder/defaultQuality`` (80).
     /// - Returns: the encoded bytes.
-    /// - Throws: ``ImageEncodingError/unsupportedFormat(_:)`` for any other format;
-    ///   ``ImageEncodingError/failed(_:message:)`` with libvips' text.
+    /// - Throws: ``/PictorCore/ImageEncodingError/unsupportedFormat(_:)`` for any other format;
+    ///   ``/PictorCore/ImageEncodingError/failed(_:message:)`` with libvips' text.
     public func encoded(as format: ImageFormat, quality: Int = VipsEncoder.defaultQuality) throws -> Data {
         try VipsEncoder().encode(self, as: format, quality: quality)
     }

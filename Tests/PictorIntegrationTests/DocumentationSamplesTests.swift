@@ -75,7 +75,7 @@ enum DocumentationSamples {
     /// EncryptedCache.md and PictorCrypto.md.
     static func encryptedCache() throws {
         let directory = URL(fileURLWithPath: "/var/cache/myapp")
-        let key = try SymmetricKey(contentsOfFile: "/etc/myapp/pictor.key")
+        let key = try EncryptionKey(contentsOfFile: "/etc/myapp/pictor.key")
         let disk = try DiskCache.standard(directory: directory, encryptionKey: key)
         _ = ImagePipeline(configuration: .standard(diskCache: disk))
 
@@ -121,7 +121,7 @@ enum DocumentationSamples {
 
     /// PictorRedis.md.
     static func redis() throws -> ImagePipeline {
-        let key = try SymmetricKey(contentsOfFile: "/etc/myapp/pictor.key")
+        let key = try EncryptionKey(contentsOfFile: "/etc/myapp/pictor.key")
         var configuration = ImagePipeline.Configuration.default
         configuration.sharedCache = try RedisSharedCache(url: "redis://cache.internal:6379", masterKey: key)
         configuration.sharedCachePolicy.timeToLive = .seconds(7 * 86_400)

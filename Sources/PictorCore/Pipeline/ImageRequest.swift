@@ -109,9 +109,9 @@ extension ImageRequest {
         public static let disableDiskCacheWrites = Options(rawValue: 1 << 5)
 
         /// Fetch the original bytes (into the disk cache, by policy) without decoding them:
-        /// ``ImagePipeline/image(for:)`` then answers with a 1×1 transparent placeholder image,
+        /// ``ImagePipeline/image(for:)-(ImageRequest)`` then answers with a 1×1 transparent placeholder image,
         /// the layer, and ``ImageTaskMetrics/originalByteCount``; a memory hit still returns the
-        /// cached image. ``ImagePipeline/data(for:)`` is the direct way to get the bytes.
+        /// cached image. ``ImagePipeline/data(for:)-(ImageRequest)`` is the direct way to get the bytes.
         public static let skipDecode = Options(rawValue: 1 << 6)
 
         /// Alias of ``returnCacheDataDontLoad``: caches only, never the network.

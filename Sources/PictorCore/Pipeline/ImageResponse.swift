@@ -18,7 +18,7 @@ public enum CacheLayer: String, Sendable, Hashable, CaseIterable, Codable, Custo
     public var description: String { rawValue }
 }
 
-/// The result of ``ImagePipeline/image(for:)``: the image, where it came from, and how long
+/// The result of ``ImagePipeline/image(for:)-(ImageRequest)``: the image, where it came from, and how long
 /// each stage took.
 public struct ImageResponse: Sendable {
     /// The final image: decoded (at the thumbnail size, if any) and processed.
@@ -65,7 +65,7 @@ public struct ImageResponse: Sendable {
     }
 }
 
-/// The result of ``ImagePipeline/data(for:)``: the original encoded bytes and where they came
+/// The result of ``ImagePipeline/data(for:)-(ImageRequest)``: the original encoded bytes and where they came
 /// from.
 public struct ImageDataResponse: Sendable {
     /// The original bytes, as downloaded or stored.

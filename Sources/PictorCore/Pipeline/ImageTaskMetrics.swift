@@ -23,7 +23,7 @@ public struct ImageTaskMetrics: Sendable, Hashable {
     /// doing it again. Of two identical requests running at once, the one that started the
     /// work reports `false` and the one that joined it `true`; both get the same image. `false`
     /// for memory hits and for work that had finished before the request came (that is a
-    /// cache hit, not sharing). Set for ``ImagePipeline/data(for:)`` responses too (a joined
+    /// cache hit, not sharing). Set for ``ImagePipeline/data(for:)-(ImageRequest)`` responses too (a joined
     /// fetch). `pictor prefetch` counts these as `coalesced`.
     public var wasShared: Bool
 

@@ -96,7 +96,7 @@ struct PreparedRequest: Sendable {
     }
 
     /// Whether this caller wants downloaded original bytes written to disk: its options and
-    /// the disk policy (`originalOnly` for ``ImagePipeline/data(for:)`` and
+    /// the disk policy (`originalOnly` for ``ImagePipeline/data(for:)-(ImageRequest)`` and
     /// ``ImageRequest/Options/skipDecode``, which store as for an unprocessed request).
     func storesOriginal(originalOnly: Bool = false) -> Bool {
         !request.options.contains(.disableDiskCacheWrites)
