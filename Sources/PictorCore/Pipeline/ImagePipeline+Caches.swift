@@ -11,7 +11,7 @@ extension ImagePipeline {
     ///   - includingOriginal: whether the original bytes are removed from the disk cache too;
     ///     `true` by default.
     public func removeCachedImage(for request: ImageRequest, includingOriginal: Bool = true) {
-        let prepared = PreparedRequest(request, configuration: configuration)
+        let prepared = PreparedRequest(request, pipeline: self)
         configuration.imageCache?.removeImage(for: prepared.imageKey)
         guard let cache = configuration.dataCache else { return }
         if request.isProcessed { cache.removeData(for: prepared.imageKey.rawValue) }

@@ -109,6 +109,11 @@ extension ImagePipeline {
         public var processedVariantQuality: Int
         /// Maps a request to the key of its bytes in both caches. Default: the whole URL
         /// (`absoluteString`), query included. Drop volatile query items of signed URLs here.
+        ///
+        /// Called once per request value and pipeline: the result is kept with the request
+        /// (and its copies) until its `urlRequest`, `processors`, `thumbnail` or `userInfo`
+        /// change, so a memory hit does not call it again. It must therefore depend on those
+        /// alone, not on the priority, the options or state outside the request.
         public var cacheKey: @Sendable (ImageRequest) -> String
         /// Options for every decode (pixel-count limit, all frames…); the request's thumbnail
         /// overrides ``ImageDecodingOptions/thumbnail``. Default `ImageDecodingOptions()`

@@ -8,7 +8,7 @@ extension ImagePipeline {
     func perform(
         _ request: ImageRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws(Error) -> ImageResponse {
-        let prepared = PreparedRequest(request, configuration: configuration)
+        let prepared = PreparedRequest(request, pipeline: self)
         if let hit = memoryHit(prepared) { return hit }
         return try await load(prepared, priority: priority, progress: progress, start: ContinuousClock.now)
     }
@@ -91,7 +91,7 @@ extension ImagePipeline {
     /// Runs a data request (fetch only) and counts its outcome.
     func performData(_ request: ImageRequest, priority: PriorityHandle) async throws(Error) -> ImageDataResponse {
         counters.withLock { $0.requests += 1 }
-        let prepared = PreparedRequest(request, configuration: configuration)
+        let prepared = PreparedRequest(request, pipeline: self)
         do {
             let fetched = try await fetch(
                 prepared, prepared.fetchKey, priority: priority, progress: nil, storesToDisk: prepared.storesOriginal(originalOnly: true))

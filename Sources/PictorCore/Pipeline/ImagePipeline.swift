@@ -23,6 +23,8 @@ import Synchronization
 public final class ImagePipeline: Sendable {
     /// What the pipeline was built from.
     public let configuration: Configuration
+    /// This pipeline's number, under which requests keep the keys it computed for them.
+    let number = PipelineNumber.next()
 
     let fetches = SharedWorkPool<FetchKey, FetchOutput>()
     let decodes = SharedWorkPool<DecodeKey, StageOutput>()
@@ -80,7 +82,7 @@ public final class ImagePipeline: Sendable {
     ///   looked up.
     public func cachedImage(for request: ImageRequest) -> Image? {
         guard let cache = configuration.imageCache, readsMemory(request) else { return nil }
-        return cache.image(for: PreparedRequest(request, configuration: configuration).imageKey)
+        return cache.image(for: cacheKeys(for: request).imageKey)
     }
 
     /// The key of `request`'s final image in the memory cache (and of its processed variant on
@@ -88,14 +90,20 @@ public final class ImagePipeline: Sendable {
     ///
     /// - Parameter request: the request to compute the key of; nothing is loaded.
     public func imageCacheKey(for request: ImageRequest) -> ImageCacheKey {
-        PreparedRequest(request, configuration: configuration).imageKey
+        cacheKeys(for: request).imageKey
     }
 
     /// The key of `request`'s original bytes in the disk cache (the cache-key hook's result).
     ///
     /// - Parameter request: the request to compute the key of; nothing is loaded.
     public func dataCacheKey(for request: ImageRequest) -> String {
-        configuration.cacheKey(request)
+        cacheKeys(for: request).dataKey
+    }
+
+    /// `request`'s keys under this pipeline's hook: kept with the request after the first
+    /// call (see ``RequestKeyMemo``), so repeated lookups of one request cost no hashing.
+    func cacheKeys(for request: ImageRequest) -> RequestCacheKeys {
+        request.keyMemo.keys(for: number) { RequestCacheKeys(request, configuration: configuration) }
     }
 
     /// Loads the final image for `request`: memory cache, then disk (processed variant by
@@ -110,7 +118,7 @@ public final class ImagePipeline: Sendable {
     /// - Throws: ``Error/loadingFailed(_:)``, ``Error/decodingFailed(_:)``,
     ///   ``Error/processingFailed(processor:underlying:)``, or ``Error/cancelled``.
     public func image(for request: ImageRequest) async throws(Error) -> ImageResponse {
-        let prepared = PreparedRequest(request, configuration: configuration)
+        let prepared = PreparedRequest(request, pipeline: self)
         if let hit = memoryHit(prepared) { return hit }
         return try await load(prepared, priority: PriorityHandle(request.priority), progress: nil, start: ContinuousClock.now)
     }

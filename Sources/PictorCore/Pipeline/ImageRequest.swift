@@ -14,7 +14,10 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
     /// The request sent on a cache miss. Its URL (after the pipeline's cache-key hook) identifies
     /// the image in both caches.
     public var urlRequest: URLRequest {
-        didSet { url = urlRequest.url }
+        didSet {
+            url = urlRequest.url
+            keyMemo = RequestKeyMemo()
+        }
     }
     /// The URL loaded (``urlRequest``'s), kept beside it so cache lookups don't go through
     /// `URLRequest`'s storage.
@@ -22,10 +25,14 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
     /// Processors applied in order after decoding. Each one's identifier enters the cache key. A
     /// leading processor with a ``ImageProcessing/decodeTimeThumbnail`` is done by the decoder
     /// (shrink-on-load) when ``thumbnail`` is `nil`.
-    public var processors: [any ImageProcessing]
+    public var processors: [any ImageProcessing] {
+        didSet { keyMemo = RequestKeyMemo() }
+    }
     /// Decode at this size (shrink-on-load) instead of full size; `nil` (the default) decodes
     /// full size.
-    public var thumbnail: ThumbnailOptions?
+    public var thumbnail: ThumbnailOptions? {
+        didSet { keyMemo = RequestKeyMemo() }
+    }
     /// The priority of this request; shared work runs at the highest priority of its callers.
     /// Default ``RequestPriority/normal``.
     public var priority: RequestPriority
@@ -33,7 +40,12 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
     public var options: Options
     /// Caller-defined values carried with the request; the pipeline ignores them (the cache-key
     /// hook may read them).
-    public var userInfo: [String: any Sendable]
+    public var userInfo: [String: any Sendable] {
+        didSet { keyMemo = RequestKeyMemo() }
+    }
+    /// The cache keys a pipeline computed for this request (see ``RequestKeyMemo``); replaced
+    /// whenever a property they depend on changes.
+    private(set) var keyMemo = RequestKeyMemo()
 
     /// Creates a request for `url`; see each property for its default.
     ///

@@ -106,20 +106,11 @@ struct PreparedRequest: Sendable {
     var decodeKey: DecodeKey { DecodeKey(fetch: fetchKey, thumbnail: thumbnail, storesOriginal: storesOriginal()) }
     var loadKey: LoadKey { LoadKey(image: imageKey, fetch: fetchKey, options: request.options) }
 
-    init(_ request: ImageRequest, configuration: ImagePipeline.Configuration) {
+    init(_ request: ImageRequest, pipeline: ImagePipeline) {
         self.request = request
-        let dataKey = configuration.cacheKey(request)
-        self.dataKey = dataKey
-        if request.isProcessed {
-            // Length-prefixed parts, so that no two (key, thumbnail, chain) triples share a key
-            // whatever characters a cache-key hook or a custom processor identifier contains.
-            var text = ImageProcessors.escaped(dataKey)
-            if let thumbnail = request.thumbnail { text += "T" + ImageProcessors.escaped(thumbnail.identifier) }
-            text += "P" + ImageProcessors.identifier(of: request.processors)
-            imageKey = ImageCacheKey(text)
-        } else {
-            imageKey = ImageCacheKey(dataKey)
-        }
+        let keys = pipeline.cacheKeys(for: request)
+        dataKey = keys.dataKey
+        imageKey = keys.imageKey
         // Only a valid size is folded: an invalid one stays with its processor, which reports it
         // as a processing error rather than as a decoding one.
         if request.thumbnail == nil, let first = request.processors.first, let folded = first.decodeTimeThumbnail,
@@ -130,7 +121,7 @@ struct PreparedRequest: Sendable {
             thumbnail = request.thumbnail
             processors = request.processors
         }
-        policy = configuration.diskCachePolicy
+        policy = pipeline.configuration.diskCachePolicy
     }
 }
 
