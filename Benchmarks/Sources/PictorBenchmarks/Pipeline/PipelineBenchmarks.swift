@@ -126,7 +126,7 @@ struct PipelineBenchmarks {
         if misses > 0 { report.note("\(Self.hitID): \(misses) memory misses (images failed to load?)") }
         report.add(.comparison(
             id: Self.hitID, targetID: "M6", figure: "Pipeline memory hit, cachedImage(for:) with a 256-px thumbnail request",
-            result: result, referenceName: "Dictionary+Mutex get", goal: .timeAtMost(10)))
+            result: result, referenceName: "Dictionary+Mutex get", goal: .timeAtMost(3)))
         // Where the time goes: building the memory-cache key from the request alone.
         var k = 0
         let keyOnly = Interleave.measure(plan: plan) { ops in
