@@ -4,23 +4,42 @@ import Foundation
 /// itself rather than from libvips' process-wide error text (which concurrent failures on other
 /// threads can mix into).
 package enum FileStructure {
-    /// Whether the data visibly ends before the image does: JPEG without an EOI marker after its
-    /// last SOS, PNG without an IEND chunk, WebP shorter than its RIFF size, GIF whose blocks
+    /// Whether the data visibly ends before the image does: JPEG cut before its first scan or
+    /// without an EOI marker after its last SOS, PNG without an IEND chunk, WebP shorter than its RIFF size, GIF whose blocks
     /// run past the end before its trailer. `false` for other formats.
     package static func isTruncated(_ data: Data, format: ImageFormat) -> Bool {
         data.withUnsafeBytes { (b: UnsafeRawBufferPointer) -> Bool in
             let n = b.count
             switch format {
             case .jpeg:
-                var lastSOS = -1, lastEOI = -1
-                var i = 0
+                // The segments before the first scan are walked by their lengths (so an EXIF
+                // thumbnail's own markers are skipped); a file that ends before that scan
+                // starts is cut. After it, the file is whole when its last SOS-or-EOI marker is
+                // an EOI. That one is searched from the end: a whole file ends with its EOI, so
+                // this costs a few bytes, not a pass over the file (entropy-coded data never
+                // holds FF D9 or FF DA: a coded FF is followed by 00 or a restart marker).
+                var i = 2
+                var firstScan = -1
                 while i + 1 < n {
-                    if b[i] == 0xFF {
-                        if b[i + 1] == 0xDA { lastSOS = i } else if b[i + 1] == 0xD9 { lastEOI = i }
-                    }
-                    i += 1
+                    guard b[i] == 0xFF else { return false }   // not a marker: malformed, the decoder says so
+                    let marker = b[i + 1]
+                    if marker == 0xFF { i += 1; continue }       // fill byte
+                    if marker == 0xDA { firstScan = i; break }
+                    if marker == 0xD9 { return false }           // an image with no scan: not ours to judge
+                    if marker == 0x01 || (0xD0...0xD7).contains(marker) { i += 2; continue }
+                    guard i + 3 < n else { return true }
+                    i += 2 + (Int(b[i + 2]) << 8 | Int(b[i + 3]))
                 }
-                return lastSOS >= 0 && lastEOI < lastSOS
+                guard firstScan >= 0 else { return true }
+                var j = n - 2
+                while j > firstScan {
+                    if b[j] == 0xFF {
+                        if b[j + 1] == 0xD9 { return false }
+                        if b[j + 1] == 0xDA { return true }
+                    }
+                    j -= 1
+                }
+                return true
             case .png:
                 guard n >= 12 else { return true }
                 let iend: [UInt8] = Array("IEND".utf8)
