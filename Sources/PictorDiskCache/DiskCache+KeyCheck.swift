@@ -1,5 +1,6 @@
 import Foundation
 import PictorCore
+import PictorCrypto
 
 extension DiskCache {
     /// What the entry files say about the key setting, when the index has no record of it.
@@ -18,22 +19,36 @@ extension DiskCache {
     static let keyCheckProbeLimit = 64
 
     /// Derives the setting from the entry files, for an index that has no record (new,
-    /// rebuilt after corruption, or written by version 1). A file is plain when its footer and
-    /// metadata parse (a sealed file ends in a random tag, so it does not); it is under the
-    /// configured cipher when it opens with it (authenticated, bound to its name).
+    /// rebuilt after corruption, or written by version 1), or to test a record. A file is plain
+    /// when its footer and metadata parse (a sealed file ends in a random tag, so it does not);
+    /// it is under the configured cipher when it opens with it (authenticated, bound to its
+    /// name); it is sealed when it starts with the envelope's magic (`PXCE`).
+    ///
+    /// Plain files are evidence of a plain cache only when no sealed file is among those probed:
+    /// a plain file copied into an encrypted cache must not make it plain, which would delete
+    /// the sealed entries as foreign files. Mixed evidence is `unknown`: never guessed.
     static func deriveKeyCheck(files: EntryFiles, cipher: (any DataCipher)?) -> DerivedKeyCheck {
         let entries = files.scanEntries()
         if entries.isEmpty { return .empty }
+        var plain = false, sealed = false
         for file in entries.prefix(keyCheckProbeLimit) {
             if let (trailer, size) = files.readTrailer(file.digest), EntryContainer.decodeTail(trailer, fileSize: size) != nil {
-                return .known(KeyCheck(nil))
+                plain = true
+                continue
             }
             if let cipher, case .data(let bytes) = files.read(file.digest),
                EntryContainer.open(bytes, digest: file.digest, cipher: cipher) != nil {
                 return .known(KeyCheck(cipher))
             }
+            if looksSealed(file.digest, files: files) { sealed = true }
         }
-        return .unknown
+        return plain && !sealed ? .known(KeyCheck(nil)) : .unknown
+    }
+
+    /// Whether an entry file starts like an AES-GCM envelope (``AESGCMCipher/magic``): a
+    /// sealed entry, never a plain one (a plain entry starts with its image bytes).
+    static func looksSealed(_ digest: String, files: EntryFiles) -> Bool {
+        Array(files.readPrefix(digest, count: AESGCMCipher.magic.count)) == AESGCMCipher.magic
     }
 
     /// Makes the index's key check agree with `configuration.cipher`, or fails; runs in

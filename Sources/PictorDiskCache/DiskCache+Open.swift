@@ -164,7 +164,9 @@ extension DiskCache {
                 if !encrypted {
                     guard let (trailer, size) = files.readTrailer(file.digest),
                           let decoded = EntryContainer.decodeTail(trailer, fileSize: size), decoded.binding != nil else {
-                        if !readOnly { files.remove(file.digest) }
+                        // A sealed file beyond the key check's probes is left alone: it is
+                        // someone's encrypted entry, not a damaged plain one.
+                        if !readOnly, !looksSealed(file.digest, files: files) { files.remove(file.digest) }
                         continue
                     }
                     row.size = size

@@ -134,3 +134,57 @@ struct DiskCacheDamagedIndexTests {
         #expect(asideFiles().count == 2)
     }
 }
+
+/// A stray plain entry file in an encrypted cache is never the evidence that makes the cache
+/// plain: opening it without the key must not adopt it as plain and delete the sealed entries.
+@Suite(.timeLimit(.minutes(5)))
+struct DiskCacheStrayPlainFileTests {
+    let directory = TestDirectory()
+    let log = LogRecorder()
+
+    func encrypted() -> DiskCache.Configuration {
+        var c = DiskCache.Configuration.test(directory, log: log)
+        c.encrypt(with: EncryptedFixtures.encryption)
+        return c
+    }
+
+    /// An encrypted cache of three entries plus one plain entry file copied in from another cache.
+    func makeMixed() throws -> [String] {
+        do {
+            let cache = try DiskCache(configuration: encrypted())
+            for i in 0..<3 { cache.store(testBytes(400, seed: UInt64(i)), for: "k\(i)") }
+            cache.flush()
+        }
+        let other = TestDirectory()
+        do {
+            let plain = try DiskCache(configuration: .test(other))
+            plain.store(testBytes(300, seed: 9), for: "stray")
+            plain.flush()
+        }
+        let name = SHA256.hexDigest("stray")
+        try FileManager.default.copyItem(atPath: other.path + "/" + name, toPath: directory.path + "/" + name)
+        return directory.entryFileNames().sorted()
+    }
+
+    @Test func withItsIndexLostAKeylessOpenIsRefusedAndNothingIsDeleted() throws {
+        let files = try makeMixed()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory.path + "/index.sqlite" + suffix) }
+        #expect(throws: DiskCacheError.keyMismatch(path: directory.path, .keyRequired)) {
+            try DiskCache(configuration: .test(directory, log: log))
+        }
+        #expect(directory.entryFileNames().sorted() == files)
+        // And the key still opens it, serving every sealed entry
+        let cache = try DiskCache(configuration: encrypted())
+        for i in 0..<3 { #expect(cache.data(for: "k\(i)") == testBytes(400, seed: UInt64(i))) }
+    }
+
+    @Test func withItsIndexIntactAKeylessOpenIsRefusedAndNothingIsDeleted() throws {
+        let files = try makeMixed()
+        #expect(throws: DiskCacheError.keyMismatch(path: directory.path, .keyRequired)) {
+            try DiskCache(configuration: .test(directory, log: log))
+        }
+        #expect(directory.entryFileNames().sorted() == files)
+        let cache = try DiskCache(configuration: encrypted())
+        for i in 0..<3 { #expect(cache.data(for: "k\(i)") == testBytes(400, seed: UInt64(i))) }
+    }
+}
