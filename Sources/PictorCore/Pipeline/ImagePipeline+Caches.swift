@@ -35,9 +35,16 @@ extension ImagePipeline {
 
     /// The processed variant of `p` decoded from the disk cache, if the policy keeps variants
     /// and one is stored. A variant that fails to decode is removed (`discarded` set).
+    ///
+    /// A variant carries the freshness of the original it was made from, and under
+    /// ``HTTPCachePolicy/http`` it answers only while that is fresh: once the original would
+    /// have to be asked about again (expired, `no-cache`), the request goes to the original,
+    /// which is revalidated or downloaded, and a new variant replaces this one.
     func processedVariant(_ p: PreparedRequest, priority: PriorityHandle, discarded: inout Bool) async throws -> StageOutput? {
         guard usesVariants(p), p.fetchKey.readsCaches, let cache = configuration.dataCache,
               let entry = cache.entry(for: p.imageKey.rawValue) else { return nil }
+        if configuration.httpCachePolicy == .http, !p.fetchKey.isCacheOnly,
+           !HTTPFreshness.isFresh(entry.metadata, now: configuration.now()) { return nil }
         let decoder = configuration.decoder
         let options = configuration.decodingOptions
         let data = entry.data
@@ -69,7 +76,12 @@ extension ImagePipeline {
     /// ``Statistics/cacheWriteFailures``; it never fails the request. A truncated image
     /// (``Image/isTruncated``, only with ``ImageDecodingOptions/allowsTruncatedData``) is
     /// delivered but stored nowhere: a later request must not be served a partial image.
-    func store(_ image: Image, _ p: PreparedRequest, writesVariant: Bool, priority: PriorityHandle) async {
+    ///
+    /// The variant is kept with the original's freshness (`expiresAt`, `Cache-Control`, `Vary`;
+    /// not its validators, which belong to the original bytes), and not at all when the
+    /// original may not be kept (`no-store`) or, under ``HTTPCachePolicy/http``, has no
+    /// freshness to inherit (it could never answer).
+    func store(_ image: Image, _ p: PreparedRequest, writesVariant: Bool, original: DataCacheMetadata?, priority: PriorityHandle) async {
         guard !image.isTruncated else { return }
         let options = p.request.options
         if !options.contains(.disableMemoryCacheWrites) {
@@ -77,13 +89,21 @@ extension ImagePipeline {
         }
         guard writesVariant, usesVariants(p), !options.contains(.disableDiskCacheWrites),
               let encoder = configuration.encoder, let cache = configuration.dataCache else { return }
+        var metadata = DataCacheMetadata()
+        if configuration.httpCachePolicy == .http {
+            guard let original, original.expiresAt != nil, !CacheControl(original.cacheControl).noStore else { return }
+            metadata.expiresAt = original.expiresAt
+            metadata.cacheControl = original.cacheControl
+            metadata.vary = original.vary
+        }
         let format = configuration.processedVariantFormat ?? (image.hasAlpha ? .png : .jpeg)
+        metadata.format = format
         let quality = configuration.processedVariantQuality
         do {
             let result = try await processQueue.execute(priority: priority) {
                 try encoder.encode(image, as: format, quality: quality)
             }
-            cache.store(result.value, for: p.imageKey.rawValue, metadata: DataCacheMetadata(format: format))
+            cache.store(result.value, for: p.imageKey.rawValue, metadata: metadata)
         } catch is CancellationError {
             return
         } catch {

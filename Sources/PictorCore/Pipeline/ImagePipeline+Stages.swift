@@ -135,12 +135,12 @@ extension ImagePipeline {
     private func runLoadJob(_ p: PreparedRequest, _ context: SharedWorkPool<LoadKey, StageOutput>.Context) async throws -> StageOutput {
         var discarded = false
         if let variant = try await processedVariant(p, priority: context.priority, discarded: &discarded) {
-            await store(variant.image, p, writesVariant: false, priority: context.priority)
+            await store(variant.image, p, writesVariant: false, original: nil, priority: context.priority)
             return variant
         }
         var output = try await processed(p, count: p.processors.count, priority: context.priority, progress: context.reportProgress)
         output.discardedCachedEntry = output.discardedCachedEntry || discarded
-        await store(output.image, p, writesVariant: true, priority: context.priority)
+        await store(output.image, p, writesVariant: true, original: output.original, priority: context.priority)
         return output
     }
 
@@ -257,7 +257,8 @@ extension ImagePipeline {
         metrics.originalByteCount = data.count
         return StageOutput(
             image: result.value.0, layer: fetched.fetched.layer, isRevalidated: source == .revalidated,
-            isStaleOnArrival: fetched.fetched.isStaleOnArrival, urlResponse: fetched.fetched.response, metrics: metrics)
+            isStaleOnArrival: fetched.fetched.isStaleOnArrival, urlResponse: fetched.fetched.response, metrics: metrics,
+            original: fetched.fetched.metadata)
     }
 }
 

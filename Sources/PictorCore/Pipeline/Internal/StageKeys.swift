@@ -134,6 +134,9 @@ struct StageOutput: Sendable {
     var urlResponse: URLResponse?
     var discardedCachedEntry = false
     var metrics = ImageTaskMetrics()
+    /// What the original's HTTP metadata says (freshness, `Cache-Control`), for the processed
+    /// variant made from it; `nil` when the image came from a variant.
+    var original: DataCacheMetadata?
 }
 
 /// The fetched bytes, the time the fetch took in seconds, whether they may be written to disk
