@@ -80,6 +80,38 @@ struct PictorBinaryTests {
         #expect(report.split(separator: "\n").dropFirst().allSatisfy { $0.split(separator: "\t")[2] == "disk" })
     }
 
+    @Test func aWarmRunWritesWhatTheColdRunWrote() throws {
+        // Given PNG, JPEG, animated WebP and animated GIF originals
+        let server = try NginxServer.start(root: corpus)
+        defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
+        let paths = ["/libjpeg-turbo/testorig.png", "/exif-orientation/Landscape_1.jpg", "/pillow/iss634.webp", "/pillow/chi.gif"]
+        let urls = paths.map { server.url($0).absoluteString }
+        func run(_ out: String) throws -> [String: Data] {
+            let dir = temp.appendingPathComponent(out).path
+            let result = try BinaryRunner.run(["fetch"] + urls + ["--resize", "64", "-o", dir, "--cache-dir", cacheDir])
+            #expect(result.status == 0, "\(result.stderr)")
+            var files: [String: Data] = [:]
+            for name in try FileManager.default.contentsOfDirectory(atPath: dir) {
+                files[name] = try Data(contentsOf: URL(fileURLWithPath: dir).appendingPathComponent(name))
+            }
+            return files
+        }
+        // When they are resized cold, then warm from the kept thumbnails
+        let cold = try run("cold"), warm = try run("warm")
+        // Then the warm run writes the same files in the same formats, animations whole
+        #expect(Set(warm.keys) == Set(cold.keys), "cold \(cold.keys.sorted()), warm \(warm.keys.sorted())")
+        let decoder = ImageDecoderRegistry.vips
+        var options = ImageDecodingOptions()
+        options.allFrames = true
+        for (name, data) in cold {
+            guard let again = warm[name] else { continue }
+            let a = try decoder.decode(data, options: options), b = try decoder.decode(again, options: options)
+            #expect(a.width == b.width && a.height == b.height && a.frames.count == b.frames.count, "\(name)")
+            if name.hasSuffix(".png") { #expect(a.frames[0].pixels == b.frames[0].pixels, "\(name): a lossless original stays lossless") }
+        }
+        #expect(cold.keys.contains { $0.hasSuffix(".gif") } && cold.keys.contains { $0.hasSuffix(".webp") })
+    }
+
     @Test func exitCodes() throws {
         let server = try NginxServer.start(root: corpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }

@@ -11,7 +11,7 @@ struct PipelineStack: Sendable {
     ///   - shared: the Redis shared tier, when one was asked for.
     ///   - concurrency: downloads at once (the loader's slots and libcurl's connections per
     ///     host); `6` by default.
-    ///   - storesThumbnails: also keep each resized image on disk (JPEG, or PNG with alpha), so a
+    ///   - storesThumbnails: also keep each resized image on disk (in its original's format), so a
     ///     warm run with the same `--resize` decodes nothing; the original is kept as well, so
     ///     another size is made from it without a download.
     init(

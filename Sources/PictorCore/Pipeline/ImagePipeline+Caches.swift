@@ -27,6 +27,13 @@ extension ImagePipeline {
         if includingDisk { configuration.dataCache?.removeAll() }
     }
 
+    /// The default format of `image`'s processed variant: its source's when that is one every
+    /// encoder of the pipeline writes well, PNG otherwise (lossless, with alpha).
+    static func variantFormat(of image: Image) -> ImageFormat {
+        if let source = image.sourceFormat, [.jpeg, .png, .webp, .gif, .avif].contains(source) { return source }
+        return .png
+    }
+
     /// Whether processed variants of `p` are kept on disk.
     private func usesVariants(_ p: PreparedRequest) -> Bool {
         p.request.isProcessed && configuration.diskCachePolicy.storesProcessed
@@ -57,7 +64,8 @@ extension ImagePipeline {
             var metrics = ImageTaskMetrics()
             metrics.decodeDuration = result.value.1
             metrics.queueWaitDuration = result.queueWait
-            metrics.originalByteCount = data.count
+            // No original was read: the variant's bytes are not the original's size.
+            metrics.originalByteCount = nil
             return StageOutput(image: result.value.0, layer: .disk, metrics: metrics)
         } catch is CancellationError {
             throw CancellationError()
@@ -96,7 +104,7 @@ extension ImagePipeline {
             metadata.cacheControl = original.cacheControl
             metadata.vary = original.vary
         }
-        let format = configuration.processedVariantFormat ?? (image.hasAlpha ? .png : .jpeg)
+        let format = configuration.processedVariantFormat ?? Self.variantFormat(of: image)
         metadata.format = format
         let quality = configuration.processedVariantQuality
         do {

@@ -102,8 +102,10 @@ extension ImagePipeline {
         public var processingQueueWidth: Int
         /// Which encoded forms are kept on disk. Default ``DiskCachePolicy/original``.
         public var diskCachePolicy: DiskCachePolicy
-        /// Format of processed variants stored on disk; `nil` (the default) picks PNG for images
-        /// with alpha and JPEG otherwise.
+        /// Format of processed variants stored on disk; `nil` (the default) keeps the original's
+        /// format when it is JPEG, PNG, WebP, GIF or AVIF (so a lossless original stays
+        /// lossless, an animation stays animated, and an image made from the variant is in the
+        /// format one made from the original would be), and PNG otherwise.
         public var processedVariantFormat: ImageFormat?
         /// Quality of processed variants stored in a lossy format, 1...100. Default 90.
         public var processedVariantQuality: Int

@@ -15,8 +15,8 @@ public struct ImageTaskMetrics: Sendable, Hashable {
     public var decodeDuration: Double
     /// Seconds running processors (summed over the chain).
     public var processDuration: Double
-    /// Size of the encoded bytes that were fetched and decoded (the original, or a processed
-    /// variant read from disk), in bytes; `nil` for memory hits.
+    /// Size of the original's encoded bytes that were fetched and decoded, in bytes; `nil` when
+    /// no original was read (memory hits, and processed variants read from disk).
     public var originalByteCount: Int?
     /// Whether this request was coalesced: it joined work that another caller's request had
     /// already started, at some stage (fetch, decode, processing or the whole load), instead of
