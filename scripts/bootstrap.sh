@@ -5,7 +5,7 @@
 #   scripts/bootstrap.sh build [test|demo|bench|docs ...]   only the groups named
 #
 #   build  the C libraries' headers and pkg-config: what `swift build` needs (and `pictor` at run time)
-#   test   build + the servers and tools the test suite starts (nginx, redis, python3, openssl)
+#   test   build + the servers and tools the test suite starts (nginx, redis, python3, openssl, chromium)
 #   demo   build + what scripts/demo.sh runs (nginx, vips, python3, curl)
 #   bench  build + what scripts/bench.sh runs (nginx, redis, curl, GNU time, openssl, a Python venv)
 #   docs   build (DocC itself ships with the Swift toolchain)
@@ -37,6 +37,8 @@ TEST=(
   python3           # the fault-injection HTTP server used by the loader tests
   python3-brotli    # the fault server's br-encoded bodies (the br decoding test skips without it)
   openssl           # a certificate for the TLS transport tests
+  chromium          # headless screenshots of the demo's contact sheet (ContactSheetTests; runs as root with --no-sandbox)
+  fonts-dejavu-core # a font for those screenshots' text
 )
 DEMO=(
   nginx-light       # serves the demo's images from 127.0.0.1

@@ -4,7 +4,8 @@
 #   2. serves a folder of images with nginx on a free 127.0.0.1 port (../shared/corpus when
 #      present, else images generated with `vips`);
 #   3. runs `pictor prefetch` over every image URL twice — cold, then warm (all from the cache);
-#   4. writes 256-px thumbnails and demo-out/index.html, a contact sheet with layer and timing;
+#   4. writes 256-px thumbnails and demo-out/index.html, a contact sheet (scripts/contact_sheet.py):
+#      a summary per run, then each thumbnail with its layer and timing, failures with reasons;
 #   5. prints both summaries and stops the nginx it started (by the PID in its own pid file).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -36,7 +36,7 @@ declare -A SUMMARIES=(
   [PictorVips]="decoding, encoding and pixel work on libvips"
   [PictorCurl]="HTTP(S) on libcurl's multi interface"
   [PictorRedis]="the shared fleet tier on Redis or Redis Cluster"
-  [PictorTestSupport]="fakes and loopback servers for tests"
+  [PictorTestSupport]="fakes, loopback servers and headless Chromium screenshots for tests"
 )
 OUT="$ROOT/out/docs"
 WORK="$ROOT/.build/docs"

@@ -15,6 +15,8 @@ struct ImageJob: Sendable {
     struct Result: Sendable {
         var url: URL
         var status: Status
+        /// The URL's 1-based position in the input list (the job's `index`).
+        var index = 1
         var layer: String = "-"
         var width = 0
         var height = 0
@@ -59,7 +61,7 @@ struct ImageJob: Sendable {
     ///   share one, so that two URLs never write one file.
     func run(pipeline: ImagePipeline, output: String?, outputIsDirectory: Bool, naming: OutputNaming = OutputNaming(template: nil)) async -> Result {
         let start = ContinuousClock.now
-        var result = Result(url: url, status: .ok)
+        var result = Result(url: url, status: .ok, index: index)
         do {
             if dataOnly {
                 // Bytes only, validated as an image and stored on disk; no decode.

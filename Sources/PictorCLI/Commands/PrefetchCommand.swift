@@ -38,7 +38,8 @@ enum PrefetchCommand {
                             is first decoded
       --report FILE         write one TSV line per URL as it finishes: url,
                             status, layer, width, height, bytes, ms, output,
-                            output bytes, error
+                            output bytes, error, index, revalidated, stale on
+                            arrival, coalesced, ms from the run's start
       --json                JSON Lines on standard output: one {"type":"image",…}
                             per image as it finishes, then one
                             {"type":"summary",…} (schema in the README)
@@ -114,7 +115,7 @@ enum PrefetchCommand {
                 url: url, index: index + 1, resize: resize, format: format, quality: quality, dataOnly: dataOnly, headers: headers)
             let result = await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true, naming: naming)
             progress.advance(failed: result.status != .ok)
-            report?.append(result)
+            report?.append(result, finishedAfter: (ContinuousClock.now - start).seconds)
             if json { console.print(JSONOutput.line(JSONOutput.ImageRecord(result))) }
             return result
         }
