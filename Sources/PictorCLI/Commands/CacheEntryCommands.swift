@@ -13,7 +13,7 @@ enum CacheEntryCommands {
             throw CLIError.failure("no cache at \(options.directory.path)")
         }
         try options.checkIsCacheDirectory()
-        let stack = try PipelineStack(cache: options, console: context.console, storesThumbnails: resize != nil)
+        let stack = try PipelineStack(cache: options, console: context.console, storesThumbnails: resize != nil, maintainsLimits: false)
         defer { stack.close() }
         guard let cache = stack.diskCache else { throw CLIError.failure("no cache at \(options.directory.path)") }
         switch sub {

@@ -32,8 +32,8 @@ struct CacheOptions {
                             until evicted
       --size-limit BYTES    the disk cache's size limit for this run, e.g. 500M
                             or 1.5GiB (default 150 MiB)
-      --max-age AGE         drop disk entries unused for longer, e.g. 7d, 12h,
-                            90m (default 7d)
+      --max-age AGE         drop disk entries unused for longer (before the run,
+                            and while it lasts), e.g. 7d, 12h, 90m (default 7d)
       --no-cache            use no disk cache (memory only)
     """
 
