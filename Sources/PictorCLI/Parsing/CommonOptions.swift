@@ -56,11 +56,12 @@ struct CacheOptions {
             keyFile: keyFile, disabled: disabled, policy: policy, sizeLimit: sizeLimit, maxAge: maxAge)
     }
 
-    /// Refuses a directory that exists, is not empty and is not laid out as a Pictor cache
+    /// Refuses a directory that exists, is not empty and is not a Pictor cache
     /// (``DiskCache/looksLikeCacheDirectory(_:)``): the cache treats digest-named files in its
     /// directory as its own, so it must not adopt a folder of other files
-    /// (`--cache-dir ~/Downloads`). A cache whose index was deleted, or that another process is
-    /// creating right now, is recognised by its lock file and entry files.
+    /// (`--cache-dir ~/Downloads`). A cache is recognised by its index, or its lock file and
+    /// `tmp/` (files of others beside them are left alone), and a cache whose index was
+    /// deleted by its lock file or entry files.
     /// - Throws: ``CLIError/cacheUnavailable(_:)`` (exit 73).
     func checkIsCacheDirectory() throws {
         if !DiskCache.looksLikeCacheDirectory(directory) {
