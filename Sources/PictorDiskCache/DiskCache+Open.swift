@@ -11,11 +11,15 @@ final class WriterResources {
     /// The setting recorded in the index when this instance last checked or changed it; a
     /// batch whose index record differs was changed by another process and is not committed.
     var keyCheck: KeyCheck
+    /// Entries the opening removed because they were under another key setting
+    /// (``DiskCache/KeyMismatchPolicy/removeEntries``).
+    let otherKeyEntriesRemoved: Int
 
-    init(index: EntryIndex, lock: DirectoryLock?, keyCheck: KeyCheck) {
+    init(index: EntryIndex, lock: DirectoryLock?, keyCheck: KeyCheck, otherKeyEntriesRemoved: Int = 0) {
         self.index = index
         self.lock = lock
         self.keyCheck = keyCheck
+        self.otherKeyEntriesRemoved = otherKeyEntriesRemoved
     }
 }
 
@@ -122,8 +126,9 @@ extension DiskCache {
 
         // Before recovery touches a file: the entries must be under the configured key setting.
         let keyCheck: KeyCheck
+        let otherKeyEntriesRemoved: Int
         do {
-            keyCheck = try resolveKeyCheck(index, files: files, configuration: configuration, exclusive: exclusive)
+            (keyCheck, otherKeyEntriesRemoved) = try resolveKeyCheck(index, files: files, configuration: configuration, exclusive: exclusive)
         } catch {
             return .failure(error)
         }
@@ -138,7 +143,7 @@ extension DiskCache {
                 return .failure(failure(error, "write"))
             }
         }
-        return .success(WriterResources(index: index, lock: lock, keyCheck: keyCheck))
+        return .success(WriterResources(index: index, lock: lock, keyCheck: keyCheck, otherKeyEntriesRemoved: otherKeyEntriesRemoved))
     }
 
     /// Crash recovery; only when no other process has the directory open. `readOnly` (a

@@ -117,7 +117,9 @@ public final class DiskCache: DataCaching, Sendable {
 
         switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration) {
         case .success(let resources):
+            let otherKeyEntriesRemoved = resources.otherKeyEntriesRemoved
             writer = Mutex(resources)
+            state.withLock { $0.statistics.otherKeyEntriesRemoved = otherKeyEntriesRemoved }
             removeExpiredAtOpen()
             startTimer()
         case .failure(.readOnly(let reason)):

@@ -60,7 +60,8 @@ enum CacheMaintenance {
             console.print("removed \(expired) expired and \(trimmed) least recently used entries: "
                 + "\(before.0) → \(cache.count) entries, \(Formatting.bytes(Int64(before.1))) → \(Formatting.bytes(Int64(cache.totalSize)))")
         case "clear":
-            let count = cache.count
+            // With --force, entries under another key were discarded as the cache opened.
+            let count = cache.count + cache.statistics.otherKeyEntriesRemoved
             cache.removeAll()
             cache.flush()
             console.print("removed \(count) entries from \(options.directory.path)")
