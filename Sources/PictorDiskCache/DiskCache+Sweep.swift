@@ -160,6 +160,11 @@ extension DiskCache {
             }
             resources.keyCheck = keyCheck
             try index.replayIntents(files: files)
+            // Damaged indexes kept for inspection list the entries that are now gone.
+            for path in Self.damagedIndexes(beside: indexPath) + [indexPath + ".corrupt"] {
+                unlink(path)
+                unlink(path + "-wal")
+            }
         } catch {
             configuration.logger.log(.warning, "disk cache clear failed: \(error)")
         }

@@ -80,7 +80,8 @@ public final class DiskCache: DataCaching, Sendable {
     /// throw: the cache opens read-only (``isReadOnly``) after one warning, serving its valid
     /// entries and writing nothing. An index that is damaged (not a database, cut short,
     /// another schema, or a key record that the entry files contradict) is moved aside to
-    /// `index.sqlite.damaged-<time>` and rebuilt from the entry files, as a lost one is.
+    /// `index.sqlite.damaged-<time>` and rebuilt from the entry files, as a lost one is; the
+    /// three newest copies moved aside are kept for inspection, and ``removeAll()`` deletes them.
     ///
     /// **Key check.** The index records which key setting the entries are written under: plain,
     /// or the cipher's non-secret ``/PictorCore/DataCipher/keyIdentifier`` (never the key). Opening with
