@@ -70,13 +70,21 @@ struct CacheOptions {
     }
 
     /// Loads the key named by `--key-file`, if any.
-    /// - Throws: ``CLIError/failure(_:)`` when the file is missing, malformed or readable by others.
+    /// - Throws: ``CLIError/cacheUnavailable(_:)`` (exit 73: the cache cannot be used without
+    ///   its key) when the file is missing, not a file, malformed, too short or readable by
+    ///   others.
     func loadKey() throws -> EncryptionKey? {
         guard let keyFile else { return nil }
+        return try Self.loadKey(keyFile)
+    }
+
+    /// Loads the key in `path` (`--key-file`, `--new-key-file`).
+    /// - Throws: ``CLIError/cacheUnavailable(_:)`` naming the file and the problem.
+    static func loadKey(_ path: String) throws -> EncryptionKey {
         do {
-            return try EncryptionKey(contentsOfFile: keyFile)
+            return try EncryptionKey(contentsOfFile: path)
         } catch {
-            throw CLIError.failure("\(error)")   // CryptoError names the file and the problem
+            throw CLIError.cacheUnavailable("\(error)")   // CryptoError names the file and the problem
         }
     }
 
