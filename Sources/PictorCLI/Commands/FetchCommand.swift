@@ -11,6 +11,8 @@ enum FetchCommand {
     decodes it (EXIF orientation applied), optionally resizes it at decode time,
     and optionally writes it out. Prints, per image: the layer it came from
     (memory, disk, shared or network), pixel size, bytes and milliseconds.
+    Each <url> is an http(s), file or data URL, or a file's path: absolute, or
+    relative to the current directory (a.png and ./a.png alike; it must exist).
 
     OPTIONS:
     \(ResizeOption.help)
@@ -110,19 +112,41 @@ enum FetchCommand {
         return failures == 0 ? ExitCode.success : ExitCode.failure
     }
 
+    /// A URL argument or list line, checked before any work: an `http`, `https`, `file` or
+    /// `data` URL (an `http(s)` URL must name a host), an absolute path, or a path relative to
+    /// the current directory, `rel.png` and `./rel.png` alike. A relative path must name an
+    /// existing file: without a scheme, a token that names none is more likely a URL typed
+    /// without one than a file. An absolute path is not checked here; a missing file fails
+    /// when it is loaded, as a missing `file:` URL does. Paths are standardised (`a/./b` is
+    /// `a/b`), so both spellings are one URL and one cache entry.
+    ///
+    /// - Throws: ``CLIError/usage(_:)`` naming `text`.
     static func parseURL(_ text: String) throws -> URL {
-        if text.hasPrefix("/") || text.hasPrefix("./") || text.hasPrefix("../") {
-            return URL(fileURLWithPath: text, isDirectory: false)
+        if text.hasPrefix("/") {
+            return URL(fileURLWithPath: text, isDirectory: false).standardizedFileURL
         }
+        let explicitlyRelative = text.hasPrefix("./") || text.hasPrefix("../")
         // Spaces and non-ASCII characters are percent-encoded once, as a browser's address bar does.
-        guard let url = URLNormalization.url(text), let scheme = url.scheme?.lowercased(),
-              ["http", "https", "file", "data"].contains(scheme) else {
-            throw CLIError.usage("invalid URL '\(text)': expected http, https, file or data URL, or an absolute path")
+        if !explicitlyRelative, let url = URLNormalization.url(text), let scheme = url.scheme?.lowercased() {
+            guard ["http", "https", "file", "data"].contains(scheme) else {
+                throw CLIError.usage("invalid URL '\(text)': expected an http, https, file or data URL, or a file's path")
+            }
+            if scheme == "http" || scheme == "https", url.host?.isEmpty ?? true {
+                throw CLIError.usage("invalid URL '\(text)': no host (expected \(scheme)://host/path)")
+            }
+            if scheme == "file", url.path.isEmpty {
+                throw CLIError.usage("invalid URL '\(text)': no path (expected file:///path)")
+            }
+            if let port = url.port, !(1...65_535).contains(port) {
+                throw CLIError.usage("invalid URL '\(text)': port \(port) is outside 1...65535")
+            }
+            return url
         }
-        if let port = url.port, !(1...65_535).contains(port) {
-            throw CLIError.usage("invalid URL '\(text)': port \(port) is outside 1...65535")
+        guard !text.isEmpty, FileManager.default.fileExists(atPath: text) else {
+            throw CLIError.usage("invalid URL '\(text)': not a URL (http, https, file or data), "
+                + "and no file of that name in the current directory")
         }
-        return url
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/" + text, isDirectory: false).standardizedFileURL
     }
 
     /// Whether `-o` names a directory: an existing one, a path ending in `/`, or any path when

@@ -8,15 +8,17 @@ enum PrefetchCommand {
     USAGE: pictor prefetch <urls-file|url>... [options]
 
     Loads many images through the pipeline to warm the disk cache. Each argument
-    is a URL, a file with one URL per line, or '-' for standard input ('#' at the
-    start of a line, or after a space, starts a comment; blank lines are
-    skipped). Every URL is checked before anything is fetched: one malformed
-    line stops the run (exit 64, naming it). Shows progress on standard error (a
-    bar with percent and ETA on a terminal, a plain line every 10% otherwise)
-    and ends with a summary on standard output: count, failures with reasons,
-    hits per layer, revalidations, entries stored already stale, bytes and
-    images per second. Ctrl-C stops the run: the partial summary is printed, the
-    report kept, and the exit code is 130.
+    is a URL, an image file, a file with one URL per line, or '-' for standard
+    input ('#' at the start of a line, or after a space, starts a comment; blank
+    lines are skipped). A URL may also be a file's path, absolute or relative to
+    the current directory (a.png and ./a.png alike; it must exist). Every URL is
+    checked before anything is fetched: one malformed line stops the run (exit
+    64, naming it). Shows progress on standard error (a bar with percent and ETA
+    on a terminal, a plain line every 10% otherwise) and ends with a summary on
+    standard output: count, failures with reasons, hits per layer,
+    revalidations, entries stored already stale, bytes and images per second.
+    Ctrl-C stops the run: the partial summary is printed, the report kept, and
+    the exit code is 130.
 
     OPTIONS:
       --concurrency N       images in flight at once, 1...256 (default 6, the
@@ -157,9 +159,9 @@ enum PrefetchCommand {
                     throw CLIError.usage("cannot read '\(input)' (not a URL, and not a readable file)")
                 }
                 bytes = contents
-                // An image file given directly is one URL, not a list.
-                if ImageFormat.sniff(bytes) != nil, input.hasPrefix("/") || input.hasPrefix(".") {
-                    urls.append(try FetchCommand.parseURL(input.hasPrefix("/") ? input : FileManager.default.currentDirectoryPath + "/" + input))
+                // An image file given directly is one URL, not a list, however its path is spelled.
+                if ImageFormat.sniff(bytes) != nil {
+                    urls.append(try FetchCommand.parseURL(input.hasPrefix("/") ? input : "./" + input))
                     continue
                 }
             }
