@@ -10,7 +10,10 @@ import Synchronization
 /// written image's size in pixels), `{hash}` (the first 12 hex digits of SHA-256 of the URL)
 /// and `{index}` (the URL's 1-based position in the input list). A template names a file inside
 /// the output directory, never a path: `/` is refused, and so is a name that would be `.` or
-/// `..`.
+/// `..`, or that starts with `.` (a hidden file). A template with neither `{ext}` nor an
+/// extension after its last placeholder (`{index}`, `{stem}-small`) gets the output format's
+/// extension appended. Names fit in a file name (255 bytes, with room for a collision suffix):
+/// a template whose own text cannot is refused, and a long `{stem}` is cut to fit.
 struct NameTemplate: Equatable {
     enum Placeholder: String, CaseIterable {
         case stem, ext, w, h, hash, index
@@ -41,12 +44,22 @@ struct NameTemplate: Equatable {
                             {hash} (12 hex digits of SHA-256 of the URL), {index}
                             (1-based position in the input); e.g.
                             '{stem}-{w}x{h}.{ext}'. Default: {stem}-<8 hex>.{ext}.
+                            Without {ext} or an extension, .{ext} is appended.
                             A name another URL already took gets -<8 hex> added
     """
 
+    /// The longest name a template renders, in UTF-8 bytes: `NAME_MAX` (255) less room for the
+    /// longest collision suffix (`-` and 16 hex digits), so that a suffixed name fits too.
+    static let longestName = 255 - 17
+
+    /// The most bytes each placeholder but `{stem}` expands to: `{ext}` `avif`, `{w}` and `{h}`
+    /// 32-bit numbers, `{hash}` 12 hex digits, `{index}` a 10-digit position.
+    static let widest: [Placeholder: Int] = [.ext: 4, .w: 10, .h: 10, .hash: 12, .index: 10]
+
     /// Parses `text`.
     /// - Throws: ``CLIError/usage(_:)`` for an unknown placeholder (named), an unclosed `{`, a
-    ///   stray `}`, a `/`, or a template that names `.`, `..` or nothing.
+    ///   stray `}`, a `/`, a template that names `.`, `..`, nothing or a hidden file, or one
+    ///   whose names cannot fit in 255 bytes even with a one-character `{stem}`.
     static func parse(_ text: String) throws -> NameTemplate {
         func invalid(_ why: String) -> CLIError { .usage("invalid value '\(text)' for '--name': \(why)") }
         guard !text.contains("/"), !text.contains("\0") else {
@@ -80,7 +93,31 @@ struct NameTemplate: Equatable {
         if parts.allSatisfy({ if case .literal = $0 { true } else { false } }), ["", ".", ".."].contains(text) {
             throw invalid("'\(text)' is not a file name")
         }
+        if case .literal(let head)? = parts.first, head.hasPrefix(".") {
+            throw invalid("a name that starts with '.' is a hidden file; start the template with a placeholder or another character")
+        }
+        if template.shortestLength + 17 > 255 {
+            throw invalid("the names would be longer than 255 bytes, the longest file name (with room for a -<16 hex> suffix)")
+        }
         return template
+    }
+
+    /// Whether the output format's extension is appended: the template has neither `{ext}` nor
+    /// an extension after its last placeholder.
+    var appendsExtension: Bool {
+        literalExtension == nil && !parts.contains(.placeholder(.ext))
+    }
+
+    /// The length in bytes of the longest name with every `{stem}` one byte long.
+    private var shortestLength: Int {
+        let fixed = parts.reduce(0) { total, part in
+            switch part {
+            case .literal(let text): total + text.utf8.count
+            case .placeholder(.stem): total + 1
+            case .placeholder(let p): total + Self.widest[p, default: 0]
+            }
+        }
+        return fixed + (appendsExtension ? 1 + Self.widest[.ext, default: 0] : 0)
     }
 
     /// The extension written after the last placeholder (`webp` in `{stem}.webp`), which sets the
@@ -103,19 +140,31 @@ struct NameTemplate: Equatable {
         }
     }
 
-    /// The file name for `values`.
+    /// The file name for `values`: at most ``longestName`` bytes, every `{stem}` cut alike
+    /// (at a character) when the whole would be longer.
     func render(_ values: Values) -> String {
-        parts.map { part in
-            switch part {
-            case .literal(let text): text
-            case .placeholder(.stem): OutputNaming.stem(for: values.url)
-            case .placeholder(.ext): values.format.fileExtension
-            case .placeholder(.w): String(values.width)
-            case .placeholder(.h): String(values.height)
-            case .placeholder(.hash): String(SHA256.hexDigest(values.url.absoluteString).prefix(12))
-            case .placeholder(.index): String(values.index)
-            }
-        }.joined()
+        var stem = OutputNaming.stem(for: values.url)
+        func name() -> String {
+            var name = parts.map { part in
+                switch part {
+                case .literal(let text): text
+                case .placeholder(.stem): stem
+                case .placeholder(.ext): values.format.fileExtension
+                case .placeholder(.w): String(values.width)
+                case .placeholder(.h): String(values.height)
+                case .placeholder(.hash): String(SHA256.hexDigest(values.url.absoluteString).prefix(12))
+                case .placeholder(.index): String(values.index)
+                }
+            }.joined()
+            if appendsExtension { name += (name.hasSuffix(".") ? "" : ".") + values.format.fileExtension }
+            return name
+        }
+        let full = name()
+        let stems = parts.filter { $0 == .placeholder(.stem) }.count
+        guard full.utf8.count > Self.longestName, stems > 0 else { return full }
+        let budget = stem.utf8.count - (full.utf8.count - Self.longestName + stems - 1) / stems
+        stem = OutputNaming.prefix(of: stem, bytes: max(budget, 1))
+        return name()
     }
 }
 
@@ -163,12 +212,28 @@ final class OutputNaming: Sendable {
     }
 
     /// The URL's last path component without its extension: letters, digits, `-` and `_` kept,
-    /// anything else `_`, at most 80 characters; `image` when nothing is left.
+    /// anything else `_`, at most 80 characters and 160 bytes; `image` when nothing is left.
+    /// A default name (stem, 8 hex digits, extension) then fits in a file name with a
+    /// collision suffix.
     static func stem(for url: URL) -> String {
         var base = url.deletingPathExtension().lastPathComponent
-        base = String(base.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(80))
+        base = prefix(of: String(base.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(80)), bytes: 160)
         if base.isEmpty || base == "_" { base = "image" }
         return base
+    }
+
+    /// The longest prefix of `text` of whole characters in at most `bytes` UTF-8 bytes; `_`
+    /// when not even its first character fits.
+    static func prefix(of text: String, bytes: Int) -> String {
+        var count = 0
+        var end = text.startIndex
+        for index in text.indices {
+            let next = count + text[index].utf8.count
+            if next > bytes { break }
+            count = next
+            end = text.index(after: index)
+        }
+        return end == text.startIndex && !text.isEmpty ? "_" : String(text[..<end])
     }
 
     /// The first `count` hex digits of SHA-256 of the URL.
