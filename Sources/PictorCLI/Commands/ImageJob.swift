@@ -15,6 +15,8 @@ struct ImageJob: Sendable {
     struct Result: Sendable {
         var url: URL
         var status: Status
+        /// The URL's 1-based position in the input list.
+        var index = 0
         var layer: String = "-"
         var width = 0
         var height = 0
@@ -33,6 +35,9 @@ struct ImageJob: Sendable {
         var seconds: Double = 0
         var outputPath: String?
         var outputFileName: String?
+        /// What names the written file while it waits under a temporary name at
+        /// ``outputPath`` for ``OutputNaming`` to name it in input order; `nil` once named.
+        var pendingName: NameTemplate.Values?
     }
 
     var url: URL
@@ -59,7 +64,7 @@ struct ImageJob: Sendable {
     ///   share one, so that two URLs never write one file.
     func run(pipeline: ImagePipeline, output: String?, outputIsDirectory: Bool, naming: OutputNaming = OutputNaming(template: nil)) async -> Result {
         let start = ContinuousClock.now
-        var result = Result(url: url, status: .ok)
+        var result = Result(url: url, status: .ok, index: index)
         do {
             if dataOnly {
                 // Bytes only, validated as an image and stored on disk; no decode.
@@ -87,15 +92,25 @@ struct ImageJob: Sendable {
                     source: image.sourceFormat)
                 let encoded = try VipsEncoder().encode(image, as: target, quality: quality)
                 let path: String
-                if outputIsDirectory {
-                    let name = try naming.name(.init(url: url, index: index, format: target, width: image.width, height: image.height))
+                let values = NameTemplate.Values(url: url, index: index, format: target, width: image.width, height: image.height)
+                if outputIsDirectory && naming.namesInInputOrder {
+                    path = naming.temporaryPath(in: output, index: index)
+                    result.pendingName = values
+                } else if outputIsDirectory {
+                    let name = try naming.name(values)
                     path = (output as NSString).appendingPathComponent(name)
                     result.outputFileName = name
                 } else {
                     path = output
                     result.outputFileName = (output as NSString).lastPathComponent
                 }
-                try Self.write(encoded, to: path)
+                do {
+                    try Self.write(encoded, to: path)
+                } catch {
+                    if result.pendingName != nil { unlink(path) }
+                    result.pendingName = nil
+                    throw error
+                }
                 result.outputPath = path
                 result.writtenBytes = Int64(encoded.count)
             }

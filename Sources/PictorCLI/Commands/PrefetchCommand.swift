@@ -38,12 +38,14 @@ enum PrefetchCommand {
                             decoding; the format is checked from the bytes, but
                             a corrupt image is only found (and removed) when it
                             is first decoded
-      --report FILE         write one TSV line per URL as it finishes: url,
-                            status, layer, width, height, bytes, ms, output,
-                            output bytes, error
+      --report FILE         write one TSV line per URL as it finishes (with
+                            --name, in input order): url, status, layer,
+                            width, height, bytes, ms, output, output bytes,
+                            error
       --json                JSON Lines on standard output: one {"type":"image",…}
-                            per image as it finishes, then one
-                            {"type":"summary",…} (schema in the README)
+                            per image as it finishes (with --name, in input
+                            order), then one {"type":"summary",…} (schema in
+                            the README)
       -q, --quiet           no progress
     \(CacheOptions.help)
     \(CacheOptions.loadingHelp)
@@ -110,16 +112,21 @@ enum PrefetchCommand {
         defer { interruption.stop() }
         let start = ContinuousClock.now
         let console = context.console
-        let naming = OutputNaming(template: template, console: console)
-        let results = await runAll(urls: urls, concurrency: concurrency, interruption: interruption) { index, url in
+        // With --name, the earlier of two URLs that want one name gets it, whatever finishes first.
+        let naming = OutputNaming(template: template, console: console, namesInInputOrder: template != nil && out != nil)
+        let emit: @Sendable (ImageJob.Result) -> Void = { result in
+            report?.append(result)
+            if json { console.print(JSONOutput.line(JSONOutput.ImageRecord(result))) }
+        }
+        var results = await runAll(urls: urls, concurrency: concurrency, interruption: interruption) { index, url in
             let job = ImageJob(
                 url: url, index: index + 1, resize: resize, format: format, quality: quality, dataOnly: dataOnly, headers: headers)
             let result = await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true, naming: naming)
             progress.advance(failed: result.status != .ok)
-            report?.append(result)
-            if json { console.print(JSONOutput.line(JSONOutput.ImageRecord(result))) }
+            if naming.namesInInputOrder { naming.complete(result, emit: emit) } else { emit(result) }
             return result
         }
+        if naming.namesInInputOrder { results = naming.finish(emit: emit) }
         progress.finish()
         stack.flush()
         let elapsed = (ContinuousClock.now - start).seconds

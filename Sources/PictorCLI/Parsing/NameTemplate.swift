@@ -45,7 +45,8 @@ struct NameTemplate: Equatable {
                             (1-based position in the input); e.g.
                             '{stem}-{w}x{h}.{ext}'. Default: {stem}-<8 hex>.{ext}.
                             Without {ext} or an extension, .{ext} is appended.
-                            A name another URL already took gets -<8 hex> added
+                            When two URLs want one name, the one listed first
+                            gets it; the other gets -<8 hex> added
     """
 
     /// The longest name a template renders, in UTF-8 bytes: `NAME_MAX` (255) less room for the
@@ -173,14 +174,96 @@ struct NameTemplate: Equatable {
 /// concurrent jobs, it remembers which URL each name went to, so that two different URLs never
 /// write one file: the second gets `-<8 hex>` of its own URL before the extension (the default
 /// names' suffix), with a warning. The same URL listed twice writes its one file twice.
+///
+/// **Input order.** Which of two URLs is "the second" must not depend on which finished first:
+/// a template's name may depend on the image (`{w}`, `{h}`, the source format), so it is known
+/// only once the image is loaded. With ``namesInInputOrder`` (a concurrent `prefetch --name`),
+/// each job writes its file under a temporary name (``temporaryPath(in:index:)``) and hands
+/// its result to ``complete(_:emit:)``; a result is named, renamed into place and handed on
+/// once every URL listed before it was, so names are claimed in input order whatever the
+/// timing: the URL listed first always gets the plain name. Jobs never wait for each other
+/// (they free their slot once the file is written); only the naming, and the report lines and
+/// JSON objects that show the names, follow input order.
 final class OutputNaming: Sendable {
     let template: NameTemplate?
+    /// Whether names are claimed in input order (see above); `fetch` runs its URLs one after
+    /// another, so it claims them in that order without this.
+    let namesInInputOrder: Bool
     private let console: Console?
     private let claimed = Mutex<[String: URL]>([:])
 
-    init(template: NameTemplate?, console: Console? = nil) {
+    private struct Order {
+        /// The 1-based input position of the next result to name.
+        var next = 1
+        /// Finished results that wait for an earlier one, by input position.
+        var waiting: [Int: ImageJob.Result] = [:]
+        /// Named results, in input order.
+        var done: [ImageJob.Result] = []
+    }
+    private let order = Mutex(Order())
+
+    init(template: NameTemplate?, console: Console? = nil, namesInInputOrder: Bool = false) {
         self.template = template
         self.console = console
+        self.namesInInputOrder = namesInInputOrder
+    }
+
+    /// Where the job for input position `index` writes its file until it is named: a hidden
+    /// file of this process in `directory`, renamed into place (same file system) or deleted.
+    func temporaryPath(in directory: String, index: Int) -> String {
+        (directory as NSString).appendingPathComponent(".pictor-\(getpid())-\(index).part")
+    }
+
+    /// Takes a finished job's result (`result.index` is its input position) and names, then
+    /// passes to `emit`, in input order, every result whose earlier ones are all in.
+    func complete(_ result: ImageJob.Result, emit: (ImageJob.Result) -> Void) {
+        order.withLock { order in
+            order.waiting[result.index] = result
+            while let next = order.waiting.removeValue(forKey: order.next) {
+                let named = finalize(next)
+                order.done.append(named)
+                emit(named)
+                order.next += 1
+            }
+        }
+    }
+
+    /// After the run: names and emits the results still waiting (an interrupted run leaves
+    /// positions that never started), in input order, and returns every result, in input order.
+    func finish(emit: (ImageJob.Result) -> Void) -> [ImageJob.Result] {
+        order.withLock { order in
+            for index in order.waiting.keys.sorted() {
+                let named = finalize(order.waiting[index]!)
+                order.done.append(named)
+                emit(named)
+            }
+            order.waiting = [:]
+            return order.done
+        }
+    }
+
+    /// Claims the name of a result whose file waits under a temporary name and renames the
+    /// file into place; a result without one is returned as it is. When no name can be had or
+    /// the rename fails, the file is deleted and the image counts as failed.
+    private func finalize(_ result: ImageJob.Result) -> ImageJob.Result {
+        guard let values = result.pendingName, let temporary = result.outputPath else { return result }
+        var result = result
+        result.pendingName = nil
+        do {
+            let name = try name(values)
+            let path = ((temporary as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
+            guard rename(temporary, path) == 0 else {
+                throw CLIError.failure("cannot write '\(path)': \(String(cString: strerror(errno)))")
+            }
+            result.outputPath = path
+            result.outputFileName = name
+        } catch {
+            unlink(temporary)
+            result.status = .failed(ImageJob.reason(error))
+            result.outputPath = nil
+            result.writtenBytes = 0
+        }
+        return result
     }
 
     /// The name for one image, claimed for `values.url`.
