@@ -3,7 +3,8 @@
 
 Usage: contact_sheet.py OUT_DIR > OUT_DIR/index.html
 Each report is a TSV written by `pictor prefetch --report`: url, status, layer, width, height,
-bytes, milliseconds, output file (relative to the --out folder), output bytes, error.
+bytes, milliseconds, output (the written file's path: the --out folder joined with its name),
+output bytes, error.
 """
 import csv
 import html
@@ -25,7 +26,7 @@ for url, c in cold.items():
     if c["status"] != "ok":
         body = f'<div class="err">{html.escape(c["error"])}</div>'
     else:
-        img = html.escape("thumbs-warm/" + (w.get("output") or c["output"]))
+        img = html.escape("thumbs-warm/" + os.path.basename(w.get("output") or c["output"]))
         body = f'<img src="{img}" alt="{html.escape(name)}">'
     cells.append(
         f'<figure>{body}<figcaption><b>{html.escape(name)}</b><br>'

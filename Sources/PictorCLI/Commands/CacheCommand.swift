@@ -62,7 +62,8 @@ enum CacheCommand {
             USAGE: pictor cache list [--limit N] [options]
 
             Lists entries, least recently used first, one per line: digest, bytes,
-            format, last access and expiry (tab-separated).
+            format, last access and expiry (tab-separated). With --limit, how many
+            more there are goes to standard error.
 
             OPTIONS:
               --limit N             list at most N entries (default all)

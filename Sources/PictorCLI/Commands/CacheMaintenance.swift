@@ -64,7 +64,8 @@ enum CacheMaintenance {
             for e in entries {
                 console.print("\(e.digest)\t\(e.size)\t\(e.format?.rawValue ?? "-")\t\(iso(e.lastAccess))\t\(e.expiresAt.map(iso) ?? "-")")
             }
-            if total > entries.count { console.print("… \(total - entries.count) more") }
+            // Not a row: on standard error, so that the table stays one TSV for scripts.
+            if total > entries.count { console.error("… \(total - entries.count) more") }
         case "trim":
             let before = (cache.count, cache.totalSize)
             let expired = cache.removeExpired()

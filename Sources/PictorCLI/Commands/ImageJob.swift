@@ -33,8 +33,9 @@ struct ImageJob: Sendable {
         /// `Expires` in the past): each later use asks the server first.
         var staleOnArrival = false
         var seconds: Double = 0
+        /// The written file: the output directory as given joined with its name, or the file
+        /// as given (`--report` and `--json` show this path).
         var outputPath: String?
-        var outputFileName: String?
         /// What names the written file while it waits under a temporary name at
         /// ``outputPath`` for ``OutputNaming`` to name it in input order; `nil` once named.
         var pendingName: NameTemplate.Values?
@@ -99,10 +100,8 @@ struct ImageJob: Sendable {
                 } else if outputIsDirectory {
                     let name = try naming.name(values)
                     path = (output as NSString).appendingPathComponent(name)
-                    result.outputFileName = name
                 } else {
                     path = output
-                    result.outputFileName = (output as NSString).lastPathComponent
                 }
                 do {
                     try Self.write(encoded, to: path)

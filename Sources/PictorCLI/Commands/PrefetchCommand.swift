@@ -40,8 +40,8 @@ enum PrefetchCommand {
                             is first decoded
       --report FILE         write one TSV line per URL as it finishes (with
                             --name, in input order): url, status, layer,
-                            width, height, bytes, ms, output, output bytes,
-                            error
+                            width, height, bytes, ms, output (the file's path,
+                            as --json gives it), output bytes, error
       --json                JSON Lines on standard output: one {"type":"image",…}
                             per image as it finishes (with --name, in input
                             order), then one {"type":"summary",…} (schema in

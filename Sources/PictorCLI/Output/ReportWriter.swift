@@ -2,7 +2,9 @@ import Foundation
 import Synchronization
 
 /// `prefetch --report FILE`: one TSV line per URL, written as each image finishes (in the order
-/// they finish), so an interrupted or crashed run keeps what it did.
+/// they finish; with `--name`, in input order), so an interrupted or crashed run keeps what it
+/// did. The `output` column is the written file's path as `--json` gives it: the `--out`
+/// directory as given joined with the file's name.
 final class ReportWriter: Sendable {
     static let header = "url\tstatus\tlayer\twidth\theight\tbytes\tmilliseconds\toutput\toutput_bytes\terror\n"
     private let handle: Mutex<FileHandle>
@@ -34,7 +36,7 @@ final class ReportWriter: Sendable {
         case .failed(let why): ("failed", why)
         }
         return [Formatting.url(r.url), status, r.layer, "\(r.width)", "\(r.height)", "\(r.bytes)",
-                String(format: "%.1f", r.seconds * 1000), r.outputFileName ?? "", "\(r.writtenBytes)", error]
+                String(format: "%.1f", r.seconds * 1000), r.outputPath ?? "", "\(r.writtenBytes)", error]
             .map(clean).joined(separator: "\t") + "\n"
     }
 }

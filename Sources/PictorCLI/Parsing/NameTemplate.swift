@@ -256,7 +256,6 @@ final class OutputNaming: Sendable {
                 throw CLIError.failure("cannot write '\(path)': \(String(cString: strerror(errno)))")
             }
             result.outputPath = path
-            result.outputFileName = name
         } catch {
             unlink(temporary)
             result.status = .failed(ImageJob.reason(error))
