@@ -29,6 +29,8 @@ enum FetchCommand {
       --json                JSON Lines on standard output: one {"type":"image",…}
                             per image, then one {"type":"summary",…} (schema in
                             the README)
+      -q, --quiet           no line for an image that worked (failures still go
+                            to standard error; --json is unchanged)
     \(CacheOptions.help)
     \(CacheOptions.loadingHelp)
     \(SharedCacheOption.help)
@@ -53,6 +55,7 @@ enum FetchCommand {
         let format = try OutputFormatOption.parse(try parser.option("--format"))
         let quality = try parser.intOption("--quality", in: 1...100) ?? 85
         let json = parser.flag("--json")
+        let quiet = parser.flag("-q", "--quiet")
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
         let shared = try SharedCacheOption.parse(&parser, context: context)
         let urls = try parser.positionals().map(parseURL)
@@ -95,6 +98,7 @@ enum FetchCommand {
             }
             switch result.status {
             case .ok:
+                if quiet { continue }
                 var line = "\(Formatting.url(url))  \(result.layer)  \(result.width)×\(result.height)  \(Formatting.bytes(result.bytes))  \(Formatting.milliseconds(result.seconds))"
                 if let written = result.outputPath { line += "  → \(written) (\(Formatting.bytes(result.writtenBytes)))" }
                 context.console.print(line)
