@@ -91,7 +91,7 @@ enum FetchCommand {
             let job = ImageJob(url: url, index: index + 1, resize: resize, format: format, quality: quality, headers: headers)
             let result = await job.run(pipeline: stack.pipeline, output: output, outputIsDirectory: outputIsDirectory, naming: naming)
             results.append(result)
-            if case .failed = result.status { failures += 1 }
+            if result.status != .ok { failures += 1 }
             if json {
                 context.console.print(JSONOutput.line(JSONOutput.ImageRecord(result)))
                 continue
@@ -104,6 +104,8 @@ enum FetchCommand {
                 context.console.print(line)
             case .failed(let reason):
                 context.console.error("\(Formatting.url(url))  failed: \(reason)")
+            case .cancelled:
+                context.console.error("\(Formatting.url(url))  cancelled")
             }
         }
         if json {

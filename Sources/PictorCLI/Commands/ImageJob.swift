@@ -10,6 +10,11 @@ struct ImageJob: Sendable {
     enum Status: Sendable, Equatable {
         case ok
         case failed(String)
+        /// Stopped in flight by Ctrl-C: neither loaded nor failed.
+        case cancelled
+
+        /// Whether the image failed (``cancelled`` is not a failure).
+        var isFailure: Bool { if case .failed = self { true } else { false } }
     }
 
     struct Result: Sendable {
@@ -114,7 +119,7 @@ struct ImageJob: Sendable {
                 result.writtenBytes = Int64(encoded.count)
             }
         } catch {
-            result.status = .failed(Self.reason(error))
+            result.status = Self.isCancellation(error) ? .cancelled : .failed(Self.reason(error))
         }
         result.seconds = (ContinuousClock.now - start).seconds
         return result
@@ -137,6 +142,14 @@ struct ImageJob: Sendable {
                 offset += n
             }
         }
+    }
+
+    /// Whether the job ended because its task was cancelled (Ctrl-C cancels the images in
+    /// flight), rather than failing.
+    static func isCancellation(_ error: any Error) -> Bool {
+        if Task.isCancelled || error is CancellationError { return true }
+        if case .cancelled? = error as? ImagePipeline.Error { return true }
+        return false
     }
 
     static func reason(_ error: any Error) -> String {

@@ -17,8 +17,9 @@ enum PrefetchCommand {
     on a terminal, a plain line every 10% otherwise) and ends with a summary on
     standard output: count, failures with reasons, hits per layer,
     revalidations, entries stored already stale, bytes and images per second.
-    Ctrl-C stops the run: the partial summary is printed, the report kept, and
-    the exit code is 130.
+    Ctrl-C stops the run: the images in flight are cancelled (counted apart from
+    failures), the partial summary is printed, the report kept, and the exit
+    code is 130.
 
     OPTIONS:
       --concurrency N       images in flight at once, 1...256 (default 6, the
@@ -122,7 +123,7 @@ enum PrefetchCommand {
             let job = ImageJob(
                 url: url, index: index + 1, resize: resize, format: format, quality: quality, dataOnly: dataOnly, headers: headers)
             let result = await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true, naming: naming)
-            progress.advance(failed: result.status != .ok)
+            progress.advance(failed: result.status.isFailure)
             if naming.namesInInputOrder { naming.complete(result, emit: emit) } else { emit(result) }
             return result
         }
@@ -143,7 +144,10 @@ enum PrefetchCommand {
                     + "under its \(Formatting.bytes(Int64(disk.configuration.sizeLimit))) limit, so a warm run will download them again; "
                     + "raise --size-limit")
             }
-            if interrupted { console.print("  interrupted: \(urls.count - results.count) of \(urls.count) URLs not loaded (Ctrl-C)") }
+            if interrupted {
+                console.print("  interrupted: \(urls.count - results.count) of \(urls.count) URLs not started, "
+                    + "\(summary.cancelled) cancelled in flight (Ctrl-C)")
+            }
         }
         if interrupted { return ExitCode.interrupted }
         return summary.failures.isEmpty ? ExitCode.success : ExitCode.failure

@@ -34,6 +34,7 @@ final class ReportWriter: Sendable {
         let (status, error): (String, String) = switch r.status {
         case .ok: ("ok", "")
         case .failed(let why): ("failed", why)
+        case .cancelled: ("cancelled", "")
         }
         return [Formatting.url(r.url), status, r.layer, "\(r.width)", "\(r.height)", "\(r.bytes)",
                 String(format: "%.1f", r.seconds * 1000), r.outputPath ?? "", "\(r.writtenBytes)", error]
