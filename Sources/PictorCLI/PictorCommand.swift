@@ -30,7 +30,8 @@ public enum PictorCommand {
       -h, --help                show help (also after any command or subcommand)
       --version                 show the version
 
-    Default cache directory: $XDG_CACHE_HOME/pictor, else ~/.cache/pictor.
+    Default cache directory: $XDG_CACHE_HOME/pictor (when absolute), else
+    ~/.cache/pictor.
     Exit codes: 0 ok, 1 a failure, 64 bad arguments, 73 the disk cache cannot be
     used (none there, unreadable, not a Pictor cache, a wrong or unusable key file,
     read-only when it must be written), 130 interrupted.
