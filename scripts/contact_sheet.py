@@ -148,7 +148,8 @@ def cell_html(out, cell):
     # The thumbnail: the last run's that succeeded and wrote one.
     shown = None
     for run, row, folder in reversed(rows):
-        output = row.get("output") or ""
+        # The report gives the written file's path (the --out folder joined with its name).
+        output = os.path.basename(row.get("output") or "")
         if row.get("status") == "ok" and output and os.path.isfile(os.path.join(out, folder, output)):
             shown = (run, row, folder, output)
             break

@@ -2,10 +2,14 @@
 # Builds Pictor's API reference as a static DocC website, with the Swift toolchain's own tools
 # only (SwiftPM and `docc`; no swift-docc-plugin, nothing fetched):
 #
-#   1. `swift package dump-symbol-graph` builds the package in debug mode with the same flags as
-#      CI's build (`-Xswiftc -warnings-as-errors`, so an existing debug build is reused) and
+#   1. `swift build --build-tests -Xswiftc -warnings-as-errors` builds the package in debug mode,
+#      tests included, with CI's flags (a no-op where CI's test build already ran); then
+#      `swift package dump-symbol-graph`, with the same flags so that it reuses that build,
 #      extracts one symbol graph per module (public symbols; extensions of other modules' types
-#      as extension blocks, so the umbrella `Pictor` module's additions are documented too);
+#      as extension blocks, so the umbrella `Pictor` module's additions are documented too). It
+#      extracts a graph for every module, the test modules' too, and fails on one that was not
+#      built ("Failed to emit symbol graph for 'PictorPackageTests'" after a plain `swift
+#      build`), and it has no option to name the modules: hence the build with the tests first;
 #   2. `docc convert` turns each public library module's catalog (Sources/<Module>/<Module>.docc)
 #      and symbol graphs into an archive, dependencies first, so that a page can link to another
 #      module's symbols (``/PictorCore/ImagePipeline``);
@@ -64,7 +68,14 @@ start=$SECONDS
 rm -rf "$WORK" "$OUT"
 mkdir -p "$WORK/archives" "$OUT"
 
-echo "== symbol graphs (swift package dump-symbol-graph, debug build)"
+echo "== debug build, tests included (swift build --build-tests -Xswiftc -warnings-as-errors)"
+# dump-symbol-graph needs every module built, the test modules too.
+if ! swift build --build-tests -Xswiftc -warnings-as-errors > "$WORK/build.log" 2>&1; then
+  grep -v "prohibited flag" "$WORK/build.log" >&2 || true
+  fail "the build failed (see above)"
+fi
+
+echo "== symbol graphs (swift package dump-symbol-graph)"
 # SwiftPM writes the graphs to .build/<triple>/symbolgraph and prints the folder; it is emptied
 # first so that no graph of an earlier build (a renamed module) is documented.
 rm -rf .build/*/symbolgraph

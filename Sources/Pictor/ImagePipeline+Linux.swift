@@ -87,10 +87,13 @@ extension ImagePipeline {
 extension DiskCache {
     /// `$XDG_CACHE_HOME/pictor`, else `~/.cache/pictor` (XDG Base Directory specification).
     ///
+    /// As the specification says, a relative `XDG_CACHE_HOME` is invalid and ignored (it would
+    /// put the cache wherever the process happens to run), as is an empty one.
+    ///
     /// - Parameter environment: where `XDG_CACHE_HOME` and `HOME` are read; the process environment
     ///   by default.
     public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        if let xdg = environment["XDG_CACHE_HOME"], !xdg.isEmpty {
+        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
             return URL(fileURLWithPath: xdg, isDirectory: true).appendingPathComponent("pictor", isDirectory: true)
         }
         let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()

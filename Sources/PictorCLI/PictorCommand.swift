@@ -3,8 +3,10 @@ import Pictor
 
 /// The `pictor` command: dispatches to its subcommands.
 ///
-/// Exit codes: 0 success, 1 a failure (at least one image failed, or the command failed), 64 bad
-/// arguments (the offending token is named on standard error).
+/// Exit codes: 0 success, 1 a failure (at least one image failed, a URL not cached for `cache
+/// has`, bad entries found by `cache verify`, or the command failed), 64 bad arguments (the
+/// offending token is named on standard error), 73 the disk cache cannot be used
+/// (``CLIError/cacheUnavailable(_:)``), 130 interrupted.
 public enum PictorCommand {
     /// The version printed by `pictor --version`.
     public static let version = PictorVersion.current
@@ -28,9 +30,11 @@ public enum PictorCommand {
       -h, --help                show help (also after any command or subcommand)
       --version                 show the version
 
-    Default cache directory: $XDG_CACHE_HOME/pictor, else ~/.cache/pictor.
+    Default cache directory: $XDG_CACHE_HOME/pictor (when absolute), else
+    ~/.cache/pictor.
     Exit codes: 0 ok, 1 a failure, 64 bad arguments, 73 the disk cache cannot be
-    opened, 130 interrupted.
+    used (none there, unreadable, not a Pictor cache, a wrong or unusable key file,
+    read-only when it must be written), 130 interrupted.
     """
 
     /// Runs `pictor` with `arguments` (without the program name) and returns the exit code.

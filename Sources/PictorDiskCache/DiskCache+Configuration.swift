@@ -46,7 +46,8 @@ extension DiskCache {
         /// The most bytes of entry files kept, in bytes; `150 MiB` by default (Nuke's
         /// `DataCache` default). Crossing it trims to ``trimRatio`` × the limit.
         public var sizeLimit: Int = 150 * 1024 * 1024
-        /// Entries not read or written for this many seconds are removed by the sweep;
+        /// Entries not read or written for this many seconds are removed when the cache opens
+        /// and by each sweep (see ``sweepInterval``), or by ``DiskCache/removeExpired()``;
         /// `604_800` (7 days) by default, SDWebImage's `maxDiskAge` default. `nil` keeps
         /// entries regardless of age.
         public var maxAge: TimeInterval? = 7 * 24 * 60 * 60
@@ -54,8 +55,10 @@ extension DiskCache {
         /// again on every write; `0.7` by default (Nuke's `DataCache.trimRatio`). In `0...1`.
         public var trimRatio: Double = 0.7
         /// Seconds between background sweeps (flush of batched access times, age expiry, size
-        /// trim); `30` by default (Nuke's `DataCache.sweepInterval`). `nil` disables the timer
-        /// (limits are then enforced after writes and by ``DiskCache/trim()`` only).
+        /// trim); `30` by default (Nuke's `DataCache.sweepInterval`). The age expiry also runs
+        /// once when the cache opens. `nil` disables the timer and that first expiry: the size
+        /// limit is then enforced after writes and by ``DiskCache/trim()``, the age limit only
+        /// by ``DiskCache/removeExpired()`` (what a tool that only inspects a cache wants).
         public var sweepInterval: TimeInterval? = 30
         /// How entries reach the disk; ``Durability/fast`` by default (see there for why).
         public var durability: Durability = .fast

@@ -62,10 +62,12 @@ extension DiskCache {
     ///   key): ``DiskCache/KeyMismatchPolicy/removeEntries`` removes every entry and adopts
     ///   the configured setting; otherwise ``DiskCacheError/keyMismatch(path:_:)``.
     ///
-    /// - Returns: The setting now recorded (the configured one).
+    /// - Returns: The setting now recorded (the configured one), and the number of entries
+    ///   removed because they were under another setting (only under
+    ///   ``DiskCache/KeyMismatchPolicy/removeEntries``).
     static func resolveKeyCheck(
         _ index: EntryIndex, files: EntryFiles, configuration: Configuration, exclusive: Bool
-    ) throws(OpenFailure) -> KeyCheck {
+    ) throws(OpenFailure) -> (keyCheck: KeyCheck, removed: Int) {
         let configured = KeyCheck(configuration.cipher)
         func fail(_ kind: DiskCacheError.KeyMismatch) -> OpenFailure { .fatal(.keyMismatch(path: files.directory, kind)) }
         do {
@@ -91,7 +93,7 @@ extension DiskCache {
             }
             // A recorded setting binds even an empty cache: after `removeAll` or `rotateKey`, the
             // old key (or no key) must not quietly take the directory back.
-            guard let mismatch else { return configured }
+            guard let mismatch else { return (configured, 0) }
             // A record is evidence, not proof: when the entry files themselves are under the
             // configured setting (plain files that parse, or files that open and authenticate
             // under the configured key) and no clear or rotation is half done (no intents), the
@@ -103,6 +105,10 @@ extension DiskCache {
             }
             guard configuration.keyMismatchPolicy == .removeEntries else { throw fail(mismatch) }
             configuration.logger.log(.warning, "disk cache \(files.directory) was written under another key setting; removing its entries")
+            // Counted before anything goes: the entries are the files, and the rows whose file
+            // a crash left missing (a rebuilt index lists none, an intact one lists them all).
+            var removed = Set(files.scanEntries().map(\.digest))
+            try index.forEachRow { removed.insert($0.digest) }
             try index.connection.transaction { () throws(SQLiteError) in
                 try index.clearAllIntoIntents()
                 try index.setKeyCheck(configured, replacing: true)
@@ -110,7 +116,7 @@ extension DiskCache {
             try index.replayIntents(files: files)
             // A rebuilt index does not list the files yet.
             for file in files.scanEntries() { files.remove(file.digest) }
-            return configured
+            return (configured, removed.count)
         } catch let error as SQLiteError {
             if isDamage(error) { throw .damaged(error.message) }
             if error.isReadOnly { throw .readOnly("cannot write the index: \(error.message)") }

@@ -11,11 +11,15 @@ final class WriterResources {
     /// The setting recorded in the index when this instance last checked or changed it; a
     /// batch whose index record differs was changed by another process and is not committed.
     var keyCheck: KeyCheck
+    /// Entries the opening removed because they were under another key setting
+    /// (``DiskCache/KeyMismatchPolicy/removeEntries``).
+    let otherKeyEntriesRemoved: Int
 
-    init(index: EntryIndex, lock: DirectoryLock?, keyCheck: KeyCheck) {
+    init(index: EntryIndex, lock: DirectoryLock?, keyCheck: KeyCheck, otherKeyEntriesRemoved: Int = 0) {
         self.index = index
         self.lock = lock
         self.keyCheck = keyCheck
+        self.otherKeyEntriesRemoved = otherKeyEntriesRemoved
     }
 }
 
@@ -122,8 +126,9 @@ extension DiskCache {
 
         // Before recovery touches a file: the entries must be under the configured key setting.
         let keyCheck: KeyCheck
+        let otherKeyEntriesRemoved: Int
         do {
-            keyCheck = try resolveKeyCheck(index, files: files, configuration: configuration, exclusive: exclusive)
+            (keyCheck, otherKeyEntriesRemoved) = try resolveKeyCheck(index, files: files, configuration: configuration, exclusive: exclusive)
         } catch {
             return .failure(error)
         }
@@ -138,7 +143,7 @@ extension DiskCache {
                 return .failure(failure(error, "write"))
             }
         }
-        return .success(WriterResources(index: index, lock: lock, keyCheck: keyCheck))
+        return .success(WriterResources(index: index, lock: lock, keyCheck: keyCheck, otherKeyEntriesRemoved: otherKeyEntriesRemoved))
     }
 
     /// Crash recovery; only when no other process has the directory open. `readOnly` (a
@@ -188,14 +193,26 @@ extension DiskCache {
         }
     }
 
+    /// How many damaged indexes moved aside are kept for inspection (`3`, the newest): an
+    /// index that keeps getting damaged must not fill the disk with copies.
+    static let damagedIndexesKept = 3
+
     /// Moves a damaged index out of the way as `index.sqlite.damaged-<seconds since 1970>`
-    /// (kept for inspection; an earlier one is never overwritten), with its `-wal` next to it.
+    /// (kept for inspection; an earlier one is never overwritten), with its `-wal` next to it,
+    /// then deletes all but the newest ``damagedIndexesKept`` such copies.
     private static func moveAside(_ indexPath: String, logger: PictorLog) {
-        var aside = indexPath + ".damaged-" + String(Int(Date().timeIntervalSince1970))
-        var suffix = 1
+        // After the newest one kept: a second in the same second gets `-<n>`, one above the
+        // newest, so that the name order stays the age order when older ones are deleted.
+        let seconds = Int(Date().timeIntervalSince1970)
+        let base = indexPath + ".damaged-" + String(seconds)
+        var sequence = damagedIndexes(beside: indexPath).compactMap { path -> Int? in
+            guard path == base || path.hasPrefix(base + "-") else { return nil }
+            return path == base ? 0 : Int(path.dropFirst(base.count + 1))
+        }.max().map { $0 + 1 } ?? 0
+        var aside = sequence == 0 ? base : base + "-" + String(sequence)
         while access(aside, F_OK) == 0 {
-            aside = indexPath + ".damaged-" + String(Int(Date().timeIntervalSince1970)) + "-" + String(suffix)
-            suffix += 1
+            sequence += 1
+            aside = base + "-" + String(sequence)
         }
         if rename(indexPath, aside) == 0 {
             rename(indexPath + "-wal", aside + "-wal")
@@ -203,6 +220,29 @@ extension DiskCache {
         }
         unlink(indexPath + "-wal")
         unlink(indexPath + "-shm")
+        let old = damagedIndexes(beside: indexPath).dropLast(damagedIndexesKept)
+        for path in old {
+            unlink(path)
+            unlink(path + "-wal")
+        }
+        if !old.isEmpty { logger.log(.info, "disk cache: deleted \(old.count) older damaged indexes") }
+    }
+
+    /// The damaged indexes moved aside next to `indexPath` (`index.sqlite.damaged-<seconds>`,
+    /// or `…-<seconds>-<n>` for a second one in the same second), oldest first, as paths
+    /// without their `-wal`. Names in another form are not Pictor's and are not listed.
+    static func damagedIndexes(beside indexPath: String) -> [String] {
+        let directory = (indexPath as NSString).deletingLastPathComponent
+        let prefix = (indexPath as NSString).lastPathComponent + ".damaged-"
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        var found: [(seconds: Int, sequence: Int, path: String)] = []
+        for name in names where name.hasPrefix(prefix) && !name.hasSuffix("-wal") {
+            let parts = name.dropFirst(prefix.count).split(separator: "-", omittingEmptySubsequences: false)
+            guard (1...2).contains(parts.count), let seconds = Int(parts[0]) else { continue }
+            guard let sequence = parts.count == 2 ? Int(parts[1]) : 0 else { continue }
+            found.append((seconds, sequence, directory + "/" + name))
+        }
+        return found.sorted { ($0.seconds, $0.sequence) < ($1.seconds, $1.sequence) }.map(\.path)
     }
 
     /// The configuration with the keys in use now (they change with `rotateKey`).

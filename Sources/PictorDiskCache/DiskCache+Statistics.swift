@@ -29,6 +29,12 @@ extension DiskCache {
         /// were removed.
         public var corruptEntriesRemoved = 0
 
+        /// Entries removed when the cache opened because they were written under another key
+        /// setting and ``Configuration/keyMismatchPolicy`` is
+        /// ``KeyMismatchPolicy/removeEntries`` (counted from the entry files, and the index rows
+        /// without one); `0` otherwise.
+        public var otherKeyEntriesRemoved = 0
+
         /// All evictions by the limits (size and age).
         public var evictions: Int { evictedBySize + evictedByAge }
 

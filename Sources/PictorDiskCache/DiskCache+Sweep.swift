@@ -60,6 +60,18 @@ extension DiskCache {
         }
     }
 
+    /// Runs from `init`, before the cache is handed out: the sweep's age expiry, once, when the
+    /// cache sweeps at all (a ``Configuration/maxAge`` and a ``Configuration/sweepInterval``).
+    func removeExpiredAtOpen() {
+        guard configuration.maxAge != nil, configuration.sweepInterval != nil else { return }
+        queue.sync {
+            writer.withLock { resources in
+                guard let resources, !isReadOnly else { return }
+                expire(resources.index)
+            }
+        }
+    }
+
     /// The timer's work: record access times, expire, trim.
     func sweep() {
         drain()
@@ -148,6 +160,11 @@ extension DiskCache {
             }
             resources.keyCheck = keyCheck
             try index.replayIntents(files: files)
+            // Damaged indexes kept for inspection list the entries that are now gone.
+            for path in Self.damagedIndexes(beside: indexPath) + [indexPath + ".corrupt"] {
+                unlink(path)
+                unlink(path + "-wal")
+            }
         } catch {
             configuration.logger.log(.warning, "disk cache clear failed: \(error)")
         }

@@ -59,7 +59,8 @@ extension DiskCache {
     }
 
     /// Removes every entry; reads miss at once, and the clear survives a restart even if the
-    /// process dies before the files are gone (they are listed as intents first).
+    /// process dies before the files are gone (they are listed as intents first). Damaged
+    /// indexes kept for inspection (`index.sqlite.damaged-…`) are deleted too.
     ///
     /// - Complexity: O(n) in the entries, from the index (no directory scan).
     public func removeAll() {

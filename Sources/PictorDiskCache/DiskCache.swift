@@ -19,7 +19,9 @@ import Synchronization
 ///   memory (read-your-writes). ``flush()`` waits for them.
 /// - Limits (``Configuration/sizeLimit``, ``Configuration/maxAge``) are enforced after writes
 ///   that cross the size limit and on a timer, by an ordered index query: least recently used
-///   first, down to ``Configuration/trimRatio`` of the limit. No directory scan.
+///   first, down to ``Configuration/trimRatio`` of the limit. No directory scan. Entries unused
+///   for longer than the maximum age are also removed when the cache opens, so none is ever
+///   served after its age ran out (unless ``Configuration/sweepInterval`` is `nil`).
 /// - Opening recovers from crashes in time proportional to the writes in flight (see
 ///   ``init(configuration:)``).
 /// - Several processes may share a directory (a CLI prefetching while a server reads): index
@@ -68,11 +70,18 @@ public final class DiskCache: DataCaching, Sendable {
     /// to the writes in flight, not to the entries: no directory scan unless the index is new
     /// or rebuilt.
     ///
+    /// **Age limit.** With a ``Configuration/maxAge`` and a ``Configuration/sweepInterval``
+    /// (both set by default), entries not read or written for longer than the maximum age are
+    /// removed before the initialiser returns, as the first sweep would remove them: a process
+    /// that opens the cache, reads and exits before its first sweep never gets an entry past
+    /// its age. The cost is proportional to the entries removed (an index range scan).
+    ///
     /// A directory that cannot be written (read-only file system, no permission) does not
     /// throw: the cache opens read-only (``isReadOnly``) after one warning, serving its valid
     /// entries and writing nothing. An index that is damaged (not a database, cut short,
     /// another schema, or a key record that the entry files contradict) is moved aside to
-    /// `index.sqlite.damaged-<time>` and rebuilt from the entry files, as a lost one is.
+    /// `index.sqlite.damaged-<time>` and rebuilt from the entry files, as a lost one is; the
+    /// three newest copies moved aside are kept for inspection, and ``removeAll()`` deletes them.
     ///
     /// **Key check.** The index records which key setting the entries are written under: plain,
     /// or the cipher's non-secret ``/PictorCore/DataCipher/keyIdentifier`` (never the key). Opening with
@@ -109,7 +118,10 @@ public final class DiskCache: DataCaching, Sendable {
 
         switch Self.openResources(files: files, indexPath: indexPath, configuration: configuration) {
         case .success(let resources):
+            let otherKeyEntriesRemoved = resources.otherKeyEntriesRemoved
             writer = Mutex(resources)
+            state.withLock { $0.statistics.otherKeyEntriesRemoved = otherKeyEntriesRemoved }
+            removeExpiredAtOpen()
             startTimer()
         case .failure(.readOnly(let reason)):
             switch Self.openReadOnly(files: files, indexPath: indexPath, configuration: configuration) {

@@ -26,6 +26,35 @@ import Testing
         #expect(throws: CLIError.usage("missing value for '--resize'")) { try p.option("--resize") }
     }
 
+    @Test(arguments: [("--size-limit", "-1"), ("--max-age", "-5m"), ("--resize", "-5"), ("--name", "-{stem}.{ext}"), ("-o", "-")])
+    func aValueMayStartWithADashWhenItIsNotAnOption(option: String, value: String) throws {
+        var p = ArgumentParser(["x", option, value])
+        #expect(try p.option(option) == value)
+        #expect(try p.positionals() == ["x"])
+    }
+
+    @Test(arguments: ["--cache-dir", "-q", "--json", "-H", "--header=X: y", "--bogus", "--no-such-option=1"])
+    func anOptionOrWhatLooksLikeALongOptionIsNeverAValue(_ next: String) {
+        var p = ArgumentParser(["--name", next])
+        #expect(throws: CLIError.usage("missing value for '--name'")) { try p.option("--name") }
+    }
+
+    @Test func everyOptionInTheHelpTextsIsKnownToTheParser() async {
+        // A new option must be added to `ArgumentParser.knownOptions`, or a value after it could
+        // be taken for the option's own value.
+        var texts = [PictorCommand.usage, FetchCommand.help, PrefetchCommand.help, CacheCommand.help]
+        texts += CacheCommand.subcommands.compactMap { CacheCommand.help(for: $0) }
+        var names: Set<String> = []
+        for text in texts {
+            for token in text.split(whereSeparator: { " ,[]()|'\n".contains($0) }) {
+                let word = token.split(separator: "=").first.map(String.init) ?? ""
+                if word.range(of: #"^--?[a-zA-Z][a-zA-Z-]*$"#, options: .regularExpression) != nil { names.insert(word) }
+            }
+        }
+        #expect(names.contains("--size-limit") && names.contains("-H"), "\(names.sorted())")
+        #expect(names.subtracting(ArgumentParser.knownOptions).isEmpty, "\(names.subtracting(ArgumentParser.knownOptions).sorted())")
+    }
+
     @Test func doubleDashEndsOptions() throws {
         var p = ArgumentParser(["--", "-not-an-option"])
         let rest = try p.positionals()
@@ -91,5 +120,21 @@ import Testing
         #expect(try Formatting.parseDuration("1.5w", option: "--max-age") == 907_200)
         #expect(throws: CLIError.self) { try Formatting.parseDuration("0", option: "--max-age") }
         #expect(throws: CLIError.self) { try Formatting.parseDuration("soon", option: "--max-age") }
+    }
+}
+
+/// A value that starts with '-' reaches the option's own check, which names it.
+extension PictorCommandRegressionTests {
+    @Test(arguments: [
+        (["cache", "trim", "--size-limit", "-1", "--cache-dir", "/tmp/pictor-none"], "invalid value '-1' for '--size-limit'"),
+        (["fetch", "http://127.0.0.1:9/a.png", "--no-cache", "--max-age", "-5m"], "invalid value '-5m' for '--max-age'"),
+        (["fetch", "http://127.0.0.1:9/a.png", "--no-cache", "--resize", "-5"], "invalid value '-5' for '--resize'"),
+        (["prefetch", "http://127.0.0.1:9/a.png", "--no-cache", "--concurrency", "-2"], "invalid value '-2' for '--concurrency'"),
+    ])
+    func aNegativeValueGetsTheOptionsOwnError(arguments: [String], message: String) async {
+        let (code, console) = await run(arguments)
+        #expect(code == 64)
+        #expect(console.errors.contains(message), "\(console.errors)")
+        #expect(!console.errors.contains("missing value"), "\(console.errors)")
     }
 }

@@ -25,10 +25,11 @@ struct BinaryRunner {
 
     static var isAvailable: Bool { executable != nil }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Outcome {
+    static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> Outcome {
         let process = Process()
         process.executableURL = executable!
         process.arguments = arguments
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         var env = ProcessInfo.processInfo.environment
         for (k, v) in environment { env[k] = v }
         process.environment = env

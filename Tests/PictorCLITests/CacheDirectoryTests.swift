@@ -113,7 +113,93 @@ struct CacheDirectoryTests {
         #expect(verify == 0, "\(verifyConsole.errors)")
         #expect(verifyConsole.output.contains("3 valid"), "\(verifyConsole.output)")
         let (clear, clearConsole) = await run(["cache", "clear", "--force", "--cache-dir", directory.path])
-        #expect(clear == 1)
+        #expect(clear == 73)
         #expect(clearConsole.errors.contains("read-only"), "\(clearConsole.errors)")
+    }
+
+    @Test(.enabled(if: getuid() == 0, "needs root to mount a tmpfs"))
+    func everyCommandThatMustWriteAReadOnlyCacheExits73AndClaimsNothing() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = try makeTemporaryDirectory("ro-keys")
+        defer { try? FileManager.default.removeItem(at: keys) }
+        let newKey = keys.appendingPathComponent("new.key").path
+        try EncryptionKey.generate().write(toFile: newKey)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        guard Self.mount("/bin/mount", ["-t", "tmpfs", "-o", "size=1024k", "tmpfs", directory.path]) else { return }
+        defer { _ = Self.mount("/bin/umount", ["-l", directory.path]) }
+        try fill()
+        #expect(Self.mount("/bin/mount", ["-o", "remount,ro", directory.path]))
+        let commands: [[String]] = [
+            ["cache", "rm", "https://example.org/0.png"],
+            ["cache", "trim", "--size-limit", "1"],
+            ["cache", "clear"],
+            ["cache", "clear", "--force"],
+            ["cache", "rekey", "--new-key-file", newKey],
+        ]
+        for command in commands {
+            let (code, console) = await run(command + ["--cache-dir", directory.path])
+            #expect(code == 73, "\(command): \(console.output) \(console.errors)")
+            #expect(console.errors.contains("is read-only"), "\(command): \(console.errors)")
+            #expect(!console.output.contains("removed"), "\(command) claims a removal: \(console.output)")
+        }
+        let (rm, rmConsole) = await run(["cache", "rm", "https://example.org/0.png", "--cache-dir", directory.path])
+        #expect(rm == 73)
+        #expect(rmConsole.errors.contains("nothing was removed"), "\(rmConsole.errors)")
+        let (stats, statsConsole) = await run(["cache", "stats", "--cache-dir", directory.path])
+        #expect(stats == 0)
+        #expect(statsConsole.output.contains("entries:     3"), "\(statsConsole.output)")
+    }
+
+    @Test(arguments: ["missing", "loose", "short", "empty", "directory"])
+    func aKeyFileThatCannotBeUsedExits73WithItsReason(_ problem: String) async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try fill()
+        let keys = try makeTemporaryDirectory("bad-keys")
+        defer { try? FileManager.default.removeItem(at: keys) }
+        let key = keys.appendingPathComponent("pictor.key").path
+        switch problem {
+        case "loose":
+            try EncryptionKey.generate().write(toFile: key)
+            chmod(key, 0o644)
+        case "short":
+            #expect(FileManager.default.createFile(atPath: key, contents: Data(String(repeating: "ab", count: 8).utf8), attributes: [.posixPermissions: 0o600]))
+        case "empty":
+            #expect(FileManager.default.createFile(atPath: key, contents: Data(), attributes: [.posixPermissions: 0o600]))
+        case "directory":
+            try FileManager.default.createDirectory(atPath: key, withIntermediateDirectories: true)
+        default:
+            break
+        }
+        for command in [["cache", "stats"], ["cache", "clear"], ["cache", "has", "https://example.org/0.png"],
+                        ["fetch", "http://127.0.0.1:9/a.png"], ["cache", "rekey", "--new-key-file", key]] {
+            let keyArguments = command[1] == "rekey" ? [] : ["--key-file", key]
+            let (code, console) = await run(command + keyArguments + ["--cache-dir", directory.path])
+            #expect(code == 73, "\(problem) \(command): \(console.errors)")
+            #expect(console.errors.contains(key), "\(problem) \(command): the message names the file: \(console.errors)")
+        }
+        // Nothing was changed
+        let (stats, statsConsole) = await run(["cache", "stats", "--cache-dir", directory.path])
+        #expect(stats == 0)
+        #expect(statsConsole.output.contains("entries:     3"), "\(statsConsole.output)")
+    }
+
+    @Test func aMissingCacheIsAnAnswerForHasAndRmAndUnusableForTheRest() async throws {
+        // `directory` is never created
+        let (has, hasConsole) = await run(["cache", "has", "https://example.org/a.png", "https://example.org/b.png", "--cache-dir", directory.path])
+        #expect(has == 1)
+        #expect(hasConsole.output == "no\thttps://example.org/a.png\nno\thttps://example.org/b.png\n", "\(hasConsole.output)")
+        #expect(hasConsole.errors.isEmpty, "not an error: \(hasConsole.errors)")
+        let (rm, rmConsole) = await run(["cache", "rm", "https://example.org/a.png", "--cache-dir", directory.path])
+        #expect(rm == 0, "\(rmConsole.errors)")
+        #expect(rmConsole.output == "not cached\thttps://example.org/a.png\n", "\(rmConsole.output)")
+        for sub in [["stats"], ["list"], ["verify"], ["trim"], ["rekey", "--new-key-file", "/nonexistent.key"]] {
+            let (code, console) = await run(["cache"] + sub + ["--cache-dir", directory.path])
+            #expect(code == 73, "\(sub)")
+            #expect(console.errors.contains("no cache at \(directory.path)"), "\(sub): \(console.errors)")
+        }
+        let (clear, clearConsole) = await run(["cache", "clear", "--cache-dir", directory.path])
+        #expect(clear == 0)
+        #expect(clearConsole.output.contains("nothing to clear"))
+        #expect(!FileManager.default.fileExists(atPath: directory.path), "no command created it")
     }
 }

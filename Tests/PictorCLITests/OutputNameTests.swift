@@ -53,6 +53,49 @@ import PictorTestSupport
         #expect(try name(a) == "x.png", "the same URL again keeps its name")
     }
 
+    @Test(arguments: [("{w}", "256.webp"), ("{index}", "3.webp"), ("{stem}-small", "Beach_Day-small.webp"),
+                      ("{w}x{h}.", "256x171.webp"), ("{stem}.{ext}", "Beach_Day.webp"), ("{ext}-{w}", "webp-256"),
+                      ("{stem}.webp", "Beach_Day.webp")])
+    func aTemplateWithoutAnExtensionGetsTheOutputFormats(template: String, expected: String) throws {
+        #expect(try NameTemplate.parse(template).render(values()) == expected)
+    }
+
+    @Test(arguments: [".{ext}", ".{stem}.png", ".hidden-{index}"])
+    func aTemplateNamingAHiddenFileIsRefused(_ text: String) {
+        #expect(throws: CLIError.self) { try NameTemplate.parse(text) }
+        do {
+            _ = try NameTemplate.parse(text)
+        } catch {
+            #expect("\(error)".contains("hidden"), "\(error)")
+        }
+    }
+
+    @Test func aTemplateThatCannotFitInAFileNameIsRefusedUpFront() {
+        let long = String(repeating: "a", count: 240) + "-{hash}.{ext}"
+        #expect(throws: CLIError.self) { try NameTemplate.parse(long) }
+        do {
+            _ = try NameTemplate.parse(long)
+        } catch {
+            #expect("\(error)".contains("255 bytes"), "\(error)")
+        }
+        // A long template that fits is fine
+        #expect(throws: Never.self) { try NameTemplate.parse(String(repeating: "a", count: 150) + "-{hash}.{ext}") }
+    }
+
+    @Test func aLongStemIsCutSoThatEveryNameFits() throws {
+        // 80 three-byte letters, four times: the stems are cut, never the rest of the name
+        let url = URL(string: "https://example.org/" + String(repeating: "写", count: 100) + ".jpg")!
+        let template = try NameTemplate.parse("{stem}{stem}{stem}{stem}-{hash}.{ext}")
+        let name = template.render(.init(url: url, index: 1, format: .jpeg, width: 1, height: 1))
+        #expect(name.utf8.count <= NameTemplate.longestName, "\(name.utf8.count) bytes")
+        #expect(OutputNaming.suffixed(name, with: OutputNaming.tag(url, 16)).utf8.count <= 255)
+        #expect(name.hasSuffix("-\(String(SHA256.hexDigest(url.absoluteString).prefix(12))).jpg"), "\(name)")
+        #expect(name.hasPrefix("写写写"))
+        // So do the default names, even with a collision suffix of 16 hex digits
+        let plain = OutputNaming.defaultName(for: url, format: .jpeg)
+        #expect(OutputNaming.suffixed(plain, with: OutputNaming.tag(url, 16)).utf8.count <= 255, "\(plain)")
+    }
+
     @Test func theDefaultNameIsUnchanged() {
         let url = URL(string: "https://example.org/a/b.jpg")!
         #expect(OutputNaming.defaultName(for: url, format: .jpeg) == "b-\(String(SHA256.hexDigest(url.absoluteString).prefix(8))).jpg")
@@ -95,6 +138,20 @@ struct OutputNameTests {
         #expect(files.count == 2, "\(files)")
         #expect(files.contains("same.png"))
         #expect(console.errors.contains("'same.png' was already written for another URL"), "\(console.errors)")
+    }
+
+    @Test func aTemplateOfOnePlaceholderGetsTheExtensionAndOneStartingWithADashWorks() async throws {
+        let out = try makeTemporaryDirectory("name-ext")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let (code, console) = await runPictor(["prefetch"] + images + ["--no-cache", "-q", "--out", out.path, "--name", "{index}"])
+        #expect(code == 0, "\(console.errors)")
+        #expect(try Set(FileManager.default.contentsOfDirectory(atPath: out.path)) == ["1.png", "2.png"])
+        let (dash, dashConsole) = await runPictor(["fetch", images[0], "--no-cache", "-o", out.path, "--name", "-{stem}.{ext}"])
+        #expect(dash == 0, "\(dashConsole.errors)")
+        #expect(FileManager.default.fileExists(atPath: out.appendingPathComponent("-basn2c08.png").path))
+        let hidden = await runPictor(["fetch", images[0], "--no-cache", "-o", out.path, "--name", ".{ext}"])
+        #expect(hidden.0 == 64)
+        #expect(hidden.1.errors.contains("hidden"), "\(hidden.1.errors)")
     }
 
     @Test func badTemplatesAreUsageErrorsBeforeAnyWork() async throws {

@@ -121,7 +121,7 @@ import Testing
     @Test func readOnlyCacheCommandsDoNotCreateADirectory() async {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-absent-\(UUID().uuidString)").path
         let (code, console) = await run(["cache", "stats", "--cache-dir", dir])
-        #expect(code == 1)
+        #expect(code == 73)
         #expect(console.errors.contains("no cache at"))
         #expect(!FileManager.default.fileExists(atPath: dir))
         let (clear, _) = await run(["cache", "clear", "--cache-dir", dir])

@@ -74,14 +74,17 @@ struct ScriptableOutputTests {
         let started = Mutex(0)
         let results = await PrefetchCommand.runAll(urls: urls, concurrency: 2, interruption: interruption) { _, url in
             let count = started.withLock { $0 += 1; return $0 }
+            // The first four finish at once; the fifth presses Ctrl-C and waits to be cancelled.
+            guard count >= 5 else { return ImageJob.Result(url: url, status: .ok) }
             if count == 5 { interruption.interrupt() }
-            try? await Task.sleep(for: .milliseconds(count >= 5 ? 10_000 : 1))
-            return ImageJob.Result(url: url, status: Task.isCancelled ? .failed("cancelled") : .ok)
+            try? await Task.sleep(for: .seconds(10))
+            return ImageJob.Result(url: url, status: Task.isCancelled ? .cancelled : .ok)
         }
         #expect(interruption.happened)
         #expect(started.withLock { $0 } <= 6, "no new URL after the interruption")
         #expect(results.count < urls.count)
-        #expect(results.filter { $0.status == .ok }.count >= 4)
+        #expect(results.prefix(4).allSatisfy { $0.status == .ok }, "what finished is kept")
+        #expect(results.dropFirst(4).allSatisfy { $0.status == .cancelled }, "\(results.map(\.status))")
     }
 }
 
@@ -107,6 +110,9 @@ struct InterruptedPrefetchTests {
         #expect(outcome.status == 130, "\(output)")
         #expect(output.contains("Summary"), "\(output)")
         #expect(output.contains("interrupted:"), "\(output)")
+        // The images in flight were cancelled, not failed
+        #expect(output.contains("0 failed, 2 cancelled)"), "\(output)")
+        #expect(!output.contains("× cancelled"), "\(output)")
         let lines = try String(contentsOf: report, encoding: .utf8).split(separator: "\n")
         #expect(lines.first?.hasPrefix("url\tstatus") == true)
         #expect(lines.count >= 3 && lines.count < 401)
@@ -200,5 +206,44 @@ struct CacheLimitWarningTests {
                                            console: console.console, environment: ["HOME": "/nonexistent-home"])
         #expect(code == 0, "\(console.errors)")
         #expect(console.output.contains("the set outgrew the disk cache"), "\(console.output)")
+    }
+}
+
+/// What a run counts when Ctrl-C cancels images in flight.
+@Suite(.timeLimit(.minutes(5)))
+struct CancelledImageTests {
+    func result(_ status: ImageJob.Status) -> ImageJob.Result {
+        var r = ImageJob.Result(url: URL(string: "https://example.test/\(UUID().uuidString).png")!, status: status)
+        if status == .ok { r.layer = "network" }
+        return r
+    }
+
+    @Test func cancelledImagesAreTalliedApartFromFailures() throws {
+        let summary = PrefetchSummary(results: [result(.ok), result(.failed("HTTP 404")), result(.cancelled), result(.cancelled)], elapsed: 1)
+        #expect(summary.failures.count == 1)
+        #expect(summary.text.contains("images:      4 (1 ok, 1 failed, 2 cancelled)"), "\(summary.text)")
+        #expect(!summary.text.contains("cancelled\n") && !summary.text.contains("× cancelled"), "\(summary.text)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(JSONOutput.line(JSONOutput.SummaryRecord(summary, interrupted: true)).utf8)) as? [String: Any])
+        #expect(json["ok"] as? Int == 1)
+        #expect(json["failed"] as? Int == 1)
+        #expect(json["cancelled"] as? Int == 2)
+        let image = try #require(try JSONSerialization.jsonObject(with: Data(JSONOutput.line(JSONOutput.ImageRecord(result(.cancelled))).utf8)) as? [String: Any])
+        #expect(image["status"] as? String == "cancelled")
+        #expect(image["error"] == nil)
+        #expect(ReportWriter.line(result(.cancelled)).split(separator: "\t")[1] == "cancelled")
+    }
+
+    @Test(.enabled(if: FaultServer.isAvailable))
+    func aLoadCancelledInFlightIsCancelledNotFailed() async throws {
+        let server = try await offPool { try FaultServer() }
+        defer { server.stop() }
+        let options = CacheOptions(directory: URL(fileURLWithPath: "/nonexistent"), keyFile: nil, disabled: true)
+        let stack = try PipelineStack(cache: options, console: RecordingConsole().console)
+        let job = ImageJob(url: server.url("/delay?ms=20000&k=\(UUID().uuidString)"), resize: nil, format: nil, quality: 85)
+        let task = Task { await job.run(pipeline: stack.pipeline, output: nil, outputIsDirectory: false) }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let result = await task.value
+        #expect(result.status == .cancelled, "\(result.status)")
     }
 }

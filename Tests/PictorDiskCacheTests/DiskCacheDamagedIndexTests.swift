@@ -133,6 +133,45 @@ struct DiskCacheDamagedIndexTests {
         }
         #expect(asideFiles().count == 2)
     }
+
+    func damageAndReopen() throws {
+        try Data(repeating: 0x42, count: 4096).write(to: URL(fileURLWithPath: indexPath))
+        try? FileManager.default.removeItem(atPath: indexPath + "-wal")
+        _ = try DiskCache(configuration: plain())
+    }
+
+    @Test func onlyTheNewestThreeDamagedIndexesAreKept() throws {
+        try fill(plain())
+        var order: [String] = []
+        for _ in 0..<5 {
+            let before = Set(asideFiles())
+            try damageAndReopen()
+            let new = Set(asideFiles()).subtracting(before)
+            order += new
+            // A WAL moved aside with each one
+            for name in new { try Data("wal".utf8).write(to: directory.url.appendingPathComponent(name + "-wal")) }
+        }
+        #expect(order.count == 5, "each damaged index was moved aside: \(order)")
+        // The two oldest went, with their WALs; the newest three stay, with theirs
+        let kept = Set(order.suffix(3))
+        #expect(Set(asideFiles()) == kept)
+        let all = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("index.sqlite.damaged-") }
+        #expect(Set(all) == kept.union(kept.map { $0 + "-wal" }), "\(all)")
+        expectServed(try DiskCache(configuration: plain()))
+    }
+
+    @Test func clearingTheCacheRemovesTheDamagedIndexes() throws {
+        try fill(plain())
+        try damageAndReopen()
+        try damageAndReopen()
+        #expect(asideFiles().count == 2)
+        let cache = try DiskCache(configuration: plain())
+        cache.removeAll()
+        cache.flush()
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("index.sqlite.") }
+        #expect(left.isEmpty, "\(left)")
+        #expect(cache.count == 0)
+    }
 }
 
 /// A stray plain entry file in an encrypted cache is never the evidence that makes the cache

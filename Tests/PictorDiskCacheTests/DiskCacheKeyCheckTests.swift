@@ -209,6 +209,20 @@ struct DiskCacheKeyCheckTests {
         #expect(mismatch(encrypted()) == .anotherKey)
     }
 
+    @Test func discardingOnMismatchCountsWhatItRemoved() throws {
+        // Given an encrypted cache, opened without its key under the removal policy
+        try fill(encrypted())
+        var configuration = plain()
+        configuration.keyMismatchPolicy = .removeEntries
+        let cache = try DiskCache(configuration: configuration)
+        // Then the entries it discarded are counted: a tool can say how many went
+        #expect(cache.count == 0)
+        #expect(directory.entryFileNames().isEmpty)
+        #expect(cache.statistics.otherKeyEntriesRemoved == urls.count)
+        // And a matching key discards and counts nothing
+        #expect(try DiskCache(configuration: plain()).statistics.otherKeyEntriesRemoved == 0)
+    }
+
     @Test func anInstanceWhoseKeyWasReplacedByAnotherStopsWriting() throws {
         let log = LogRecorder()
         let old = try DiskCache(configuration: EncryptedFixtures.configuration(directory, log: log))

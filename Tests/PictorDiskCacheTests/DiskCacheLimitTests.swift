@@ -84,6 +84,40 @@ struct DiskCacheLimitTests {
         #expect(cache.statistics.evictedByAge == 1)
     }
 
+    @Test func entriesUnusedForMaxAgeAreRemovedWhenTheCacheOpens() throws {
+        // Given an entry last used 17 minutes ago and one used a minute ago
+        let writer = try makeCache()
+        writer.store(Data("old".utf8), for: "old")
+        writer.flush()
+        clock.advance(16 * 60)
+        writer.store(Data("recent".utf8), for: "recent")
+        writer.flush()
+        clock.advance(60)
+        // When the cache is opened with a one-minute max age (and its sweep timer)
+        var c = DiskCache.Configuration.test(directory, clock: clock)
+        c.maxAge = 90
+        c.sweepInterval = 3_600
+        let cache = try DiskCache(configuration: c)
+        // Then the old entry is gone before the first read, well before the first sweep
+        #expect(cache.data(for: "old") == nil)
+        #expect(cache.data(for: "recent") == Data("recent".utf8))
+        #expect(cache.statistics.evictedByAge == 1)
+        #expect(directory.entryFileNames() == [SHA256.hexDigest("recent")])
+    }
+
+    @Test func withoutASweepTimerOpeningRemovesNothingByAge() throws {
+        // A tool that only looks (`pictor cache stats`) opens with no sweep: nothing is removed
+        // until it asks (removeExpired).
+        let writer = try makeCache()
+        writer.store(Data("old".utf8), for: "old")
+        writer.flush()
+        clock.advance(17 * 60)
+        let cache = try makeCache(maxAge: 60)
+        #expect(cache.count == 1)
+        #expect(cache.statistics.evictedByAge == 0)
+        #expect(cache.removeExpired() == 1)
+    }
+
     @Test func readsUpdateAccessTimesInBatchesNotPerRead() throws {
         let cache = try makeCache()
         cache.store(Data("x".utf8), for: "a")

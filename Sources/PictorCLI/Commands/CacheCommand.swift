@@ -62,7 +62,8 @@ enum CacheCommand {
             USAGE: pictor cache list [--limit N] [options]
 
             Lists entries, least recently used first, one per line: digest, bytes,
-            format, last access and expiry (tab-separated).
+            format, last access and expiry (tab-separated). With --limit, how many
+            more there are goes to standard error.
 
             OPTIONS:
               --limit N             list at most N entries (default all)
@@ -76,7 +77,8 @@ enum CacheCommand {
             USAGE: pictor cache has <url>... [options]
 
             Prints, for each URL, 'yes' or 'no' and the URL: whether the cache holds
-            its original. Exit 0 when all are there, 1 otherwise.
+            its original. Exit 0 when all are there, 1 otherwise (also when there is
+            no cache at all).
 
             OPTIONS:
             \(common)
@@ -89,7 +91,8 @@ enum CacheCommand {
             USAGE: pictor cache rm <url>... [--resize W|WxH|Wx|xH [--fit F]] [options]
 
             Removes each URL's original and, with --resize, the resized copy that
-            'fetch' or 'prefetch' with the same --resize and --fit kept.
+            'fetch' or 'prefetch' with the same --resize and --fit kept. Exit 73 when
+            the cache is read-only (nothing is removed).
 
             OPTIONS:
             \(ResizeOption.help)
@@ -155,7 +158,8 @@ enum CacheCommand {
             without it, turns encryption on). Entries are DROPPED, not re-encrypted:
             their names are keyed hashes of URLs the cache never stores, so they
             cannot be renamed under the new key, and keeping them would keep the
-            old key useful. They are fetched again when next needed.
+            old key useful. They are fetched again when next needed. The key the
+            cache already has changes nothing.
 
             OPTIONS:
               --new-key-file FILE   the new key (see 'pictor cache key generate')

@@ -10,12 +10,20 @@ enum CacheEntryCommands {
         let urls = try parser.positionals().map(FetchCommand.parseURL)
         guard !urls.isEmpty else { throw CLIError.usage("missing <url>") }
         guard FileManager.default.fileExists(atPath: options.directory.path) else {
-            throw CLIError.failure("no cache at \(options.directory.path)")
+            // No cache holds nothing: an answer for `has` (no, exit 1), nothing to do for `rm`.
+            // The key file, when given, is still checked: the same command must not succeed
+            // here and fail on a cache that exists.
+            _ = try options.loadKey()
+            for url in urls { context.console.print("\(sub == "has" ? "no" : "not cached")\t\(Formatting.url(url))") }
+            return sub == "has" ? ExitCode.failure : ExitCode.success
         }
         try options.checkIsCacheDirectory()
-        let stack = try PipelineStack(cache: options, console: context.console, storesThumbnails: resize != nil)
+        let stack = try PipelineStack(cache: options, console: context.console, storesThumbnails: resize != nil, maintainsLimits: false)
         defer { stack.close() }
         guard let cache = stack.diskCache else { throw CLIError.failure("no cache at \(options.directory.path)") }
+        if sub == "rm", cache.isReadOnly {
+            throw CLIError.cacheUnavailable("the cache at \(options.directory.path) is read-only; nothing was removed")
+        }
         switch sub {
         case "has":
             var missing = 0

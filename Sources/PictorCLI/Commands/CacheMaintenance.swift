@@ -32,15 +32,27 @@ enum CacheMaintenance {
             console.print("no cache at \(options.directory.path); nothing to clear")
             return ExitCode.success
         }
+        // These need a cache to look at or change: none is a cache that cannot be used (73).
         if ["stats", "list", "verify", "rekey", "trim"].contains(sub), !FileManager.default.fileExists(atPath: options.directory.path) {
-            throw CLIError.failure("no cache at \(options.directory.path)")
+            throw CLIError.cacheUnavailable("no cache at \(options.directory.path)")
         }
         try options.checkIsCacheDirectory()
         let cache = try open(options, context: context, sizeLimit: sizeLimit, maxAge: maxAge, discardingOnKeyMismatch: force)
         defer { cache.flush() }
-        // A read-only cache is read (stats, list, verify) but never claims to have changed.
+        var newEncryption: DiskCacheEncryption?
+        if sub == "rekey" {
+            let encryption = try DiskCacheEncryption(masterKey: try CacheOptions.loadKey(newKeyFile!))
+            // The key it has already: rotating would drop every entry for nothing.
+            if let current = cache.configuration.cipher, current.keyIdentifier == encryption.cipher.keyIdentifier {
+                console.print("the cache at \(options.directory.path) is already encrypted under this key; nothing changed")
+                return ExitCode.success
+            }
+            newEncryption = encryption
+        }
+        // A read-only cache is read (stats, list, verify) but never claims to have changed: a
+        // command that must write it cannot use it (73).
         if cache.isReadOnly, ["trim", "clear", "rekey"].contains(sub) {
-            throw CLIError.failure("the cache at \(options.directory.path) is read-only; nothing was changed")
+            throw CLIError.cacheUnavailable("the cache at \(options.directory.path) is read-only; nothing was changed")
         }
         switch sub {
         case "stats":
@@ -52,7 +64,8 @@ enum CacheMaintenance {
             for e in entries {
                 console.print("\(e.digest)\t\(e.size)\t\(e.format?.rawValue ?? "-")\t\(iso(e.lastAccess))\t\(e.expiresAt.map(iso) ?? "-")")
             }
-            if total > entries.count { console.print("… \(total - entries.count) more") }
+            // Not a row: on standard error, so that the table stays one TSV for scripts.
+            if total > entries.count { console.error("… \(total - entries.count) more") }
         case "trim":
             let before = (cache.count, cache.totalSize)
             let expired = cache.removeExpired()
@@ -60,7 +73,8 @@ enum CacheMaintenance {
             console.print("removed \(expired) expired and \(trimmed) least recently used entries: "
                 + "\(before.0) → \(cache.count) entries, \(Formatting.bytes(Int64(before.1))) → \(Formatting.bytes(Int64(cache.totalSize)))")
         case "clear":
-            let count = cache.count
+            // With --force, entries under another key were discarded as the cache opened.
+            let count = cache.count + cache.statistics.otherKeyEntriesRemoved
             cache.removeAll()
             cache.flush()
             console.print("removed \(count) entries from \(options.directory.path)")
@@ -72,14 +86,9 @@ enum CacheMaintenance {
             for digest in report.corruptDigests { console.print("  bad: \(digest)") }
             return report.corrupt + report.missingFiles + report.orphanFiles == 0 ? ExitCode.success : ExitCode.failure
         case "rekey":
-            let newKey: EncryptionKey
-            do {
-                newKey = try EncryptionKey(contentsOfFile: newKeyFile!)
-            } catch {
-                throw CLIError.failure("cannot use key file '\(newKeyFile!)': \(error)")
-            }
+            guard let newEncryption else { throw CLIError.usage("missing '--new-key-file FILE'") }
             let count = cache.count
-            cache.rotateKey(to: try DiskCacheEncryption(masterKey: newKey))
+            cache.rotateKey(to: newEncryption)
             cache.flush()
             console.print("now encrypted under the key in \(newKeyFile!); \(count) entries under the old key were dropped "
                 + "(names are keyed hashes of URLs the cache never stores, so they cannot be renamed)")

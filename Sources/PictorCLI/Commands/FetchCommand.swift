@@ -11,6 +11,8 @@ enum FetchCommand {
     decodes it (EXIF orientation applied), optionally resizes it at decode time,
     and optionally writes it out. Prints, per image: the layer it came from
     (memory, disk, shared or network), pixel size, bytes and milliseconds.
+    Each <url> is an http(s), file or data URL, or a file's path: absolute, or
+    relative to the current directory (a.png and ./a.png alike; it must exist).
 
     OPTIONS:
     \(ResizeOption.help)
@@ -27,6 +29,8 @@ enum FetchCommand {
       --json                JSON Lines on standard output: one {"type":"image",…}
                             per image, then one {"type":"summary",…} (schema in
                             the README)
+      -q, --quiet           no line for an image that worked (failures still go
+                            to standard error; --json is unchanged)
     \(CacheOptions.help)
     \(CacheOptions.loadingHelp)
     \(SharedCacheOption.help)
@@ -51,6 +55,7 @@ enum FetchCommand {
         let format = try OutputFormatOption.parse(try parser.option("--format"))
         let quality = try parser.intOption("--quality", in: 1...100) ?? 85
         let json = parser.flag("--json")
+        let quiet = parser.flag("-q", "--quiet")
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
         let shared = try SharedCacheOption.parse(&parser, context: context)
         let urls = try parser.positionals().map(parseURL)
@@ -86,18 +91,21 @@ enum FetchCommand {
             let job = ImageJob(url: url, index: index + 1, resize: resize, format: format, quality: quality, headers: headers)
             let result = await job.run(pipeline: stack.pipeline, output: output, outputIsDirectory: outputIsDirectory, naming: naming)
             results.append(result)
-            if case .failed = result.status { failures += 1 }
+            if result.status != .ok { failures += 1 }
             if json {
                 context.console.print(JSONOutput.line(JSONOutput.ImageRecord(result)))
                 continue
             }
             switch result.status {
             case .ok:
+                if quiet { continue }
                 var line = "\(Formatting.url(url))  \(result.layer)  \(result.width)×\(result.height)  \(Formatting.bytes(result.bytes))  \(Formatting.milliseconds(result.seconds))"
                 if let written = result.outputPath { line += "  → \(written) (\(Formatting.bytes(result.writtenBytes)))" }
                 context.console.print(line)
             case .failed(let reason):
                 context.console.error("\(Formatting.url(url))  failed: \(reason)")
+            case .cancelled:
+                context.console.error("\(Formatting.url(url))  cancelled")
             }
         }
         if json {
@@ -110,19 +118,41 @@ enum FetchCommand {
         return failures == 0 ? ExitCode.success : ExitCode.failure
     }
 
+    /// A URL argument or list line, checked before any work: an `http`, `https`, `file` or
+    /// `data` URL (an `http(s)` URL must name a host), an absolute path, or a path relative to
+    /// the current directory, `rel.png` and `./rel.png` alike. A relative path must name an
+    /// existing file: without a scheme, a token that names none is more likely a URL typed
+    /// without one than a file. An absolute path is not checked here; a missing file fails
+    /// when it is loaded, as a missing `file:` URL does. Paths are standardised (`a/./b` is
+    /// `a/b`), so both spellings are one URL and one cache entry.
+    ///
+    /// - Throws: ``CLIError/usage(_:)`` naming `text`.
     static func parseURL(_ text: String) throws -> URL {
-        if text.hasPrefix("/") || text.hasPrefix("./") || text.hasPrefix("../") {
-            return URL(fileURLWithPath: text, isDirectory: false)
+        if text.hasPrefix("/") {
+            return URL(fileURLWithPath: text, isDirectory: false).standardizedFileURL
         }
+        let explicitlyRelative = text.hasPrefix("./") || text.hasPrefix("../")
         // Spaces and non-ASCII characters are percent-encoded once, as a browser's address bar does.
-        guard let url = URLNormalization.url(text), let scheme = url.scheme?.lowercased(),
-              ["http", "https", "file", "data"].contains(scheme) else {
-            throw CLIError.usage("invalid URL '\(text)': expected http, https, file or data URL, or an absolute path")
+        if !explicitlyRelative, let url = URLNormalization.url(text), let scheme = url.scheme?.lowercased() {
+            guard ["http", "https", "file", "data"].contains(scheme) else {
+                throw CLIError.usage("invalid URL '\(text)': expected an http, https, file or data URL, or a file's path")
+            }
+            if scheme == "http" || scheme == "https", url.host?.isEmpty ?? true {
+                throw CLIError.usage("invalid URL '\(text)': no host (expected \(scheme)://host/path)")
+            }
+            if scheme == "file", url.path.isEmpty {
+                throw CLIError.usage("invalid URL '\(text)': no path (expected file:///path)")
+            }
+            if let port = url.port, !(1...65_535).contains(port) {
+                throw CLIError.usage("invalid URL '\(text)': port \(port) is outside 1...65535")
+            }
+            return url
         }
-        if let port = url.port, !(1...65_535).contains(port) {
-            throw CLIError.usage("invalid URL '\(text)': port \(port) is outside 1...65535")
+        guard !text.isEmpty, FileManager.default.fileExists(atPath: text) else {
+            throw CLIError.usage("invalid URL '\(text)': not a URL (http, https, file or data), "
+                + "and no file of that name in the current directory")
         }
-        return url
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/" + text, isDirectory: false).standardizedFileURL
     }
 
     /// Whether `-o` names a directory: an existing one, a path ending in `/`, or any path when

@@ -10,6 +10,11 @@ struct ImageJob: Sendable {
     enum Status: Sendable, Equatable {
         case ok
         case failed(String)
+        /// Stopped in flight by Ctrl-C: neither loaded nor failed.
+        case cancelled
+
+        /// Whether the image failed (``cancelled`` is not a failure).
+        var isFailure: Bool { if case .failed = self { true } else { false } }
     }
 
     struct Result: Sendable {
@@ -17,6 +22,8 @@ struct ImageJob: Sendable {
         var status: Status
         /// The URL's 1-based position in the input list (the job's `index`).
         var index = 1
+        /// Seconds from the start of the run to this image's end (set by `prefetch`).
+        var finishedAfter: Double = 0
         var layer: String = "-"
         var width = 0
         var height = 0
@@ -33,8 +40,12 @@ struct ImageJob: Sendable {
         /// `Expires` in the past): each later use asks the server first.
         var staleOnArrival = false
         var seconds: Double = 0
+        /// The written file: the output directory as given joined with its name, or the file
+        /// as given (`--report` and `--json` show this path).
         var outputPath: String?
-        var outputFileName: String?
+        /// What names the written file while it waits under a temporary name at
+        /// ``outputPath`` for ``OutputNaming`` to name it in input order; `nil` once named.
+        var pendingName: NameTemplate.Values?
     }
 
     var url: URL
@@ -89,20 +100,28 @@ struct ImageJob: Sendable {
                     source: image.sourceFormat)
                 let encoded = try VipsEncoder().encode(image, as: target, quality: quality)
                 let path: String
-                if outputIsDirectory {
-                    let name = try naming.name(.init(url: url, index: index, format: target, width: image.width, height: image.height))
+                let values = NameTemplate.Values(url: url, index: index, format: target, width: image.width, height: image.height)
+                if outputIsDirectory && naming.namesInInputOrder {
+                    path = naming.temporaryPath(in: output, index: index)
+                    result.pendingName = values
+                } else if outputIsDirectory {
+                    let name = try naming.name(values)
                     path = (output as NSString).appendingPathComponent(name)
-                    result.outputFileName = name
                 } else {
                     path = output
-                    result.outputFileName = (output as NSString).lastPathComponent
                 }
-                try Self.write(encoded, to: path)
+                do {
+                    try Self.write(encoded, to: path)
+                } catch {
+                    if result.pendingName != nil { unlink(path) }
+                    result.pendingName = nil
+                    throw error
+                }
                 result.outputPath = path
                 result.writtenBytes = Int64(encoded.count)
             }
         } catch {
-            result.status = .failed(Self.reason(error))
+            result.status = Self.isCancellation(error) ? .cancelled : .failed(Self.reason(error))
         }
         result.seconds = (ContinuousClock.now - start).seconds
         return result
@@ -125,6 +144,14 @@ struct ImageJob: Sendable {
                 offset += n
             }
         }
+    }
+
+    /// Whether the job ended because its task was cancelled (Ctrl-C cancels the images in
+    /// flight), rather than failing.
+    static func isCancellation(_ error: any Error) -> Bool {
+        if Task.isCancelled || error is CancellationError { return true }
+        if case .cancelled? = error as? ImagePipeline.Error { return true }
+        return false
     }
 
     static func reason(_ error: any Error) -> String {

@@ -14,9 +14,14 @@ struct PipelineStack: Sendable {
     ///   - storesThumbnails: also keep each resized image on disk (in its original's format), so a
     ///     warm run with the same `--resize` decodes nothing; the original is kept as well, so
     ///     another size is made from it without a download.
+    ///   - maintainsLimits: sweep the disk cache as a loading run does: entries unused for
+    ///     longer than the maximum age (`--max-age`, 7 days by default) are removed as it opens,
+    ///     so none is served, and a timer enforces the limits while the run lasts. `false` for
+    ///     `cache has` and `cache rm`, which look up or remove the entries they name and nothing
+    ///     else.
     init(
         cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), console: Console, concurrency: Int = 6,
-        storesThumbnails: Bool = false
+        storesThumbnails: Bool = false, maintainsLimits: Bool = true
     ) throws {
         let key = try cache.loadKey()
         sharedCache = try shared.open(key: key, connections: concurrency)
@@ -30,6 +35,7 @@ struct PipelineStack: Sendable {
                 configuration.logger = log
                 if let sizeLimit = cache.sizeLimit { configuration.sizeLimit = Int(clamping: sizeLimit) }
                 if let maxAge = cache.maxAge { configuration.maxAge = maxAge }
+                if !maintainsLimits { configuration.sweepInterval = nil }
                 if let key { configuration.encrypt(with: try DiskCacheEncryption(masterKey: key)) }
                 diskCache = try DiskCache(configuration: configuration)
             } catch let error as DiskCacheError {

@@ -8,15 +8,18 @@ enum PrefetchCommand {
     USAGE: pictor prefetch <urls-file|url>... [options]
 
     Loads many images through the pipeline to warm the disk cache. Each argument
-    is a URL, a file with one URL per line, or '-' for standard input ('#' at the
-    start of a line, or after a space, starts a comment; blank lines are
-    skipped). Every URL is checked before anything is fetched: one malformed
-    line stops the run (exit 64, naming it). Shows progress on standard error (a
-    bar with percent and ETA on a terminal, a plain line every 10% otherwise)
-    and ends with a summary on standard output: count, failures with reasons,
-    hits per layer, revalidations, entries stored already stale, bytes and
-    images per second. Ctrl-C stops the run: the partial summary is printed, the
-    report kept, and the exit code is 130.
+    is a URL, an image file, a file with one URL per line, or '-' for standard
+    input ('#' at the start of a line, or after a space, starts a comment; blank
+    lines are skipped). A URL may also be a file's path, absolute or relative to
+    the current directory (a.png and ./a.png alike; it must exist). Every URL is
+    checked before anything is fetched: one malformed line stops the run (exit
+    64, naming it). Shows progress on standard error (a bar with percent and ETA
+    on a terminal, a plain line every 10% otherwise) and ends with a summary on
+    standard output: count, failures with reasons, hits per layer,
+    revalidations, entries stored already stale, bytes and images per second.
+    Ctrl-C stops the run: the images in flight are cancelled (counted apart from
+    failures), the partial summary is printed, the report kept, and the exit
+    code is 130.
 
     OPTIONS:
       --concurrency N       images in flight at once, 1...256 (default 6, the
@@ -36,13 +39,16 @@ enum PrefetchCommand {
                             decoding; the format is checked from the bytes, but
                             a corrupt image is only found (and removed) when it
                             is first decoded
-      --report FILE         write one TSV line per URL as it finishes: url,
-                            status, layer, width, height, bytes, ms, output,
-                            output bytes, error, index, revalidated, stale on
-                            arrival, coalesced, ms from the run's start
+      --report FILE         write one TSV line per URL as it finishes (with
+                            --name, in input order): url, status, layer,
+                            width, height, bytes, ms, output (the file's path,
+                            as --json gives it), output bytes, error, index,
+                            revalidated, stale on arrival, coalesced, ms from
+                            the run's start
       --json                JSON Lines on standard output: one {"type":"image",…}
-                            per image as it finishes, then one
-                            {"type":"summary",…} (schema in the README)
+                            per image as it finishes (with --name, in input
+                            order), then one {"type":"summary",…} (schema in
+                            the README)
       -q, --quiet           no progress
     \(CacheOptions.help)
     \(CacheOptions.loadingHelp)
@@ -109,16 +115,22 @@ enum PrefetchCommand {
         defer { interruption.stop() }
         let start = ContinuousClock.now
         let console = context.console
-        let naming = OutputNaming(template: template, console: console)
-        let results = await runAll(urls: urls, concurrency: concurrency, interruption: interruption) { index, url in
+        // With --name, the earlier of two URLs that want one name gets it, whatever finishes first.
+        let naming = OutputNaming(template: template, console: console, namesInInputOrder: template != nil && out != nil)
+        let emit: @Sendable (ImageJob.Result) -> Void = { result in
+            report?.append(result, finishedAfter: result.finishedAfter)
+            if json { console.print(JSONOutput.line(JSONOutput.ImageRecord(result))) }
+        }
+        var results = await runAll(urls: urls, concurrency: concurrency, interruption: interruption) { index, url in
             let job = ImageJob(
                 url: url, index: index + 1, resize: resize, format: format, quality: quality, dataOnly: dataOnly, headers: headers)
-            let result = await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true, naming: naming)
-            progress.advance(failed: result.status != .ok)
-            report?.append(result, finishedAfter: (ContinuousClock.now - start).seconds)
-            if json { console.print(JSONOutput.line(JSONOutput.ImageRecord(result))) }
+            var result = await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true, naming: naming)
+            result.finishedAfter = (ContinuousClock.now - start).seconds
+            progress.advance(failed: result.status.isFailure)
+            if naming.namesInInputOrder { naming.complete(result, emit: emit) } else { emit(result) }
             return result
         }
+        if naming.namesInInputOrder { results = naming.finish(emit: emit) }
         progress.finish()
         stack.flush()
         let elapsed = (ContinuousClock.now - start).seconds
@@ -135,7 +147,10 @@ enum PrefetchCommand {
                     + "under its \(Formatting.bytes(Int64(disk.configuration.sizeLimit))) limit, so a warm run will download them again; "
                     + "raise --size-limit")
             }
-            if interrupted { console.print("  interrupted: \(urls.count - results.count) of \(urls.count) URLs not loaded (Ctrl-C)") }
+            if interrupted {
+                console.print("  interrupted: \(urls.count - results.count) of \(urls.count) URLs not started, "
+                    + "\(summary.cancelled) cancelled in flight (Ctrl-C)")
+            }
         }
         if interrupted { return ExitCode.interrupted }
         return summary.failures.isEmpty ? ExitCode.success : ExitCode.failure
@@ -158,9 +173,9 @@ enum PrefetchCommand {
                     throw CLIError.usage("cannot read '\(input)' (not a URL, and not a readable file)")
                 }
                 bytes = contents
-                // An image file given directly is one URL, not a list.
-                if ImageFormat.sniff(bytes) != nil, input.hasPrefix("/") || input.hasPrefix(".") {
-                    urls.append(try FetchCommand.parseURL(input.hasPrefix("/") ? input : FileManager.default.currentDirectoryPath + "/" + input))
+                // An image file given directly is one URL, not a list, however its path is spelled.
+                if ImageFormat.sniff(bytes) != nil {
+                    urls.append(try FetchCommand.parseURL(input.hasPrefix("/") ? input : "./" + input))
                     continue
                 }
             }

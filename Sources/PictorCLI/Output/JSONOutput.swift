@@ -5,7 +5,7 @@ import Pictor
 /// per image as it finishes, then one `summary` object. Keys are stable (the README lists them);
 /// absent values are omitted, never `null`.
 enum JSONOutput {
-    /// One image: `{"type":"image","url":…,"status":"ok"|"failed","layer":…,"revalidated":…,
+    /// One image: `{"type":"image","url":…,"status":"ok"|"failed"|"cancelled","layer":…,"revalidated":…,
     /// "stale_on_arrival":…,"width":…,"height":…,"bytes":…,"ms":…,"output":…,"output_bytes":…,
     /// "error":…}`.
     struct ImageRecord: Encodable {
@@ -39,17 +39,21 @@ enum JSONOutput {
             case .failed(let why):
                 status = "failed"
                 error = why
+            case .cancelled:
+                status = "cancelled"
             }
         }
     }
 
-    /// The run: `{"type":"summary","images":…,"ok":…,"failed":…,"layers":{…},"revalidated":…,
+    /// The run: `{"type":"summary","images":…,"ok":…,"failed":…,"cancelled":…,"layers":{…},"revalidated":…,
     /// "stale_on_arrival":…,"coalesced":…,"bytes":…,"seconds":…,"images_per_second":…,"interrupted":…,"fleet":{…}}`.
     struct SummaryRecord: Encodable {
         let type = "summary"
         var images: Int
         var ok: Int
         var failed: Int
+        /// Images in flight when Ctrl-C stopped the run.
+        var cancelled: Int
         var layers: [String: Int]
         var revalidated: Int
         var stale_on_arrival: Int
@@ -64,7 +68,8 @@ enum JSONOutput {
             let results = summary.results
             images = results.count
             failed = summary.failures.count
-            ok = images - failed
+            cancelled = summary.cancelled
+            ok = images - failed - cancelled
             layers = summary.layers
             revalidated = summary.revalidated
             stale_on_arrival = summary.staleOnArrival

@@ -8,7 +8,10 @@ struct PrefetchSummary {
     /// The shared tier's counters, when one was used.
     var fleet: SharedCacheStatistics? = nil
 
-    var failures: [ImageJob.Result] { results.filter { $0.status != .ok } }
+    /// Images that failed (not those cancelled in flight by Ctrl-C).
+    var failures: [ImageJob.Result] { results.filter(\.status.isFailure) }
+    /// Images in flight when Ctrl-C stopped the run: counted apart, neither ok nor failed.
+    var cancelled: Int { results.filter { $0.status == .cancelled }.count }
 
     /// Images served by each layer (`memory`, `disk`, `shared`, `network`; all four present).
     var layers: [String: Int] {
@@ -28,14 +31,14 @@ struct PrefetchSummary {
     var bytesRead: Int64 { results.reduce(Int64(0)) { $0 + ($1.wasShared ? 0 : $1.bytes) } }
 
     var text: String {
-        let ok = results.count - failures.count
+        let ok = results.count - failures.count - cancelled
         let layers = self.layers
         let bytes = bytesRead
         let written = results.reduce(Int64(0)) { $0 + $1.writtenBytes }
         let shared = coalesced
         var lines = [
             "Summary",
-            "  images:      \(results.count) (\(ok) ok, \(failures.count) failed)",
+            "  images:      \(results.count) (\(ok) ok, \(failures.count) failed" + (cancelled > 0 ? ", \(cancelled) cancelled)" : ")"),
             "  layers:      memory \(layers["memory", default: 0]), disk \(layers["disk", default: 0]), shared \(layers["shared", default: 0]), network \(layers["network", default: 0])"
                 + (ok > 0 ? String(format: "  (%.0f%% from the caches)", 100 * Double(ok - layers["network", default: 0]) / Double(ok)) : ""),
             "  revalidated: \(revalidated) cached images confirmed by the server (HTTP 304: a request each, no download)",

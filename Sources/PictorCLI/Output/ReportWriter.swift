@@ -2,12 +2,14 @@ import Foundation
 import Synchronization
 
 /// `prefetch --report FILE`: one TSV line per URL, written as each image finishes (in the order
-/// they finish), so an interrupted or crashed run keeps what it did.
+/// they finish; with `--name`, in input order), so an interrupted or crashed run keeps what it
+/// did.
 ///
 /// Columns, in this order (the README lists them for users):
 /// `url`, `status` (`ok` or `failed`), `layer` (`memory`, `disk`, `shared`, `network`; `-` for a
 /// failure), `width`, `height` (pixels as delivered), `bytes` (of the original), `milliseconds`
-/// (this image's load), `output` (file name in the `--out` folder), `output_bytes`, `error`,
+/// (this image's load), `output` (the written file's path as `--json` gives it: the `--out` directory as given joined
+/// with the file's name), `output_bytes`, `error`,
 /// then `index` (the URL's 1-based position in the input), `revalidated`, `stale_on_arrival`,
 /// `coalesced` (`1` or `0`, as the summary counts them) and `finished_ms` (milliseconds from
 /// the start of the run to this image's end: the largest is the run's time to its last image).
@@ -52,10 +54,11 @@ final class ReportWriter: Sendable {
         let (status, error): (String, String) = switch r.status {
         case .ok: ("ok", "")
         case .failed(let why): ("failed", why)
+        case .cancelled: ("cancelled", "")
         }
         let ok = r.status == .ok
         return [Formatting.url(r.url), status, r.layer, "\(r.width)", "\(r.height)", "\(r.bytes)",
-                String(format: "%.1f", r.seconds * 1000), r.outputFileName ?? "", "\(r.writtenBytes)", error,
+                String(format: "%.1f", r.seconds * 1000), r.outputPath ?? "", "\(r.writtenBytes)", error,
                 "\(r.index)", flag(ok && r.revalidated), flag(ok && r.staleOnArrival), flag(ok && r.wasShared),
                 String(format: "%.1f", finishedAfter * 1000)]
             .map(clean).joined(separator: "\t") + "\n"

@@ -3,12 +3,34 @@ import Foundation
 /// A small command-line parser: flags, options with values, and positionals, in any order.
 ///
 /// `--name value` and `--name=value` are both accepted; `--` ends option parsing. A value given
-/// as the next token must not start with `-` (use `--name=-value` for one that does). Anything
-/// that starts with `-` and was not consumed is reported as an unknown option, naming the token.
+/// as the next token may start with `-` (`--size-limit -1`, `--name '-{stem}.{ext}'`, `-o -`),
+/// so that the option's own check names it, unless it is one of pictor's options
+/// (``knownOptions``) or looks like a long option (`--word`): `-o --cache-dir X` is a missing
+/// value, never a file named "--cache-dir" (`--name=--x` passes such a value). Anything that
+/// starts with `-` and was not consumed is reported as an unknown option, naming the token.
 struct ArgumentParser {
     private var tokens: [String]
     private var consumed: Set<Int> = []
     private let optionEnd: Int
+
+    /// Every option and flag of every command (a help-text test keeps the list complete).
+    static let knownOptions: Set<String> = [
+        "-h", "--help", "--version",
+        "-o", "--out", "--output", "--name", "--format", "--quality", "--json", "-q", "--quiet",
+        "--resize", "--fit", "-H", "--header", "--no-cache-thumbnails", "--concurrency", "--data-only", "--report",
+        "--cache-dir", "--key-file", "--no-cache", "--cache-policy", "--size-limit", "--max-age", "--shared-cache",
+        "--limit", "--force", "--new-key-file",
+    ]
+
+    /// Whether `token`, after an option that needs a value, is an option rather than the value.
+    static func isOption(_ token: String) -> Bool {
+        if knownOptions.contains(token) { return true }
+        guard token.hasPrefix("--") else { return false }
+        let name = token.split(separator: "=", maxSplits: 1).first.map(String.init) ?? token
+        if knownOptions.contains(name) { return true }
+        // `--word…`: an option pictor does not have (a typo), not a value.
+        return token.dropFirst(2).first?.isLetter == true
+    }
 
     init(_ arguments: [String]) {
         tokens = arguments
@@ -50,9 +72,9 @@ struct ArgumentParser {
                 values.append(String(token.dropFirst(name.count + 1)))
             } else if names.contains(token) {
                 consumed.insert(i)
-                // A value never starts with '-': `-o --cache-dir X` is a missing value, not a file
-                // named "--cache-dir" (no option of pictor takes a negative number or "-").
-                guard i + 1 < optionEnd, !consumed.contains(i + 1), !tokens[i + 1].hasPrefix("-") else {
+                // `-o --cache-dir X` is a missing value, not a file named "--cache-dir"; `-1` is a
+                // value, for the option's own check to accept or name.
+                guard i + 1 < optionEnd, !consumed.contains(i + 1), !Self.isOption(tokens[i + 1]) else {
                     throw CLIError.usage("missing value for '\(token)'")
                 }
                 values.append(tokens[i + 1])

@@ -8,7 +8,10 @@ public enum CLIError: Error, Equatable, CustomStringConvertible {
     case failure(String)
     /// The disk cache the command was asked to use cannot be used: permission denied, not a
     /// directory, a folder that is not a Pictor cache, an encrypted cache without its key or
-    /// with another key, a key for a plain cache. Exit 73 (`EX_CANTCREAT`), before any image is
+    /// with another key, a key for a plain cache, a key file that cannot be used (missing, not
+    /// a file, malformed, readable by others), no cache at all for a command that needs one
+    /// (`cache stats|list|verify|trim|rekey`), or a read-only cache for a command that must
+    /// write it (`cache trim|clear|rekey|rm`). Exit 73 (`EX_CANTCREAT`), before any image is
     /// loaded and before anything in the folder is changed. `--no-cache` runs without one.
     case cacheUnavailable(String)
 
@@ -38,8 +41,9 @@ public enum ExitCode {
     public static let failure: Int32 = 1
     /// Bad arguments (`EX_USAGE` from BSD sysexits.h).
     public static let usage: Int32 = 64
-    /// The disk cache cannot be used: not openable, not a Pictor cache, or another key
-    /// (`EX_CANTCREAT` from BSD sysexits.h).
+    /// The disk cache cannot be used: not openable, not a Pictor cache, another key, an unusable
+    /// key file, no cache for a command that needs one, or read-only for a command that must
+    /// write it (`EX_CANTCREAT` from BSD sysexits.h).
     public static let cacheUnavailable: Int32 = 73
     /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
     public static let interrupted: Int32 = 130

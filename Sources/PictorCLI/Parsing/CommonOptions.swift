@@ -32,8 +32,8 @@ struct CacheOptions {
                             until evicted
       --size-limit BYTES    the disk cache's size limit for this run, e.g. 500M
                             or 1.5GiB (default 150 MiB)
-      --max-age AGE         drop disk entries unused for longer, e.g. 7d, 12h,
-                            90m (default 7d)
+      --max-age AGE         drop disk entries unused for longer (before the run,
+                            and while it lasts), e.g. 7d, 12h, 90m (default 7d)
       --no-cache            use no disk cache (memory only)
     """
 
@@ -56,11 +56,12 @@ struct CacheOptions {
             keyFile: keyFile, disabled: disabled, policy: policy, sizeLimit: sizeLimit, maxAge: maxAge)
     }
 
-    /// Refuses a directory that exists, is not empty and is not laid out as a Pictor cache
+    /// Refuses a directory that exists, is not empty and is not a Pictor cache
     /// (``DiskCache/looksLikeCacheDirectory(_:)``): the cache treats digest-named files in its
     /// directory as its own, so it must not adopt a folder of other files
-    /// (`--cache-dir ~/Downloads`). A cache whose index was deleted, or that another process is
-    /// creating right now, is recognised by its lock file and entry files.
+    /// (`--cache-dir ~/Downloads`). A cache is recognised by its index, or its lock file and
+    /// `tmp/` (files of others beside them are left alone), and a cache whose index was
+    /// deleted by its lock file or entry files.
     /// - Throws: ``CLIError/cacheUnavailable(_:)`` (exit 73).
     func checkIsCacheDirectory() throws {
         if !DiskCache.looksLikeCacheDirectory(directory) {
@@ -69,13 +70,21 @@ struct CacheOptions {
     }
 
     /// Loads the key named by `--key-file`, if any.
-    /// - Throws: ``CLIError/failure(_:)`` when the file is missing, malformed or readable by others.
+    /// - Throws: ``CLIError/cacheUnavailable(_:)`` (exit 73: the cache cannot be used without
+    ///   its key) when the file is missing, not a file, malformed, too short or readable by
+    ///   others.
     func loadKey() throws -> EncryptionKey? {
         guard let keyFile else { return nil }
+        return try Self.loadKey(keyFile)
+    }
+
+    /// Loads the key in `path` (`--key-file`, `--new-key-file`).
+    /// - Throws: ``CLIError/cacheUnavailable(_:)`` naming the file and the problem.
+    static func loadKey(_ path: String) throws -> EncryptionKey {
         do {
-            return try EncryptionKey(contentsOfFile: keyFile)
+            return try EncryptionKey(contentsOfFile: path)
         } catch {
-            throw CLIError.failure("\(error)")   // CryptoError names the file and the problem
+            throw CLIError.cacheUnavailable("\(error)")   // CryptoError names the file and the problem
         }
     }
 

@@ -10,7 +10,10 @@ import Synchronization
 /// written image's size in pixels), `{hash}` (the first 12 hex digits of SHA-256 of the URL)
 /// and `{index}` (the URL's 1-based position in the input list). A template names a file inside
 /// the output directory, never a path: `/` is refused, and so is a name that would be `.` or
-/// `..`.
+/// `..`, or that starts with `.` (a hidden file). A template with neither `{ext}` nor an
+/// extension after its last placeholder (`{index}`, `{stem}-small`) gets the output format's
+/// extension appended. Names fit in a file name (255 bytes, with room for a collision suffix):
+/// a template whose own text cannot is refused, and a long `{stem}` is cut to fit.
 struct NameTemplate: Equatable {
     enum Placeholder: String, CaseIterable {
         case stem, ext, w, h, hash, index
@@ -41,12 +44,23 @@ struct NameTemplate: Equatable {
                             {hash} (12 hex digits of SHA-256 of the URL), {index}
                             (1-based position in the input); e.g.
                             '{stem}-{w}x{h}.{ext}'. Default: {stem}-<8 hex>.{ext}.
-                            A name another URL already took gets -<8 hex> added
+                            Without {ext} or an extension, .{ext} is appended.
+                            When two URLs want one name, the one listed first
+                            gets it; the other gets -<8 hex> added
     """
+
+    /// The longest name a template renders, in UTF-8 bytes: `NAME_MAX` (255) less room for the
+    /// longest collision suffix (`-` and 16 hex digits), so that a suffixed name fits too.
+    static let longestName = 255 - 17
+
+    /// The most bytes each placeholder but `{stem}` expands to: `{ext}` `avif`, `{w}` and `{h}`
+    /// 32-bit numbers, `{hash}` 12 hex digits, `{index}` a 10-digit position.
+    static let widest: [Placeholder: Int] = [.ext: 4, .w: 10, .h: 10, .hash: 12, .index: 10]
 
     /// Parses `text`.
     /// - Throws: ``CLIError/usage(_:)`` for an unknown placeholder (named), an unclosed `{`, a
-    ///   stray `}`, a `/`, or a template that names `.`, `..` or nothing.
+    ///   stray `}`, a `/`, a template that names `.`, `..`, nothing or a hidden file, or one
+    ///   whose names cannot fit in 255 bytes even with a one-character `{stem}`.
     static func parse(_ text: String) throws -> NameTemplate {
         func invalid(_ why: String) -> CLIError { .usage("invalid value '\(text)' for '--name': \(why)") }
         guard !text.contains("/"), !text.contains("\0") else {
@@ -80,7 +94,31 @@ struct NameTemplate: Equatable {
         if parts.allSatisfy({ if case .literal = $0 { true } else { false } }), ["", ".", ".."].contains(text) {
             throw invalid("'\(text)' is not a file name")
         }
+        if case .literal(let head)? = parts.first, head.hasPrefix(".") {
+            throw invalid("a name that starts with '.' is a hidden file; start the template with a placeholder or another character")
+        }
+        if template.shortestLength + 17 > 255 {
+            throw invalid("the names would be longer than 255 bytes, the longest file name (with room for a -<16 hex> suffix)")
+        }
         return template
+    }
+
+    /// Whether the output format's extension is appended: the template has neither `{ext}` nor
+    /// an extension after its last placeholder.
+    var appendsExtension: Bool {
+        literalExtension == nil && !parts.contains(.placeholder(.ext))
+    }
+
+    /// The length in bytes of the longest name with every `{stem}` one byte long.
+    private var shortestLength: Int {
+        let fixed = parts.reduce(0) { total, part in
+            switch part {
+            case .literal(let text): total + text.utf8.count
+            case .placeholder(.stem): total + 1
+            case .placeholder(let p): total + Self.widest[p, default: 0]
+            }
+        }
+        return fixed + (appendsExtension ? 1 + Self.widest[.ext, default: 0] : 0)
     }
 
     /// The extension written after the last placeholder (`webp` in `{stem}.webp`), which sets the
@@ -103,19 +141,31 @@ struct NameTemplate: Equatable {
         }
     }
 
-    /// The file name for `values`.
+    /// The file name for `values`: at most ``longestName`` bytes, every `{stem}` cut alike
+    /// (at a character) when the whole would be longer.
     func render(_ values: Values) -> String {
-        parts.map { part in
-            switch part {
-            case .literal(let text): text
-            case .placeholder(.stem): OutputNaming.stem(for: values.url)
-            case .placeholder(.ext): values.format.fileExtension
-            case .placeholder(.w): String(values.width)
-            case .placeholder(.h): String(values.height)
-            case .placeholder(.hash): String(SHA256.hexDigest(values.url.absoluteString).prefix(12))
-            case .placeholder(.index): String(values.index)
-            }
-        }.joined()
+        var stem = OutputNaming.stem(for: values.url)
+        func name() -> String {
+            var name = parts.map { part in
+                switch part {
+                case .literal(let text): text
+                case .placeholder(.stem): stem
+                case .placeholder(.ext): values.format.fileExtension
+                case .placeholder(.w): String(values.width)
+                case .placeholder(.h): String(values.height)
+                case .placeholder(.hash): String(SHA256.hexDigest(values.url.absoluteString).prefix(12))
+                case .placeholder(.index): String(values.index)
+                }
+            }.joined()
+            if appendsExtension { name += (name.hasSuffix(".") ? "" : ".") + values.format.fileExtension }
+            return name
+        }
+        let full = name()
+        let stems = parts.filter { $0 == .placeholder(.stem) }.count
+        guard full.utf8.count > Self.longestName, stems > 0 else { return full }
+        let budget = stem.utf8.count - (full.utf8.count - Self.longestName + stems - 1) / stems
+        stem = OutputNaming.prefix(of: stem, bytes: max(budget, 1))
+        return name()
     }
 }
 
@@ -124,14 +174,95 @@ struct NameTemplate: Equatable {
 /// concurrent jobs, it remembers which URL each name went to, so that two different URLs never
 /// write one file: the second gets `-<8 hex>` of its own URL before the extension (the default
 /// names' suffix), with a warning. The same URL listed twice writes its one file twice.
+///
+/// **Input order.** Which of two URLs is "the second" must not depend on which finished first:
+/// a template's name may depend on the image (`{w}`, `{h}`, the source format), so it is known
+/// only once the image is loaded. With ``namesInInputOrder`` (a concurrent `prefetch --name`),
+/// each job writes its file under a temporary name (``temporaryPath(in:index:)``) and hands
+/// its result to ``complete(_:emit:)``; a result is named, renamed into place and handed on
+/// once every URL listed before it was, so names are claimed in input order whatever the
+/// timing: the URL listed first always gets the plain name. Jobs never wait for each other
+/// (they free their slot once the file is written); only the naming, and the report lines and
+/// JSON objects that show the names, follow input order.
 final class OutputNaming: Sendable {
     let template: NameTemplate?
+    /// Whether names are claimed in input order (see above); `fetch` runs its URLs one after
+    /// another, so it claims them in that order without this.
+    let namesInInputOrder: Bool
     private let console: Console?
     private let claimed = Mutex<[String: URL]>([:])
 
-    init(template: NameTemplate?, console: Console? = nil) {
+    private struct Order {
+        /// The 1-based input position of the next result to name.
+        var next = 1
+        /// Finished results that wait for an earlier one, by input position.
+        var waiting: [Int: ImageJob.Result] = [:]
+        /// Named results, in input order.
+        var done: [ImageJob.Result] = []
+    }
+    private let order = Mutex(Order())
+
+    init(template: NameTemplate?, console: Console? = nil, namesInInputOrder: Bool = false) {
         self.template = template
         self.console = console
+        self.namesInInputOrder = namesInInputOrder
+    }
+
+    /// Where the job for input position `index` writes its file until it is named: a hidden
+    /// file of this process in `directory`, renamed into place (same file system) or deleted.
+    func temporaryPath(in directory: String, index: Int) -> String {
+        (directory as NSString).appendingPathComponent(".pictor-\(getpid())-\(index).part")
+    }
+
+    /// Takes a finished job's result (`result.index` is its input position) and names, then
+    /// passes to `emit`, in input order, every result whose earlier ones are all in.
+    func complete(_ result: ImageJob.Result, emit: (ImageJob.Result) -> Void) {
+        order.withLock { order in
+            order.waiting[result.index] = result
+            while let next = order.waiting.removeValue(forKey: order.next) {
+                let named = finalize(next)
+                order.done.append(named)
+                emit(named)
+                order.next += 1
+            }
+        }
+    }
+
+    /// After the run: names and emits the results still waiting (an interrupted run leaves
+    /// positions that never started), in input order, and returns every result, in input order.
+    func finish(emit: (ImageJob.Result) -> Void) -> [ImageJob.Result] {
+        order.withLock { order in
+            for index in order.waiting.keys.sorted() {
+                let named = finalize(order.waiting[index]!)
+                order.done.append(named)
+                emit(named)
+            }
+            order.waiting = [:]
+            return order.done
+        }
+    }
+
+    /// Claims the name of a result whose file waits under a temporary name and renames the
+    /// file into place; a result without one is returned as it is. When no name can be had or
+    /// the rename fails, the file is deleted and the image counts as failed.
+    private func finalize(_ result: ImageJob.Result) -> ImageJob.Result {
+        guard let values = result.pendingName, let temporary = result.outputPath else { return result }
+        var result = result
+        result.pendingName = nil
+        do {
+            let name = try name(values)
+            let path = ((temporary as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name)
+            guard rename(temporary, path) == 0 else {
+                throw CLIError.failure("cannot write '\(path)': \(String(cString: strerror(errno)))")
+            }
+            result.outputPath = path
+        } catch {
+            unlink(temporary)
+            result.status = .failed(ImageJob.reason(error))
+            result.outputPath = nil
+            result.writtenBytes = 0
+        }
+        return result
     }
 
     /// The name for one image, claimed for `values.url`.
@@ -163,12 +294,28 @@ final class OutputNaming: Sendable {
     }
 
     /// The URL's last path component without its extension: letters, digits, `-` and `_` kept,
-    /// anything else `_`, at most 80 characters; `image` when nothing is left.
+    /// anything else `_`, at most 80 characters and 160 bytes; `image` when nothing is left.
+    /// A default name (stem, 8 hex digits, extension) then fits in a file name with a
+    /// collision suffix.
     static func stem(for url: URL) -> String {
         var base = url.deletingPathExtension().lastPathComponent
-        base = String(base.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(80))
+        base = prefix(of: String(base.map { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" ? $0 : "_" }.prefix(80)), bytes: 160)
         if base.isEmpty || base == "_" { base = "image" }
         return base
+    }
+
+    /// The longest prefix of `text` of whole characters in at most `bytes` UTF-8 bytes; `_`
+    /// when not even its first character fits.
+    static func prefix(of text: String, bytes: Int) -> String {
+        var count = 0
+        var end = text.startIndex
+        for index in text.indices {
+            let next = count + text[index].utf8.count
+            if next > bytes { break }
+            count = next
+            end = text.index(after: index)
+        }
+        return end == text.startIndex && !text.isEmpty ? "_" : String(text[..<end])
     }
 
     /// The first `count` hex digits of SHA-256 of the URL.
