@@ -39,7 +39,7 @@ struct ContactSheetTests {
             result.height = image.height
             result.bytes = 1000
             result.seconds = 0.010
-            result.outputFileName = image.output
+            result.outputPath = dir.appendingPathComponent("thumbs-cold").appendingPathComponent(image.output).path
             result.writtenBytes = Int64(png.count)
             cold.append(result)
             result.layer = "disk"

@@ -27,13 +27,13 @@ import Testing
         r.revalidated = true
         r.staleOnArrival = true
         r.wasShared = true
-        r.outputFileName = "a-256x171.jpg"
+        r.outputPath = "thumbs/a-256x171.jpg"
         r.writtenBytes = 900
         let line = ReportWriter.line(r, finishedAfter: 1.5)
         #expect(line.split(separator: "\t", omittingEmptySubsequences: false).count == ReportWriter.columns.count)
         let f = fields(line)
         #expect(f["url"] == "https://example.test/a.jpg" && f["status"] == "ok" && f["layer"] == "disk")
-        #expect(f["milliseconds"] == "12.3" && f["output"] == "a-256x171.jpg" && f["error"] == "")
+        #expect(f["milliseconds"] == "12.3" && f["output"] == "thumbs/a-256x171.jpg" && f["error"] == "")
         #expect(f["index"] == "7" && f["revalidated"] == "1" && f["stale_on_arrival"] == "1" && f["coalesced"] == "1")
         #expect(f["finished_ms"] == "1500.0")
     }

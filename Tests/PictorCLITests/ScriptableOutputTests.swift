@@ -230,7 +230,7 @@ struct CancelledImageTests {
         let image = try #require(try JSONSerialization.jsonObject(with: Data(JSONOutput.line(JSONOutput.ImageRecord(result(.cancelled))).utf8)) as? [String: Any])
         #expect(image["status"] as? String == "cancelled")
         #expect(image["error"] == nil)
-        #expect(ReportWriter.line(result(.cancelled)).split(separator: "\t")[1] == "cancelled")
+        #expect(ReportWriter.line(result(.cancelled), finishedAfter: 0).split(separator: "\t")[1] == "cancelled")
     }
 
     @Test(.enabled(if: FaultServer.isAvailable))
