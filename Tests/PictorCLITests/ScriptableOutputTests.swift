@@ -110,8 +110,9 @@ struct InterruptedPrefetchTests {
         #expect(outcome.status == 130, "\(output)")
         #expect(output.contains("Summary"), "\(output)")
         #expect(output.contains("interrupted:"), "\(output)")
-        // The images in flight were cancelled, not failed
-        #expect(output.contains("0 failed, 2 cancelled)"), "\(output)")
+        // The images in flight were cancelled, not failed: two, or one when Ctrl-C came between
+        // an image's end and the start of the next
+        #expect(output.range(of: #"0 failed, [12] cancelled\)"#, options: .regularExpression) != nil, "\(output)")
         #expect(!output.contains("× cancelled"), "\(output)")
         let lines = try String(contentsOf: report, encoding: .utf8).split(separator: "\n")
         #expect(lines.first?.hasPrefix("url\tstatus") == true)
