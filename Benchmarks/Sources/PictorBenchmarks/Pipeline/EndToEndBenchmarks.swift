@@ -173,8 +173,11 @@ struct EndToEndBenchmarks {
         var requests: Int
     }
 
-    func contenders() -> [Contender] {
+    /// The tools that can run here, and the names of the peers that cannot (each with a note
+    /// in the report saying why).
+    func contenders() -> (tools: [Contender], missing: [String]) {
         var all: [Contender] = []
+        var missing: [String] = []
         if let pictor = options.pictorBinary {
             all.append(Contender(
                 key: "pictor", name: "pictor", phases: ["cold", "warm-originals", "warm-thumbnails"],
@@ -191,6 +194,7 @@ struct EndToEndBenchmarks {
             let path = Paths.benchmarks.appendingPathComponent("scripts/\(script)").path
             guard FileManager.default.isExecutableFile(atPath: python) else {
                 report.note("e2e: peer \(label) not measured: no Python at \(python) (scripts/bench.sh creates Benchmarks/.venv)")
+                missing.append(label)
                 continue
             }
             let check = Self.capture(python, [path, "--check"])
@@ -198,6 +202,7 @@ struct EndToEndBenchmarks {
                 let why = check.output.split(separator: "\n").last.map(String.init) ?? "exit \(check.status)"
                 report.note("e2e: peer \(label) not measured: it does not import (\(why)); scripts/bench.sh installs it "
                             + "from PyPI into Benchmarks/.venv, which needs PyPI to be reachable")
+                missing.append(label)
                 continue
             }
             var name = "\(label) (\(version.replacingOccurrences(of: " (API mode)", with: "")))"
@@ -231,8 +236,9 @@ struct EndToEndBenchmarks {
                 outputName: { _, url in SHA256KeyHashing().digest(for: url) + ".jpg" }))
         } else {
             report.note("e2e: peer curl + vipsthumbnail not measured: needs bash, curl, xargs and vipsthumbnail (Debian's libvips-tools)")
+            missing.append("curl + vipsthumbnail")
         }
-        return all
+        return (all, missing)
     }
 
     // MARK: Run
@@ -246,7 +252,7 @@ struct EndToEndBenchmarks {
         if let reason = TestImages.prepare(options) { return skipAll(reason) }
         let sets: [ImageSet]
         do { sets = try imageSets() } catch { return skipAll("set-up failed: \(error)") }
-        let tools = contenders()
+        let (tools, missing) = contenders()
         guard tools.count > 1 else { return skipAll("no peer could run (see the notes)") }
         let work = URL(fileURLWithPath: options.workDirectory, isDirectory: true).appendingPathComponent("e2e")
         let fm = FileManager.default
@@ -266,8 +272,9 @@ struct EndToEndBenchmarks {
             defer { nginx.stop() }
             for var set in sets where set.ids.contains(where: options.selects) {
                 let started = nowNanoseconds()
-                try measure(&set, tools: tools, nginx: nginx, work: work.appendingPathComponent(set.name))
-                print(String(format: "  (%@: %.0f s)", set.name, Double(nowNanoseconds() - started) / 1e9))
+                let measured = try measure(&set, tools: tools, missing: missing, nginx: nginx, work: work.appendingPathComponent(set.name))
+                print(String(format: "  (%@: %.0f s, of which the measured runs %.0f s)",
+                             set.name, Double(nowNanoseconds() - started) / 1e9, measured / 1e9))
             }
         } catch {
             skipAll("set-up failed: \(error)")
@@ -275,7 +282,9 @@ struct EndToEndBenchmarks {
         try? fm.removeItem(at: work)
     }
 
-    private func measure(_ set: inout ImageSet, tools: [Contender], nginx: Nginx, work: URL) throws {
+    /// Runs every round of one set and adds its rows; returns the wall time of the measured
+    /// runs alone (the rest is set-up, checks and `sync`), nanoseconds.
+    private func measure(_ set: inout ImageSet, tools: [Contender], missing: [String], nginx: Nginx, work: URL) throws -> Double {
         let fm = FileManager.default
         try fm.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? fm.removeItem(at: work) }
@@ -341,7 +350,8 @@ struct EndToEndBenchmarks {
                 try? fm.removeItem(at: root)
             }
         }
-        addRows(set: set, meanKB: meanKB, tools: tools, outcomes: outcomes)
+        addRows(set: set, meanKB: meanKB, tools: tools, missing: missing, outcomes: outcomes)
+        return outcomes.values.flatMap(\.values).joined().map(\.run.wallNanoseconds).reduce(0, +)
     }
 
     // MARK: Output checks
@@ -426,7 +436,7 @@ struct EndToEndBenchmarks {
         let goal: Goal
     }
 
-    private func addRows(set: ImageSet, meanKB: Int, tools: [Contender], outcomes: [String: [String: [Outcome]]]) {
+    private func addRows(set: ImageSet, meanKB: Int, tools: [Contender], missing: [String], outcomes: [String: [String: [Outcome]]]) {
         let n = Double(set.count)
         let metrics = [
             Metric(suffix: "", target: "E2E-1", caption: "images/s, whole process (start-up included)", kind: "throughput",
@@ -487,7 +497,7 @@ struct EndToEndBenchmarks {
                         return metric.higherIsBetter ? ma > mb : ma < mb
                     }
                 var notes = excluded.map { "not compared: \($0)" } + peerRequests
-                if tools.count - 1 < 3 { notes.append("other peers not measured (see the notes)") }
+                if !missing.isEmpty { notes.append("not measured: \(missing.joined(separator: ", ")) (see the notes)") }
                 guard let best = ranked.first else {
                     report.add(Row(id: id, targetID: metric.target, figure: figure, pictor: pictorCell,
                                    reference: (["no peer passed its checks"] + notes).joined(separator: "; "),
