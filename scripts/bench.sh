@@ -11,6 +11,9 @@
 #
 # The Pillow reference runs in a virtual environment the script creates under Benchmarks/.venv
 # (pip install Pillow from PyPI); without it the thumbnail comparisons are listed as not measured.
+# The end-to-end peers (rows e2e.*) need aiohttp, pyvips and pyvips-binary (libvips 8.18, the
+# build sharp bundles) in that venv too; a peer that cannot be installed or imported is left
+# out of those rows, with a note in the report.
 # In every mode, a failed build of PictorBenchmarks or pictor stops the script with exit 1.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -38,6 +41,21 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import PIL' 2>/dev/nu
   echo "== creating $VENV with Pillow"
   { python3 -m venv "$VENV" && "$VENV/bin/pip" install --quiet --disable-pip-version-check Pillow; } \
     || echo "bench: could not set up Pillow; thumbnail references will be skipped"
+fi
+# pyvips must run on the wheel's libvips, not build its own binding against Debian's (8.14):
+# with pkg-config blind to vips, pyvips installs without compiling and loads pyvips-binary's
+# module (--no-cache-dir: not a binding pip built and cached elsewhere); pyvips-binary goes in
+# again last, since replacing a compiled pyvips removes the module file that both ship.
+PEERS_OK='import aiohttp, PIL, pyvips; assert pyvips.at_least_libvips(8, 18)'
+if [ -x "$VENV/bin/python" ] && ! "$VENV/bin/python" -c "$PEERS_OK" 2>/dev/null; then
+  echo "== installing the end-to-end peers into $VENV (aiohttp, pyvips, pyvips-binary)"
+  { "$VENV/bin/pip" install --quiet --disable-pip-version-check --timeout 30 --retries 2 aiohttp pyvips-binary \
+      && PKG_CONFIG_LIBDIR=/nonexistent "$VENV/bin/pip" install --quiet --disable-pip-version-check --timeout 30 \
+           --retries 2 --no-cache-dir --force-reinstall --no-deps pyvips \
+      && "$VENV/bin/pip" install --quiet --disable-pip-version-check --timeout 30 --retries 2 \
+           --force-reinstall --no-deps pyvips-binary \
+      && "$VENV/bin/python" -c "$PEERS_OK"; } \
+    || echo "bench: could not install the end-to-end peers (PyPI unreachable?); the e2e rows will say which are missing"
 fi
 
 echo "== building PictorBenchmarks (release)"

@@ -55,6 +55,7 @@ BENCH=(
   openssl           # a certificate for the HTTP/2 (TLS) rows
   python3           # the Pillow reference runs in a virtual environment
   python3-venv
+  libvips-tools     # vipsthumbnail: an end-to-end peer (rows e2e.*)
 )
 
 groups=("$@")

@@ -32,6 +32,7 @@ DownloadBenchmarks(options: options, report: report).run()
 FleetBenchmarks(options: options, report: report).run()
 PipelineBenchmarks(options: options, report: report).run()
 WarmingMemoryBenchmarks(options: options, report: report).run()
+EndToEndBenchmarks(options: options, report: report).run()
 try? FileManager.default.removeItem(atPath: options.workDirectory)
 
 let elapsed = Double(nowNanoseconds() - started) / 1e9

@@ -21,7 +21,12 @@ extension Report {
         out += "`../shared/design/performance.md` §3 with the bounds of the BRIEF's table where it sets "
         out += "one (memory get ≤ 2×, ≥ 4× NSCache; disk hit ≤ 1.3×, write ≤ 1.5×; thumbnails ≥ 1.0× "
         out += "Pillow; downloads ≥ 0.8× curl; 1 request and 1 decode for 1,000 callers; 1M-entry disk "
-        out += "cache open ≤ 100 ms, lookup and insert ≤ 1.5× the 1k figures). Timings never fail CI.\n\n"
+        out += "cache open ≤ 100 ms, lookup and insert ≤ 1.5× the 1k figures). E2E rows (`e2e.…`) run whole "
+        out += "processes end to end, a URL list to 256-px JPEG thumbnails in a folder with the originals kept "
+        out += "on disk: `pictor prefetch` against aiohttp + pyvips (libvips 8.18), aiohttp + Pillow and curl + "
+        out += "vipsthumbnail, each figure against the best peer for it (E2E-1 images/s ≥ 1.0×, E2E-2 CPU per "
+        out += "image ≤ 1.0×, E2E-3 peak RSS ≤ 1.5× the lowest), the ratio of medians beside the paired ratio; "
+        out += "a peer whose outputs fail the check is named and not compared. Timings never fail CI.\n\n"
         out += "- Date: \(doc.date)\n"
         for (key, value) in doc.machine.sorted(by: { $0.key < $1.key }) {
             out += "- \(key): \(value)\n"
