@@ -68,12 +68,18 @@ extension BinaryRunner {
             try process.run()
         }
 
-        /// Waits, off the cooperative pool, until `lines` lines are in the report at `path`
-        /// (at most two minutes).
-        func waitForReport(_ path: URL, lines: Int) async throws {
-            let deadline = Date().addingTimeInterval(120)
-            while Date() < deadline, ((try? String(contentsOf: path, encoding: .utf8))?.split(separator: "\n").count ?? 0) < lines {
-                try await Task.sleep(for: .milliseconds(20))
+        /// Waits until `lines` lines are in the report at `path` (at most two minutes), then runs
+        /// `action` at once (a signal, a server stopped), both on a thread of its own: on a
+        /// loaded machine the cooperative pool can be busy with other tests for seconds, and a
+        /// task polling there (or resumed there before acting) would wake only after a run of a
+        /// few seconds had ended.
+        func whenReport(_ path: URL, hasLines lines: Int, _ action: @escaping @Sendable () throws -> Void) async throws {
+            try await offPool {
+                let deadline = Date().addingTimeInterval(120)
+                while Date() < deadline, ((try? String(contentsOf: path, encoding: .utf8))?.split(separator: "\n").count ?? 0) < lines {
+                    usleep(20_000)
+                }
+                try action()
             }
         }
 

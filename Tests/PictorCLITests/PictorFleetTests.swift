@@ -160,8 +160,7 @@ struct SharedTierOutageTests {
         let report = temp.appendingPathComponent("report.tsv")
         let run = try BinaryRunner.Running(["prefetch", list.path, "--concurrency", "2", "--data-only", "--cache-dir",
                                             temp.appendingPathComponent("cache").path, "--shared-cache", redis.url, "--report", report.path])
-        try await run.waitForReport(report, lines: 5)
-        try await offPool { redis.stop() }
+        try await run.whenReport(report, hasLines: 5) { redis.stop() }
         let outcome = try await run.finish()
         let (output, errors) = (outcome.stdout, outcome.stderr)
         #expect(outcome.status == 0, "\(output)\n\(errors)")

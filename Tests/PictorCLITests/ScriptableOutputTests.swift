@@ -103,8 +103,8 @@ struct InterruptedPrefetchTests {
         let report = temp.appendingPathComponent("report.tsv")
         let run = try BinaryRunner.Running(["prefetch", list.path, "--concurrency", "2", "--no-cache", "--report", report.path])
         // Wait until a few images are done, as seen in the report, then press Ctrl-C.
-        try await run.waitForReport(report, lines: 3)
-        kill(run.process.processIdentifier, SIGINT)
+        let pid = run.process.processIdentifier
+        try await run.whenReport(report, hasLines: 3) { kill(pid, SIGINT) }
         let outcome = try await run.finish()
         let output = outcome.stdout
         #expect(outcome.status == 130, "\(output)")
