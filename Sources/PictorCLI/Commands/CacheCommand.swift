@@ -140,9 +140,11 @@ enum CacheCommand {
             USAGE: pictor cache verify [options]
 
             Re-reads every entry. Bad ones (unreadable, truncated, wrong key,
-            tampered) are removed and listed by digest; index rows without a file
-            and files without a row are removed and counted. Exit 1 when any was
-            found.
+            stored under another entry's name; in an encrypted cache, any change)
+            are removed and listed by digest; index rows without a file and files
+            without a row are removed and counted. A plain entry's contents carry
+            no checksum: bytes changed in place are not found. Exit 1 when any
+            was found.
 
             OPTIONS:
             \(common)
