@@ -50,8 +50,8 @@ extension ImagePipeline {
     func processedVariant(_ p: PreparedRequest, priority: PriorityHandle, discarded: inout Bool) async throws -> StageOutput? {
         guard usesVariants(p), p.fetchKey.readsCaches, let cache = configuration.dataCache,
               let entry = cache.entry(for: p.imageKey.rawValue) else { return nil }
-        if configuration.httpCachePolicy == .http, !p.fetchKey.isCacheOnly,
-           !HTTPFreshness.isFresh(entry.metadata, now: configuration.now()) { return nil }
+        if !p.fetchKey.isCacheOnly,
+           !HTTPFreshness.serves(entry.metadata, under: configuration.httpCachePolicy, now: configuration.now()) { return nil }
         let decoder = configuration.decoder
         let options = configuration.decodingOptions
         let data = entry.data

@@ -222,11 +222,11 @@ struct FetchStateMachine {
     /// Whether the origin's answer, stored with `metadata`, is stale the moment it is received
     /// (so every later use asks the server again); never under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``.
     private func isStaleOnArrival(_ metadata: DataCacheMetadata, at received: Date) -> Bool {
-        inputs.policy == .http && !HTTPFreshness.isFresh(metadata, now: received)
+        !HTTPFreshness.serves(metadata, under: inputs.policy, now: received)
     }
 
     private func isFresh(_ entry: DataCacheEntry, now: Date) -> Bool {
-        inputs.policy == .ignoreHTTPHeaders || HTTPFreshness.isFresh(entry.metadata, now: now)
+        HTTPFreshness.serves(entry.metadata, under: inputs.policy, now: now)
     }
 
     /// After the disk tier: the shared tier, else the network (unless cache-only).

@@ -111,6 +111,14 @@ enum HTTPFreshness {
         return metadata
     }
 
+    /// Whether an entry stored with `metadata` may be served without asking the server at `now`
+    /// under `policy`: always under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``, while
+    /// fresh under ``ImagePipeline/HTTPCachePolicy/http``. The one rule for originals (the fetch
+    /// state machine) and processed variants alike.
+    static func serves(_ metadata: DataCacheMetadata, under policy: ImagePipeline.HTTPCachePolicy, now: Date) -> Bool {
+        policy == .ignoreHTTPHeaders || isFresh(metadata, now: now)
+    }
+
     /// Whether `metadata` may be served without asking the server at `now`.
     static func isFresh(_ metadata: DataCacheMetadata, now: Date) -> Bool {
         guard metadata.vary == nil, !CacheControl(metadata.cacheControl).noCache, let expiresAt = metadata.expiresAt else { return false }
