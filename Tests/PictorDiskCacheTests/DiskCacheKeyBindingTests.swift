@@ -14,15 +14,20 @@ struct DiskCacheKeyBindingTests {
 
     func path(_ key: String) -> String { directory.path + "/" + SHA256.hexDigest(key) }
 
+    /// Swaps two entry files on disk, as a tool renaming them behind the cache's back would.
+    func swapFiles(_ first: String, _ second: String) {
+        #expect(rename(first, first + ".swap") == 0)
+        #expect(rename(second, first) == 0)
+        #expect(rename(first + ".swap", second) == 0)
+    }
+
     @Test func swappedPlainEntryFilesAreNeverServedForTheOtherKey() throws {
         // Given two plain entries whose files were swapped on disk (a tool renamed them)
         let cache = try DiskCache(configuration: .test(directory, log: log))
         cache.store(testBytes(1000, seed: 1), for: Self.a)
         cache.store(testBytes(1000, seed: 2), for: Self.b)
         cache.flush()
-        #expect(rename(path(Self.a), path(Self.a) + ".swap") == 0)
-        #expect(rename(path(Self.b), path(Self.a)) == 0)
-        #expect(rename(path(Self.a) + ".swap", path(Self.b)) == 0)
+        swapFiles(path(Self.a), path(Self.b))
         // When each key is read, then neither is served the other's bytes
         #expect(cache.data(for: Self.a) == nil)
         #expect(cache.data(for: Self.b) == nil)
@@ -111,9 +116,7 @@ struct DiskCacheKeyBindingTests {
         cache.store(testBytes(1000, seed: 2), for: Self.b)
         cache.store(testBytes(1000, seed: 3), for: "https://example.org/c.jpg")
         cache.flush()
-        #expect(rename(path(Self.a), path(Self.a) + ".swap") == 0)
-        #expect(rename(path(Self.b), path(Self.a)) == 0)
-        #expect(rename(path(Self.a) + ".swap", path(Self.b)) == 0)
+        swapFiles(path(Self.a), path(Self.b))
         // When verified, then both are found bad and removed; the untouched one stays
         let report = cache.verify()
         #expect(report.checked == 3)
@@ -131,9 +134,7 @@ struct DiskCacheKeyBindingTests {
             cache.store(testBytes(2000, seed: 2), for: Self.b)
             cache.flush()
         }
-        #expect(rename(path(Self.a), path(Self.a) + ".swap") == 0)
-        #expect(rename(path(Self.b), path(Self.a)) == 0)
-        #expect(rename(path(Self.a) + ".swap", path(Self.b)) == 0)
+        swapFiles(path(Self.a), path(Self.b))
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory.path + "/index.sqlite" + suffix) }
         let cache = try DiskCache(configuration: .test(directory, log: log))
         // Then verify finds both
@@ -185,9 +186,7 @@ struct DiskCacheKeyBindingTests {
         cache.flush()
         let names = EncryptedFixtures.encryption.keyHashing
         let pa = directory.path + "/" + names.digest(for: Self.a), pb = directory.path + "/" + names.digest(for: Self.b)
-        #expect(rename(pa, pa + ".swap") == 0)
-        #expect(rename(pb, pa) == 0)
-        #expect(rename(pa + ".swap", pb) == 0)
+        swapFiles(pa, pb)
         #expect(cache.data(for: Self.a) == nil)
         #expect(cache.data(for: Self.b) == nil)
     }
