@@ -122,7 +122,8 @@ extension ImagePipeline {
     /// the disk holds passed this check or a decode when it was stored.
     private func checkWhole(_ fetched: FetchResult, _ p: PreparedRequest) async throws(Error) {
         guard fetched.source == .network || fetched.source == .shared,
-              let format = ImageFormat.sniff(fetched.data), FileStructure.isTruncated(fetched.data, format: format) else { return }
+              let format = fetched.metadata.format ?? ImageFormat.sniff(fetched.data),
+              FileStructure.isTruncated(fetched.data, format: format) else { return }
         configuration.dataCache?.removeData(for: p.dataKey)
         await sharedTier?.remove(p.dataKey)
         guard !configuration.decodingOptions.allowsTruncatedData else { return }
