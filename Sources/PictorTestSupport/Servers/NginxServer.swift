@@ -46,11 +46,22 @@ public final class NginxServer: Sendable {
     /// Starts nginx serving `root`; same as ``init(root:binary:extraServerConfig:)``.
     ///
     /// - Throws: see ``init(root:binary:extraServerConfig:)``.
+    /// Polls (every 10 ms, at most `timeout` seconds) until `path` exists, while `alive` holds.
+    private static func waitForFile(_ path: String, timeout: Double, while alive: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline, alive() {
+            if FileManager.default.fileExists(atPath: path) { return true }
+            usleep(10_000)
+        }
+        return alive() && FileManager.default.fileExists(atPath: path)
+    }
+
     public static func start(root: URL, extraServerConfig: String = "") throws -> NginxServer {
         try NginxServer(root: root, extraServerConfig: extraServerConfig)
     }
 
-    /// Starts nginx serving `root` and waits (up to 10 s) until it accepts connections.
+    /// Starts nginx serving `root` and waits (up to 10 s) until it accepts connections and has
+    /// bound every listen socket (it writes its pid file only then).
     ///
     /// - Parameters:
     ///   - root: the folder to serve (must exist).
@@ -77,8 +88,14 @@ public final class NginxServer: Sendable {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice
+            // Listening on the port is not enough: another test's server may hold a port this
+            // one failed to bind (nginx retries a failed bind for a few seconds before exiting).
+            // nginx writes its pid file only once every listen socket is bound.
+            let pidFile = directory.appendingPathComponent("nginx.pid").path
+            try? FileManager.default.removeItem(atPath: pidFile)
             try process.run()
-            if LoopbackHTTP.waitUntilListening(port: port, timeout: 10, while: { process.isRunning }) {
+            if LoopbackHTTP.waitUntilListening(port: port, timeout: 10, while: { process.isRunning }),
+               Self.waitForFile(pidFile, timeout: 10, while: { process.isRunning }) {
                 self.port = port
                 self.root = root
                 self.directory = directory
