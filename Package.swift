@@ -22,7 +22,10 @@ let package = Package(
     ],
     targets: [
         // C libraries from Debian, each imported by exactly one Swift module.
-        .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
+        // libvips' headers only: the library is loaded with dlopen on first use (see
+        // CVipsShim/shim.c), so the include paths come from GLib's pkg-config, not libvips'
+        // (whose -lvips would load its ~120 libraries into every process at start).
+        .systemLibrary(name: "CVips", pkgConfig: "glib-2.0", providers: [.apt(["libvips-dev"])]),
         .target(name: "CVipsShim", dependencies: ["CVips"]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),

@@ -52,7 +52,7 @@ public struct VipsDecoder: ImageDecoding {
     /// profile, any libjpeg warning) always go through libvips.
     public var usesTurboJPEG: Bool
 
-    /// Creates the decoder (libvips starts on first use); see ``usesTurboJPEG``.
+    /// Creates the decoder (libvips is loaded and started on its first decode that needs it); see ``usesTurboJPEG``.
     ///
     /// - Parameter usesTurboJPEG: whether plain JPEGs take the libjpeg-turbo fast path; `true` by
     ///   default.
@@ -60,19 +60,27 @@ public struct VipsDecoder: ImageDecoding {
         self.usesTurboJPEG = usesTurboJPEG
     }
 
+    /// The libvips loader of each format Pictor may hand to libvips.
+    private static let loaders: [ImageFormat: String] = [
+        .jpeg: "jpegload_buffer", .png: "pngload_buffer", .gif: "gifload_buffer", .webp: "webpload_buffer",
+        .avif: "heifload_buffer", .heic: "heifload_buffer", .tiff: "tiffload_buffer", .bmp: "magickload_buffer",
+        .jxl: "jxlload_buffer", .svg: "svgload_buffer",
+    ]
+
+    /// The formats this decoder may read, known without loading libvips: every format with a
+    /// libvips loader, plus ICO and CUR. Which of them this machine's libvips build reads is
+    /// ``supportedFormats``; decoding one it lacks throws
+    /// ``/PictorCore/ImageDecodingError/unsupportedFormat(_:)``.
+    public static let candidateFormats: Set<ImageFormat> = Set(loaders.keys).union([.ico, .cur])
+
     /// The formats this libvips build decodes, found by asking libvips for each loader
     /// (`jpegload_buffer`, `heifload_buffer`, `jxlload_buffer`, `svgload_buffer`, …). On Debian 12:
     /// every ``/PictorCore/ImageFormat`` except BMP (libvips reads BMP only through ImageMagick). ICO and CUR
     /// are read by Pictor itself (the largest entry; see ``/PictorCore/ImageFormat/ico``), with libvips for
-    /// their PNG entries.
+    /// their PNG entries. Empty when libvips cannot be loaded. Reading it loads libvips.
     public static let supportedFormats: Set<ImageFormat> = {
         guard (try? VipsRuntime.start()) != nil else { return [] }
-        let loaders: [ImageFormat: String] = [
-            .jpeg: "jpegload_buffer", .png: "pngload_buffer", .gif: "gifload_buffer", .webp: "webpload_buffer",
-            .avif: "heifload_buffer", .heic: "heifload_buffer", .tiff: "tiffload_buffer", .bmp: "magickload_buffer",
-            .jxl: "jxlload_buffer", .svg: "svgload_buffer",
-        ]
-        var formats = Set(loaders.filter { vips_type_find("VipsOperation", $0.value) != 0 }.keys)
+        var formats = Set(loaders.filter { cvs_has_operation($0.value) != 0 }.keys)
         // Icons are parsed by Pictor (IconDecoder); their PNG entries need libvips' PNG loader.
         if formats.contains(.png) { formats.formUnion([.ico, .cur]) }
         return formats
@@ -95,13 +103,9 @@ public struct VipsDecoder: ImageDecoding {
     ///   text.
     public func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
         guard !data.isEmpty else { throw ImageDecodingError.emptyData }
-        do { try VipsRuntime.start() } catch { throw ImageDecodingError.corrupt(nil, message: error.message) }
-        // Warnings of earlier, successful decodes stay in libvips' process-wide error buffer;
-        // without this a later failure would report them as its own reason.
-        vips_error_clear()
         // Only formats Pictor recognises reach libvips: its other loaders (PDF, FITS, CSV, …) stay shut.
         guard let format = ImageFormat.sniff(data) else { throw ImageDecodingError.unknownFormat }
-        guard Self.supportedFormats.contains(format) else { throw ImageDecodingError.unsupportedFormat(format) }
+        guard Self.candidateFormats.contains(format) else { throw ImageDecodingError.unsupportedFormat(format) }
         if format == .jpeg, let precision = FileStructure.jpegPrecision(data), precision != 8 {
             throw ImageDecodingError.unsupportedVariant(.jpeg, detail: "\(precision)-bit samples (only 8-bit JPEG is decoded)")
         }
@@ -134,6 +138,7 @@ public struct VipsDecoder: ImageDecoding {
            let image = try data.withUnsafeBytes({ try TurboJPEGDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
             return image
         }
+        try Self.prepareLibvips(for: format)
         do {
             return try data.withUnsafeBytes { raw in
                 try decode(raw, format: format, options: options)
@@ -220,6 +225,16 @@ public struct VipsDecoder: ImageDecoding {
             cvs_thumbnail_buffer(raw.baseAddress, raw.count, Int32(options.width), Int32(height), Int32(size.rawValue),
                                  crop, failOnTruncated, pages, exportSRGB ? 1 : 0, $0)
         }
+    }
+
+    /// Loads libvips if needed (plain JPEGs on the libjpeg-turbo path never do) and checks that
+    /// this build reads `format`.
+    private static func prepareLibvips(for format: ImageFormat) throws(ImageDecodingError) {
+        do { try VipsRuntime.start() } catch { throw ImageDecodingError.corrupt(nil, message: error.message) }
+        guard supportedFormats.contains(format) else { throw ImageDecodingError.unsupportedFormat(format) }
+        // Warnings of earlier, successful decodes stay in libvips' process-wide error buffer;
+        // without this a later failure would report them as its own reason.
+        cvs_error_clear()
     }
 
     static func checkPixelCount(width: Int, height: Int, options: ImageDecodingOptions) throws(ImageDecodingError) {

@@ -3,7 +3,8 @@ import PictorCore
 internal import CVips
 internal import CVipsShim
 
-/// Encodes an ``/PictorCore/Image`` to JPEG, PNG, WebP, AVIF or GIF with libvips.
+/// Encodes an ``/PictorCore/Image`` to JPEG, PNG, WebP, AVIF or GIF with libvips (opaque JPEGs with
+/// libjpeg-turbo directly, see ``usesTurboJPEG``).
 ///
 /// WebP and GIF keep every decoded frame of an animation with its duration and loop count; the
 /// other formats write the first frame. JPEG has no alpha, so
@@ -20,15 +21,23 @@ public struct VipsEncoder: ImageEncoding {
     public var pngCompression: Int
     /// Whether WebP is written lossless (then `quality` only sets effort); default `false`.
     public var webpLossless: Bool
+    /// Whether opaque grey and RGB images are written as JPEG by libjpeg-turbo directly, with the
+    /// settings libvips' `jpegsave` uses (baseline, standard Huffman tables, 4:2:0 chroma below
+    /// quality 90, 4:4:4 from 90 on), skipping libvips' copy of the pixels and its thread pool;
+    /// default `true`. Images with alpha always go through libvips, which flattens them.
+    public var usesTurboJPEG: Bool
 
     /// Creates an encoder; see each property for its default.
     ///
     /// - Parameters:
     ///   - pngCompression: zlib level for PNG, 0...9; 6 by default.
     ///   - webpLossless: whether WebP is written lossless; `false` by default.
-    public init(pngCompression: Int = 6, webpLossless: Bool = false) {
+    ///   - usesTurboJPEG: whether opaque JPEGs are written by libjpeg-turbo directly; `true` by
+    ///     default.
+    public init(pngCompression: Int = 6, webpLossless: Bool = false, usesTurboJPEG: Bool = true) {
         self.pngCompression = pngCompression
         self.webpLossless = webpLossless
+        self.usesTurboJPEG = usesTurboJPEG
     }
 
     /// The quality used when none is given: 80, on the 1...100 scale of JPEG, WebP and AVIF
@@ -54,10 +63,11 @@ public struct VipsEncoder: ImageEncoding {
     public func encode(_ image: Image, as format: ImageFormat, quality: Int = VipsEncoder.defaultQuality) throws -> Data {
         guard Self.supportedFormats.contains(format) else { throw ImageEncodingError.unsupportedFormat(format) }
         let q = Int32(min(max(quality, 1), 100))
+        if usesTurboJPEG, format == .jpeg, let data = TurboJPEGEncoder.encode(image, quality: q) { return data }
         do {
             try VipsRuntime.start()
             // An earlier call's text in libvips' process-wide error buffer is not this encode's reason.
-            vips_error_clear()
+            cvs_error_clear()
             let animated = image.frames.count > 1 && (format == .webp || format == .gif)
             var input = try animated ? VipsImageHandle.animation(image) : VipsImageHandle.from(image)
             var buffer: UnsafeMutableRawPointer? = nil
@@ -80,7 +90,7 @@ public struct VipsEncoder: ImageEncoding {
                 result = cvs_avifsave_buffer(input.pointer, q, &buffer, &length)
             }
             guard result == 0, let buffer else { throw VipsError.last("\(format.rawValue)save_buffer") }
-            return Data(bytesNoCopy: buffer, count: length, deallocator: .custom { pointer, _ in g_free(pointer) })
+            return Data(bytesNoCopy: buffer, count: length, deallocator: .custom { pointer, _ in cvs_free(pointer) })
         } catch let error as VipsError {
             throw ImageEncodingError.failed(format, message: error.message)
         }

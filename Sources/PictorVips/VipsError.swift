@@ -1,5 +1,6 @@
 import Foundation
 internal import CVips
+internal import CVipsShim
 
 /// A libvips call that failed, with the text libvips gave at the failure site.
 ///
@@ -28,11 +29,11 @@ public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible {
     /// include text from another thread's failure. The buffer is cleared on every read so it
     /// never grows.
     static func last(_ operation: String) -> VipsError {
-        defer { vips_error_clear() }
+        defer { cvs_error_clear() }
         var text = ""
-        if let copy = vips_error_buffer_copy() {
+        if let copy = cvs_error_buffer_copy() {
             text = String(cString: copy)
-            g_free(copy)
+            cvs_free(copy)
         }
         text = stableText(text)
         return VipsError(operation: operation, message: text.isEmpty ? "libvips gave no message" : text)

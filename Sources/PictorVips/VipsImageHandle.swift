@@ -9,7 +9,7 @@ final class VipsImageHandle {
     let pointer: UnsafeMutablePointer<VipsImage>
 
     init(_ pointer: UnsafeMutablePointer<VipsImage>) { self.pointer = pointer }
-    deinit { g_object_unref(pointer) }
+    deinit { cvs_unref(pointer) }
 
     /// Runs a vips call that writes a new image into an out-parameter.
     static func make(
@@ -18,7 +18,7 @@ final class VipsImageHandle {
         var out: UnsafeMutablePointer<VipsImage>? = nil
         let result = body(&out)
         guard result == 0, let image = out else {
-            if let image = out { g_object_unref(image) }
+            if let image = out { cvs_unref(image) }
             throw VipsError.last(operation)
         }
         return VipsImageHandle(image)
@@ -31,11 +31,11 @@ final class VipsImageHandle {
         try Self.make(operation) { body(pointer, $0) }
     }
 
-    var width: Int { Int(vips_image_get_width(pointer)) }
-    var height: Int { Int(vips_image_get_height(pointer)) }
-    var bands: Int { Int(vips_image_get_bands(pointer)) }
-    var bandFormat: VipsBandFormat { vips_image_get_format(pointer) }
-    var interpretation: VipsInterpretation { vips_image_get_interpretation(pointer) }
+    var width: Int { Int(cvs_width(pointer)) }
+    var height: Int { Int(cvs_height(pointer)) }
+    var bands: Int { Int(cvs_bands(pointer)) }
+    var bandFormat: VipsBandFormat { cvs_format(pointer) }
+    var interpretation: VipsInterpretation { cvs_interpretation(pointer) }
     var hasICCProfile: Bool { cvs_has_icc(pointer) != 0 }
 
     /// Whether the image carries an ICC profile that can describe its pixels
@@ -61,10 +61,10 @@ final class VipsImageHandle {
     /// Evaluates the whole pipeline into one tightly packed buffer. Decode errors surface here.
     func pixels() throws(VipsError) -> Data {
         var size = 0
-        guard let memory = vips_image_write_to_memory(pointer, &size) else {
+        guard let memory = cvs_write_to_memory(pointer, &size) else {
             throw VipsError.last("write_to_memory")
         }
-        return Data(bytesNoCopy: memory, count: size, deallocator: .custom { pointer, _ in g_free(pointer) })
+        return Data(bytesNoCopy: memory, count: size, deallocator: .custom { pointer, _ in cvs_free(pointer) })
     }
 
     /// Wraps every frame of `image` as one tall strip with libvips' animation metadata:
@@ -74,15 +74,15 @@ final class VipsImageHandle {
         var strip = Data(capacity: image.cost)
         for frame in image.frames { strip.append(frame.pixels) }
         let pointer: UnsafeMutablePointer<VipsImage>? = strip.withUnsafeBytes { raw in
-            vips_image_new_from_memory_copy(raw.baseAddress, raw.count, Int32(image.width), Int32(image.height * image.frames.count),
-                                            Int32(image.bands), VIPS_FORMAT_UCHAR)
+            cvs_new_from_memory_copy(raw.baseAddress, raw.count, Int32(image.width), Int32(image.height * image.frames.count),
+                                            Int32(image.bands))
         }
         guard let pointer else { throw VipsError.last("new_from_memory_copy") }
         cvs_set_interpretation(pointer, Int32(image.bands))
         var delays = image.frames.map { Int32(clamping: Int((($0.duration ?? 0.1) * 1000).rounded())) }
-        vips_image_set_int(pointer, "page-height", Int32(image.height))
-        vips_image_set_array_int(pointer, "delay", &delays, Int32(delays.count))
-        vips_image_set_int(pointer, "loop", Int32(clamping: image.loopCount ?? 0))
+        cvs_set_int(pointer, "page-height", Int32(image.height))
+        cvs_set_int_array(pointer, "delay", &delays, Int32(delays.count))
+        cvs_set_int(pointer, "loop", Int32(clamping: image.loopCount ?? 0))
         return VipsImageHandle(pointer)
     }
 
@@ -92,8 +92,8 @@ final class VipsImageHandle {
     static func from(_ image: Image, frame: Int = 0) throws(VipsError) -> VipsImageHandle {
         let pixels = image.frames[frame].pixels
         let handle: UnsafeMutablePointer<VipsImage>? = pixels.withUnsafeBytes { raw in
-            vips_image_new_from_memory_copy(raw.baseAddress, raw.count, Int32(image.width), Int32(image.height),
-                                            Int32(image.bands), VIPS_FORMAT_UCHAR)
+            cvs_new_from_memory_copy(raw.baseAddress, raw.count, Int32(image.width), Int32(image.height),
+                                            Int32(image.bands))
         }
         guard let handle else { throw VipsError.last("new_from_memory_copy") }
         cvs_set_interpretation(handle, Int32(image.bands))

@@ -108,7 +108,7 @@ public struct VipsRenderer: ImageRendering {
             try VipsRuntime.start()
             // libvips' error buffer is process-wide: text left by an earlier call (a decode's
             // warnings) would otherwise be reported as this operation's reason.
-            vips_error_clear()
+            cvs_error_clear()
             var frames: [Image.Frame] = []
             var shape: (width: Int, height: Int, layout: Image.PixelLayout)? = nil
             for index in image.frames.indices {

@@ -1,14 +1,43 @@
 #ifndef CVIPSSHIM_H
 #define CVIPSSHIM_H
-// Fixed-arity wrappers around libvips' variadic (NULL-terminated option list) calls, which
-// Swift cannot call, plus a GLib log handler that routes the VIPS domain to a callback.
+// Pictor's only way into libvips: the library is loaded on first use (cvs_start), and every
+// call goes through these fixed-arity wrappers (Swift cannot call libvips' variadic,
+// NULL-terminated option lists), plus a GLib log handler that routes the VIPS domain to a
+// callback. Only libvips' headers are used at build time; nothing links against it.
 // Every function returns 0 on success and -1 on failure (vips' convention), except where noted;
 // on failure the text is in vips' error buffer.
 #include <stddef.h>
 #include <vips/vips.h>
 
-/// Starts libvips once for the process; returns vips_init's result.
-int cvs_init(const char *program_name);
+/// Loads libvips (dlopen of the soname these headers describe), resolves every function this
+/// shim calls, starts it (vips_init), turns its operation cache off and routes its GLib log
+/// domain to the callback below. Call once, before any other function here. Returns 0, or -1
+/// with a one-line reason written to `error` (at most `capacity` bytes).
+int cvs_start(const char *program_name, char *error, size_t capacity);
+
+/// libvips' version string, for example "8.14.1".
+const char *cvs_version_string(void);
+/// Non-zero when this libvips build has the operation `nickname` ("jpegload_buffer", ...).
+int cvs_has_operation(const char *nickname);
+/// Clears libvips' process-wide error buffer.
+void cvs_error_clear(void);
+/// A copy of libvips' error buffer, to be released with cvs_free.
+char *cvs_error_buffer_copy(void);
+/// Releases memory libvips or GLib allocated (g_free).
+void cvs_free(void *pointer);
+/// Drops one reference to an image (g_object_unref).
+void cvs_unref(VipsImage *image);
+int cvs_width(VipsImage *image);
+int cvs_height(VipsImage *image);
+int cvs_bands(VipsImage *image);
+VipsBandFormat cvs_format(VipsImage *image);
+VipsInterpretation cvs_interpretation(VipsImage *image);
+/// Evaluates the image into one packed buffer (release with cvs_free); NULL on failure.
+void *cvs_write_to_memory(VipsImage *image, size_t *size);
+/// An 8-bit image of `bands` bands over a copy of `data`; NULL on failure.
+VipsImage *cvs_new_from_memory_copy(const void *data, size_t size, int width, int height, int bands);
+void cvs_set_int(VipsImage *image, const char *name, int value);
+void cvs_set_int_array(VipsImage *image, const char *name, int *values, int count);
 
 /// Receives a warning or message logged by libvips (GLib domain "VIPS"):
 /// level is 0 for debug/info, 1 for message/warning, 2 for critical/error.

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+import PictorTestSupport
+import Pictor
+
+private var corpus: URL {
+    BinaryRunner.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus", isDirectory: true)
+}
+private var corpusAvailable: Bool { FileManager.default.fileExists(atPath: corpus.appendingPathComponent("pngsuite").path) }
+
+/// libvips (and the ~120 libraries it brings) is loaded only by a run that needs it: the
+/// dynamic loader's own trace (`LD_DEBUG=libs`, glibc) tells which shared libraries a run of
+/// the built binary opened.
+@Suite(.serialized, .enabled(if: BinaryRunner.isAvailable && NginxServer.isAvailable && corpusAvailable,
+                             "needs the built pictor binary, nginx and ../shared/corpus"))
+struct LibraryLoadingTests {
+    let temp: URL
+
+    init() throws {
+        temp = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-libs-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+    }
+
+    /// Runs pictor with the loader's trace on; returns whether libvips was opened.
+    func loadsLibvips(_ arguments: [String]) throws -> Bool {
+        let run = try BinaryRunner.run(arguments, environment: ["LD_DEBUG": "libs"])
+        #expect(run.status == 0, "\(arguments): \(run.stderr.suffix(2000))")
+        #expect(run.stderr.contains("calling init:"), "the loader's trace is missing: \(run.stderr.prefix(500))")
+        return run.stderr.contains("libvips.so")
+    }
+
+    @Test func onlyRunsThatNeedLibvipsLoadIt() throws {
+        let server = try NginxServer.start(root: corpus)
+        defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
+        let cache = temp.appendingPathComponent("cache").path
+        let jpeg = server.url("/exif-orientation/Portrait_6.jpg").absoluteString
+        let webp = server.url("/webp/alpha_filter_1.webp").absoluteString
+
+        #expect(try !loadsLibvips(["--version"]))
+        #expect(try !loadsLibvips(["prefetch", "--data-only", "--cache-dir", cache, jpeg, webp]))
+        #expect(try !loadsLibvips(["cache", "stats", "--cache-dir", cache]))
+        // A plain JPEG is decoded, resized, oriented and written by libjpeg-turbo and Pictor.
+        let jpegOut = temp.appendingPathComponent("thumbnail.jpg").path
+        #expect(try !loadsLibvips(["fetch", jpeg, "--resize", "64", "-o", jpegOut, "--cache-dir", cache]))
+        #expect(ImageFormat.sniff(try Data(contentsOf: URL(fileURLWithPath: jpegOut))) == .jpeg)
+        // A WebP needs libvips: the check sees a load when there is one.
+        #expect(try loadsLibvips(["fetch", webp, "--resize", "16", "-o", temp.appendingPathComponent("thumbnail.webp").path,
+                                  "--cache-dir", cache]))
+    }
+}
