@@ -108,8 +108,11 @@ extension CurlTransfer {
             }
         }
 
-        let fields = urlRequest.allHTTPHeaderFields ?? [:]
-        let names = Set(fields.keys.map { $0.lowercased() })
+        var fields = urlRequest.allHTTPHeaderFields ?? [:]
+        var names = Set(fields.keys.map { $0.lowercased() })
+        for (name, value) in exchange.request.defaultHeaders where names.insert(name.lowercased()).inserted {
+            fields[name] = value
+        }
         var lines = fields.map { name, value in
             // "Name:" would remove a header libcurl adds; "Name;" sends it empty.
             value.isEmpty ? "\(name);" : "\(name): \(value)"

@@ -79,6 +79,18 @@ struct CurlTransportBasicTests {
         #expect(recorded.headers["cookie"] == nil)
     }
 
+    @Test func defaultHeadersFillOnlyWhatTheRequestLacks() async throws {
+        let transport = CurlFixtures.transport()
+        let path = "/image?k=\(CurlFixtures.key())"
+        var request = CurlFixtures.request(server.url(path))
+        request.urlRequest.setValue("image/webp", forHTTPHeaderField: "accept")
+        request.defaultHeaders = ["Accept": "image/*", "X-Default": "yes"]
+        _ = try await transport.send(request)
+        let recorded = try #require(try server.requests(prefix: path).first)
+        #expect(recorded.headers["accept"] == "image/webp", "the request's own header, whatever its case, wins")
+        #expect(recorded.headers["x-default"] == "yes")
+    }
+
     @Test func theRequestsOwnUserAgentWins() async throws {
         let transport = CurlFixtures.transport()
         let path = "/image?k=\(CurlFixtures.key())"

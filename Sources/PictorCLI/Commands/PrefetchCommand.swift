@@ -184,7 +184,7 @@ enum PrefetchCommand {
             let text = String(decoding: bytes, as: UTF8.self)
             // `isNewline` splits LF, CRLF (one Character in Swift) and CR alike.
             for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-                let line = stripComment(raw).trimmingCharacters(in: .whitespaces)
+                let line = trimmingBlanks(stripComment(raw))
                 if line.isEmpty { continue }
                 do {
                     urls.append(try FetchCommand.parseURL(line))
@@ -194,6 +194,15 @@ enum PrefetchCommand {
             }
         }
         return urls
+    }
+
+    /// `line` without the blanks (spaces, tabs and other Unicode white space) at either end,
+    /// in Swift's own string model (Foundation's `trimmingCharacters` bridges every line through
+    /// NSString: a measurable share of a 600-line list's start-up).
+    static func trimmingBlanks(_ line: Substring) -> String {
+        guard let first = line.firstIndex(where: { !$0.isWhitespace }),
+              let last = line.lastIndex(where: { !$0.isWhitespace }) else { return "" }
+        return String(line[first...last])
     }
 
     /// A list line without its comment: `#` at the start of the line or after a space or tab

@@ -89,7 +89,8 @@ extension DataLoader {
             connectTimeout: min(configuration.connectTimeout, remaining),
             idleTimeout: min(configuration.idleTimeout, request.timeoutInterval > 0 ? request.timeoutInterval : .infinity, remaining),
             timeout: remaining, reportedTimeout: deadline.seconds,
-            maximumBodySize: configuration.maximumResponseSize, progress: progress)
+            maximumBodySize: configuration.maximumResponseSize, progress: progress,
+            defaultHeaders: configuration.acceptHeader.map { ["Accept": $0] } ?? [:])
         do {
             return try await transport.send(exchange)
         } catch let error as DataLoadingError {

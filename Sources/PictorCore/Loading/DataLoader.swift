@@ -122,9 +122,6 @@ public final class DataLoader: DataLoading, Sendable {
             guard let normalized = URL(string: encoded) else { throw DataLoadingError.unsupportedURL }
             request.url = normalized
         }
-        if let accept = configuration.acceptHeader, request.value(forHTTPHeaderField: "Accept") == nil {
-            request.setValue(accept, forHTTPHeaderField: "Accept")
-        }
         return request
     }
 }

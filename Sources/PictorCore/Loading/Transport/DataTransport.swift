@@ -54,14 +54,20 @@ public struct TransportRequest: Sendable {
     /// of an unencoded response, else `-1`): once when the headers arrive, then as the body
     /// streams. May be called on any thread; keep it cheap.
     public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// Headers sent only when ``urlRequest`` has none of the same name (names compared without
+    /// regard to case); empty by default. ``DataLoader`` puts its
+    /// ``DataLoader/Configuration/acceptHeader`` here rather than into the request: on Linux,
+    /// FoundationNetworking copies and re-validates the whole request for every header set.
+    public var defaultHeaders: [String: String]
 
     /// Creates an exchange with the defaults above.
     public init(
         urlRequest: URLRequest, connectTimeout: Double = 10, idleTimeout: Double = 30, timeout: Double = 60,
         reportedTimeout: Double? = nil, maximumBodySize: Int64? = nil,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil
+        progress: (@Sendable (TransferProgress) -> Void)? = nil, defaultHeaders: [String: String] = [:]
     ) {
         self.urlRequest = urlRequest
+        self.defaultHeaders = defaultHeaders
         self.connectTimeout = connectTimeout
         self.idleTimeout = idleTimeout
         self.timeout = timeout

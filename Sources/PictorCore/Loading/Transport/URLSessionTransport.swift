@@ -84,6 +84,9 @@ public final class URLSessionTransport: DataTransport, Sendable {
         let idle = Self.wholeSeconds(exchange.idleTimeout)
         request.timeoutInterval = idle
         request.httpShouldHandleCookies = false
+        for (name, value) in exchange.defaultHeaders where request.value(forHTTPHeaderField: name) == nil {
+            request.setValue(value, forHTTPHeaderField: name)
+        }
         if let userAgent = configuration.userAgent, request.value(forHTTPHeaderField: "User-Agent") == nil,
            !configuration.additionalHeaders.keys.contains(where: { $0.lowercased() == "user-agent" }) {
             request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
