@@ -64,9 +64,12 @@ struct PipelineStack: Sendable {
     /// The memory cache of a command: small and bounded. A command reads each image once and
     /// writes it out; what it keeps in memory serves only a URL listed twice, while the
     /// library's default (a fifth of the machine's memory) would keep every decoded image of a
-    /// long prefetch to the end and grow the process with the list. `32 MiB` holds over a
-    /// hundred 256-px thumbnails; an image over a tenth of it (a full-size photo) is not kept.
-    static let memoryCache = ImageCache.Configuration(costLimit: 32 << 20)
+    /// long prefetch to the end and grow the process with the list. `8 MiB` holds about fifty
+    /// 256-px thumbnails (a URL listed again within them is a memory hit; further back, a disk
+    /// hit); an image over a tenth of it (a 512-px RGBA thumbnail, a full-size photo) is not
+    /// kept. A larger one adds its whole size to a long prefetch's peak memory and serves
+    /// almost nothing.
+    static let memoryCache = ImageCache.Configuration(costLimit: 8 << 20)
 
     /// Adds this run's shared-tier counters to the fleet's (shown by `pictor cache stats
     /// --shared-cache URL`); a failing tier loses them, bounded by its timeouts.
