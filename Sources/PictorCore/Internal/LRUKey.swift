@@ -19,6 +19,28 @@ struct LRUKey<Key: Hashable>: Hashable {
 
     @inlinable
     func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+    /// What `Dictionary` asks for: the stored hash, already a seeded SipHash of the key, mixed
+    /// with the dictionary's per-instance seed by one cheap finalizer instead of a second full
+    /// `Hasher` round (about a third of a memory hit's cost).
+    @inlinable
+    func _rawHashValue(seed: Int) -> Int { HashMixing.mix(hash ^ seed) }
+}
+
+/// Spreads the bits of an already well-mixed hash (MurmurHash3's 64-bit finalizer), so that a
+/// precomputed hash combined with a seed fills every bucket of a hash table evenly.
+@usableFromInline
+enum HashMixing {
+    @inlinable
+    static func mix(_ value: Int) -> Int {
+        var x = UInt64(bitPattern: Int64(value))
+        x ^= x >> 33
+        x &*= 0xff51_afd7_ed55_8ccd
+        x ^= x >> 33
+        x &*= 0xc4ce_b9fe_1a85_ec53
+        x ^= x >> 33
+        return Int(Int64(bitPattern: x))
+    }
 }
 
 extension LRUKey: Sendable where Key: Sendable {}

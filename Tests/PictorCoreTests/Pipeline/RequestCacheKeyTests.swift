@@ -49,6 +49,10 @@ struct RequestCacheKeyTests {
         #expect(a.dataCacheKey(for: request) == "A:" + url.absoluteString)
         #expect(b.dataCacheKey(for: request) == "B:" + url.absoluteString)
         #expect(a.dataCacheKey(for: request) == "A:" + url.absoluteString)
+        let calls = hook.count
+        _ = a.imageCacheKey(for: request)
+        #expect(hook.count == calls, "the first pipeline's keys stay kept after another pipeline used the request")
+        #expect(b.dataCacheKey(for: request) == "B:" + url.absoluteString)
     }
 
     @Test func changingWhatTheKeysDependOnComputesThemAgain() {

@@ -41,6 +41,10 @@ public struct ImageCacheKey: Hashable, Sendable, CustomStringConvertible {
     /// Feeds the hash computed once at creation.
     public func hash(into hasher: inout Hasher) { hasher.combine(precomputedHash) }
 
+    /// The hash computed once at creation, mixed with `seed` by a cheap finalizer rather than a
+    /// second full `Hasher` round: what `Dictionary`, `Set` and `hashValue` use.
+    public func _rawHashValue(seed: Int) -> Int { HashMixing.mix(precomputedHash ^ seed) }
+
     /// A one-line, human-readable description (used in logs and CLI messages).
     public var description: String { rawValue }
 }

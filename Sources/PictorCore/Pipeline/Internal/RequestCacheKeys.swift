@@ -29,19 +29,30 @@ struct RequestCacheKeys: Sendable {
 /// identifiers and hashing the text again. Copies of a request share the memo until one of
 /// them changes a property the keys depend on, which gives that copy a new, empty memo.
 ///
-/// The keys are kept for one pipeline at a time (the last one that asked): a request used with
-/// another pipeline, whose hook may differ, computes them again. The hook runs outside the lock.
+/// The keys are kept for the first pipeline that asked: a request used with another pipeline,
+/// whose hook may differ, computes them there on each use.
 final class RequestKeyMemo: Sendable {
-    private let kept = Mutex<(pipeline: UInt64, keys: RequestCacheKeys)?>(nil)
+    /// The keys and the number of the pipeline they were computed for; immutable once made.
+    private final class Entry: Sendable {
+        let pipeline: UInt64
+        let keys: RequestCacheKeys
+        init(pipeline: UInt64, keys: RequestCacheKeys) { self.pipeline = pipeline; self.keys = keys }
+    }
+
+    /// Set once, by the first pipeline to compute the keys, then read without a lock: a memory
+    /// hit's whole budget is a few dictionary lookups, and a mutex here cost as much as one.
+    private let kept = AtomicLazyReference<Entry>()
 
     init() {}
 
     /// The keys for the pipeline numbered `pipeline`, computed with `compute` when not kept.
+    /// Only the first pipeline's keys are kept; a request used with another pipeline computes
+    /// its keys on each use there (rare: a request normally lives with one pipeline).
     func keys(for pipeline: UInt64, compute: () -> RequestCacheKeys) -> RequestCacheKeys {
-        if let hit = kept.withLock({ $0?.pipeline == pipeline ? $0?.keys : nil }) { return hit }
-        let keys = compute()
-        kept.withLock { $0 = (pipeline, keys) }
-        return keys
+        if let entry = kept.load() {
+            return entry.pipeline == pipeline ? entry.keys : compute()
+        }
+        return kept.storeIfNil(Entry(pipeline: pipeline, keys: compute())).keys
     }
 }
 
