@@ -29,8 +29,9 @@ struct RequestCacheKeys: Sendable {
 /// identifiers and hashing the text again. Copies of a request share the memo until one of
 /// them changes a property the keys depend on, which gives that copy a new, empty memo.
 ///
-/// The keys are kept for the first pipeline that asked: a request used with another pipeline,
-/// whose hook may differ, computes them there on each use.
+/// The keys are kept for the first pipeline that asked (read without a lock) and for the last
+/// other one (behind a lock): a request used with another pipeline, whose hook may differ,
+/// computes them again for it.
 final class RequestKeyMemo: Sendable {
     /// The keys and the number of the pipeline they were computed for; immutable once made.
     private final class Entry: Sendable {
@@ -41,18 +42,23 @@ final class RequestKeyMemo: Sendable {
 
     /// Set once, by the first pipeline to compute the keys, then read without a lock: a memory
     /// hit's whole budget is a few dictionary lookups, and a mutex here cost as much as one.
-    private let kept = AtomicLazyReference<Entry>()
+    private let first = AtomicLazyReference<Entry>()
+    /// The keys of the last other pipeline that asked, behind a lock (a request moved to a
+    /// second pipeline still computes its keys once there, not on every use).
+    private let other = Mutex<Entry?>(nil)
 
     init() {}
 
     /// The keys for the pipeline numbered `pipeline`, computed with `compute` when not kept.
-    /// Only the first pipeline's keys are kept; a request used with another pipeline computes
-    /// its keys on each use there (rare: a request normally lives with one pipeline).
     func keys(for pipeline: UInt64, compute: () -> RequestCacheKeys) -> RequestCacheKeys {
-        if let entry = kept.load() {
-            return entry.pipeline == pipeline ? entry.keys : compute()
+        guard let kept = first.load() else {
+            return first.storeIfNil(Entry(pipeline: pipeline, keys: compute())).keys
         }
-        return kept.storeIfNil(Entry(pipeline: pipeline, keys: compute())).keys
+        if kept.pipeline == pipeline { return kept.keys }
+        if let entry = other.withLock({ $0 }), entry.pipeline == pipeline { return entry.keys }
+        let entry = Entry(pipeline: pipeline, keys: compute())
+        other.withLock { $0 = entry }
+        return entry.keys
     }
 }
 
