@@ -35,31 +35,30 @@ enum TurboJPEGDecoder {
         let flags = options.allowsTruncatedData ? 0 : TJFLAG_STOPONWARNING
         let format = gray ? TJPF_GRAY : TJPF_RGB
         let layout: Image.PixelLayout = gray ? .gray : .rgb
+        let scaledBytes = scaledWidth * scaledHeight * bands
+        func decompress(into pixels: UnsafeMutablePointer<UInt8>) -> Bool {
+            tjDecompress2(handle, source, UInt(raw.count), pixels, Int32(scaledWidth), 0, Int32(scaledHeight),
+                          Int32(format.rawValue), flags) == 0
+        }
         if scaledWidth == plan.outputWidth, scaledHeight == plan.outputHeight, markers.orientation == 1 {
-            // Nothing to resample, orient or crop: decode straight into the image's buffer.
-            var data = Data(count: scaledWidth * scaledHeight * bands)
-            let status = data.withUnsafeMutableBytes { out in
-                tjDecompress2(handle, source, UInt(raw.count), out.bindMemory(to: UInt8.self).baseAddress, Int32(scaledWidth), 0,
-                              Int32(scaledHeight), Int32(format.rawValue), flags)
-            }
-            guard status == 0 else { return nil }
+            // Nothing to resample, orient or crop: decode straight into the image's buffer,
+            // allocated uninitialised (libjpeg-turbo writes every byte).
+            guard let memory = malloc(max(1, scaledBytes)) else { return nil }
+            guard decompress(into: memory.bindMemory(to: UInt8.self, capacity: scaledBytes)) else { free(memory); return nil }
+            let data = Data(bytesNoCopy: memory, count: scaledBytes, deallocator: .free)
             return Image(width: scaledWidth, height: scaledHeight, layout: layout, frames: [Image.Frame(pixels: data)],
                          sourceFrameCount: 1, sourceFormat: .jpeg)
         }
-        var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * bands)
-        let status = pixels.withUnsafeMutableBufferPointer { out in
-            tjDecompress2(handle, source, UInt(raw.count), out.baseAddress, Int32(scaledWidth), 0, Int32(scaledHeight),
-                          Int32(format.rawValue), flags)
-        }
-        guard status == 0 else { return nil }
-
-        var result = PixelResampler.resample(pixels, width: scaledWidth, height: scaledHeight, bands: bands,
-                                             to: plan.resizedSourceWidth, plan.resizedSourceHeight)
-        let (oriented, ow, oh) = PixelResampler.orient(result, width: plan.resizedSourceWidth, height: plan.resizedSourceHeight,
-                                                       bands: bands, orientation: markers.orientation)
-        result = PixelResampler.centreCrop(oriented, width: ow, height: oh, bands: bands, to: plan.outputWidth, plan.outputHeight)
+        // Decoded pixels, uninitialised until libjpeg-turbo fills them; then resample, orientation
+        // and crop in one pass into the image's buffer.
+        let pixels = UnsafeMutablePointer<UInt8>.allocate(capacity: scaledBytes)
+        defer { pixels.deallocate() }
+        guard decompress(into: pixels) else { return nil }
+        let result = PixelResampler.thumbnail(pixels, width: scaledWidth, height: scaledHeight, bands: bands,
+                                              resizedTo: plan.resizedSourceWidth, plan.resizedSourceHeight,
+                                              orientation: markers.orientation, croppedTo: plan.outputWidth, plan.outputHeight)
         return Image(width: plan.outputWidth, height: plan.outputHeight, layout: layout,
-                     frames: [Image.Frame(pixels: Data(result))], sourceFrameCount: 1, sourceFormat: .jpeg)
+                     frames: [Image.Frame(pixels: result)], sourceFrameCount: 1, sourceFormat: .jpeg)
     }
 
     /// The DCT scale 1/n (n = 1, 2, 4 or 8) for an overall reduction of `shrink`: the largest that
