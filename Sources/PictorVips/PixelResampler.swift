@@ -1,7 +1,7 @@
 import Foundation
 
-/// Small pixel operations for the TurboJPEG fast path, on tightly packed 8-bit buffers: a
-/// separable triangle-filter resample, EXIF orientation and a crop.
+/// Small pixel operations for the TurboJPEG and PNG fast paths, on tightly packed 8-bit buffers:
+/// a separable triangle-filter resample (alpha premultiplied), EXIF orientation and a crop.
 enum PixelResampler {
     /// Filter taps for one axis: for output `i`, input pixels `start[i] ..< start[i] + count[i]`
     /// with `weights[i * stride ..< i * stride + count[i]]`, summing to 1.
@@ -35,69 +35,96 @@ enum PixelResampler {
     /// Resamples `src` (`width × height × bands`) to `outWidth × outHeight`.
     static func resample(_ src: [UInt8], width: Int, height: Int, bands: Int, to outWidth: Int, _ outHeight: Int) -> [UInt8] {
         if width == outWidth, height == outHeight { return src }
+        return src.withUnsafeBufferPointer { resample($0, width: width, height: height, bands: bands, to: outWidth, outHeight) }
+    }
+
+    /// Resamples `src` (`width × height × bands`, 1...4 bands) to `outWidth × outHeight`. With 2
+    /// or 4 bands the last is alpha: colour is premultiplied by it before filtering and divided
+    /// by the filtered alpha after (0 where that is 0), as libvips does, so the colour of
+    /// transparent pixels never bleeds into visible ones.
+    static func resample(_ src: UnsafeBufferPointer<UInt8>, width: Int, height: Int, bands: Int, to outWidth: Int, _ outHeight: Int) -> [UInt8] {
+        if width == outWidth, height == outHeight { return Array(src) }
         let h = Taps(from: width, to: outWidth), v = Taps(from: height, to: outHeight)
-        // Horizontal pass into floats, all bands of a pixel per tap; then a vertical pass by rows.
-        var mid = [Float](repeating: 0, count: outWidth * height * bands)
-        src.withUnsafeBufferPointer { s in
-            mid.withUnsafeMutableBufferPointer { m in
-                h.start.withUnsafeBufferPointer { starts in
-                h.count.withUnsafeBufferPointer { counts in
-                h.weights.withUnsafeBufferPointer { weights in
-                    let s = s.baseAddress!, m = m.baseAddress!, weights = weights.baseAddress!
-                    for y in 0..<height {
-                        let row = s + y * width * bands
-                        var out = m + y * outWidth * bands
-                        for x in 0..<outWidth {
-                            let w = weights + x * h.stride
-                            var p = row + starts[x] * bands
-                            let n = counts[x]
-                            switch bands {
-                            case 3:
-                                var a0: Float = 0, a1: Float = 0, a2: Float = 0
-                                for k in 0..<n {
-                                    let wk = w[k]
-                                    a0 += Float(p[0]) * wk; a1 += Float(p[1]) * wk; a2 += Float(p[2]) * wk
-                                    p += 3
-                                }
-                                out[0] = a0; out[1] = a1; out[2] = a2
-                            case 1:
-                                var a0: Float = 0
-                                for k in 0..<n { a0 += Float(p[k]) * w[k] }
-                                out[0] = a0
-                            default:
-                                for c in 0..<bands {
-                                    var a: Float = 0
-                                    for k in 0..<n { a += Float(p[k * bands + c]) * w[k] }
-                                    out[c] = a
-                                }
-                            }
-                            out += bands
-                        }
-                    }
-                }}}
-            }
-        }
-        let rowLength = outWidth * bands
-        var out = [UInt8](repeating: 0, count: rowLength * outHeight)
-        var acc = [Float](repeating: 0, count: rowLength)
-        mid.withUnsafeBufferPointer { m in
-            out.withUnsafeMutableBufferPointer { o in
-                acc.withUnsafeMutableBufferPointer { a in
-                    let m = m.baseAddress!, o = o.baseAddress!, a = a.baseAddress!
-                    for y in 0..<outHeight {
-                        let first = v.start[y], n = v.count[y], wBase = y * v.stride
-                        a.update(repeating: 0, count: rowLength)
+        let hasAlpha = bands == 2 || bands == 4
+        // Horizontal pass into floats, all bands of a pixel per tap; then a vertical pass by
+        // rows. Every element of `mid` and `out` is written, so neither is cleared first.
+        let midCount = outWidth * height * bands
+        let mid = UnsafeMutablePointer<Float>.allocate(capacity: midCount)
+        defer { mid.deallocate() }
+        h.start.withUnsafeBufferPointer { starts in
+        h.count.withUnsafeBufferPointer { counts in
+        h.weights.withUnsafeBufferPointer { weights in
+            let s = src.baseAddress!, weights = weights.baseAddress!
+            for y in 0..<height {
+                let row = s + y * width * bands
+                var out = mid + y * outWidth * bands
+                for x in 0..<outWidth {
+                    let w = weights + x * h.stride
+                    var p = row + starts[x] * bands
+                    let n = counts[x]
+                    switch bands {
+                    case 3:
+                        var a0: Float = 0, a1: Float = 0, a2: Float = 0
                         for k in 0..<n {
-                            let w = v.weights[wBase + k], row = m + (first + k) * rowLength
-                            for i in 0..<rowLength { a[i] += row[i] * w }
+                            let wk = w[k]
+                            a0 += Float(p[0]) * wk; a1 += Float(p[1]) * wk; a2 += Float(p[2]) * wk
+                            p += 3
                         }
-                        let outRow = o + y * rowLength
-                        for i in 0..<rowLength { outRow[i] = UInt8(min(255, max(0, a[i] + 0.5))) }
+                        out[0] = a0; out[1] = a1; out[2] = a2
+                    case 4:
+                        var a0: Float = 0, a1: Float = 0, a2: Float = 0, a3: Float = 0
+                        for k in 0..<n {
+                            let alpha = Float(p[3]) * w[k], wk = alpha * (1 / 255)
+                            a0 += Float(p[0]) * wk; a1 += Float(p[1]) * wk; a2 += Float(p[2]) * wk; a3 += alpha
+                            p += 4
+                        }
+                        out[0] = a0; out[1] = a1; out[2] = a2; out[3] = a3
+                    case 2:
+                        var a0: Float = 0, a1: Float = 0
+                        for k in 0..<n {
+                            let alpha = Float(p[1]) * w[k]
+                            a0 += Float(p[0]) * alpha * (1 / 255); a1 += alpha
+                            p += 2
+                        }
+                        out[0] = a0; out[1] = a1
+                    default:
+                        var a0: Float = 0
+                        for k in 0..<n { a0 += Float(p[k]) * w[k] }
+                        out[0] = a0
                     }
+                    out += bands
                 }
             }
+        }}}
+        let rowLength = outWidth * bands
+        let acc = UnsafeMutablePointer<Float>.allocate(capacity: rowLength)
+        defer { acc.deallocate() }
+        return [UInt8](unsafeUninitializedCapacity: rowLength * outHeight) { o, initialized in
+            let o = o.baseAddress!
+            for y in 0..<outHeight {
+                let first = v.start[y], n = v.count[y], wBase = y * v.stride
+                acc.update(repeating: 0, count: rowLength)
+                for k in 0..<n {
+                    let w = v.weights[wBase + k], row = mid + (first + k) * rowLength
+                    for i in 0..<rowLength { acc[i] += row[i] * w }
+                }
+                let outRow = o + y * rowLength
+                if hasAlpha {
+                    var i = 0
+                    while i < rowLength {
+                        let alpha = min(255, max(0, acc[i + bands - 1]))
+                        // Back from premultiplied: colour × 255 / alpha (0 where nothing shows).
+                        let scale: Float = alpha > 0 ? 255 / alpha : 0
+                        for c in 0..<(bands - 1) { outRow[i + c] = UInt8(min(255, max(0, acc[i + c] * scale + 0.5))) }
+                        outRow[i + bands - 1] = UInt8(alpha + 0.5)
+                        i += bands
+                    }
+                } else {
+                    for i in 0..<rowLength { outRow[i] = UInt8(min(255, max(0, acc[i] + 0.5))) }
+                }
+            }
+            initialized = rowLength * outHeight
         }
-        return out
     }
 
     /// Applies EXIF `orientation` (1...8); returns the pixels and the displayed size.
@@ -105,9 +132,9 @@ enum PixelResampler {
         guard (2...8).contains(orientation) else { return (src, width, height) }
         let swaps = orientation >= 5
         let ow = swaps ? height : width, oh = swaps ? width : height
-        var out = [UInt8](repeating: 0, count: src.count)
-        src.withUnsafeBufferPointer { s in
-            out.withUnsafeMutableBufferPointer { o in
+        // Every pixel of the result is written: no clearing first.
+        let out = [UInt8](unsafeUninitializedCapacity: src.count) { o, initialized in
+            src.withUnsafeBufferPointer { s in
                 for y in 0..<oh {
                     for x in 0..<ow {
                         let sx: Int, sy: Int
@@ -125,6 +152,7 @@ enum PixelResampler {
                     }
                 }
             }
+            initialized = src.count
         }
         return (out, ow, oh)
     }

@@ -37,19 +37,21 @@ enum TurboJPEGDecoder {
         let layout: Image.PixelLayout = gray ? .gray : .rgb
         if scaledWidth == plan.outputWidth, scaledHeight == plan.outputHeight, markers.orientation == 1 {
             // Nothing to resample, orient or crop: decode straight into the image's buffer.
-            var data = Data(count: scaledWidth * scaledHeight * bands)
-            let status = data.withUnsafeMutableBytes { out in
-                tjDecompress2(handle, source, UInt(raw.count), out.bindMemory(to: UInt8.self).baseAddress, Int32(scaledWidth), 0,
-                              Int32(scaledHeight), Int32(format.rawValue), flags)
-            }
-            guard status == 0 else { return nil }
+            // libjpeg writes every byte: the buffer is not cleared first, and becomes the image's without a copy.
+            let count = scaledWidth * scaledHeight * bands
+            let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+            let status = tjDecompress2(handle, source, UInt(raw.count), buffer, Int32(scaledWidth), 0, Int32(scaledHeight),
+                                       Int32(format.rawValue), flags)
+            guard status == 0 else { buffer.deallocate(); return nil }
+            let data = Data(bytesNoCopy: buffer, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
             return Image(width: scaledWidth, height: scaledHeight, layout: layout, frames: [Image.Frame(pixels: data)],
                          sourceFrameCount: 1, sourceFormat: .jpeg)
         }
-        var pixels = [UInt8](repeating: 0, count: scaledWidth * scaledHeight * bands)
-        let status = pixels.withUnsafeMutableBufferPointer { out in
-            tjDecompress2(handle, source, UInt(raw.count), out.baseAddress, Int32(scaledWidth), 0, Int32(scaledHeight),
-                          Int32(format.rawValue), flags)
+        var status: Int32 = 0
+        let pixels = [UInt8](unsafeUninitializedCapacity: scaledWidth * scaledHeight * bands) { out, initialized in
+            status = tjDecompress2(handle, source, UInt(raw.count), out.baseAddress, Int32(scaledWidth), 0, Int32(scaledHeight),
+                                   Int32(format.rawValue), flags)
+            initialized = out.count   // every byte on success; the array is dropped otherwise
         }
         guard status == 0 else { return nil }
 
