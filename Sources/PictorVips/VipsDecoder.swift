@@ -36,8 +36,9 @@ internal import CVipsShim
 ///   ``/PictorCore/ImageDecodingOptions/allFrames`` is set.
 ///
 /// Plain JPEGs (YCbCr, RGB or grey, no ICC profile, no libjpeg warning) go through libjpeg-turbo
-/// directly unless ``usesTurboJPEG`` is `false` (see ``usesTurboJPEG``); everything else, and any
-/// JPEG the fast path declines, goes through libvips. Only formats ``/PictorCore/ImageFormat/sniff(_:)-(Data)``
+/// directly unless ``usesTurboJPEG`` is `false` (see ``usesTurboJPEG``), and PNGs without an ICC
+/// profile, eXIf or animation through libspng unless ``usesSpng`` is `false`; everything else,
+/// and any file a fast path declines, goes through libvips. Only formats ``/PictorCore/ImageFormat/sniff(_:)-(Data)``
 /// recognises reach libvips, so its other loaders (PDF, FITS, CSV, …) are never used.
 ///
 /// ```swift
@@ -52,12 +53,23 @@ public struct VipsDecoder: ImageDecoding {
     /// profile, any libjpeg warning) always go through libvips.
     public var usesTurboJPEG: Bool
 
-    /// Creates the decoder (libvips is loaded and started on its first decode that needs it); see ``usesTurboJPEG``.
+    /// Whether PNGs take the libspng fast path (libspng reads the header chunks; libdeflate and
+    /// Pictor's unfilter, or libspng, decode; Pictor resamples thumbnails, alpha premultiplied),
+    /// skipping libvips' thread-pool cost and Debian's zlib 1.2; default `true`. Full-size pixels
+    /// are the same as libvips'; thumbnails match within a few levels. PNGs with an ICC profile,
+    /// an eXIf chunk or an animation (APNG), truncated ones and any file libspng, a CRC or the
+    /// zlib stream finds fault with always go through libvips.
+    public var usesSpng: Bool
+
+    /// Creates the decoder (libvips is loaded and started on its first decode that needs it);
+    /// see ``usesTurboJPEG`` and ``usesSpng``.
     ///
-    /// - Parameter usesTurboJPEG: whether plain JPEGs take the libjpeg-turbo fast path; `true` by
-    ///   default.
-    public init(usesTurboJPEG: Bool = true) {
+    /// - Parameters:
+    ///   - usesTurboJPEG: whether plain JPEGs take the libjpeg-turbo fast path; `true` by default.
+    ///   - usesSpng: whether plain PNGs take the libspng fast path; `true` by default.
+    public init(usesTurboJPEG: Bool = true, usesSpng: Bool = true) {
         self.usesTurboJPEG = usesTurboJPEG
+        self.usesSpng = usesSpng
     }
 
     /// The libvips loader of each format Pictor may hand to libvips.
@@ -136,6 +148,11 @@ public struct VipsDecoder: ImageDecoding {
     private func decodeWhole(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) throws -> Image {
         if usesTurboJPEG, format == .jpeg, options.thumbnail.map({ $0.width > 0 && ($0.height ?? 1) > 0 }) ?? true,
            let image = try data.withUnsafeBytes({ try TurboJPEGDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
+            return image
+        }
+        // A PNG without IEND goes to libvips, whose fail-on-truncation rules decide what it gives.
+        if usesSpng, format == .png, !FileStructure.isTruncated(data, format: .png),
+           let image = try data.withUnsafeBytes({ try SpngDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
             return image
         }
         try Self.prepareLibvips(for: format)

@@ -3,7 +3,8 @@ import Foundation
 import Testing
 
 /// The JPEG fast path's fused resample + orientation + crop against plain references: a
-/// triangle filter written out in `Double`, and the separate steps applied one after another.
+/// triangle filter written out in `Double` (alpha premultiplied for 2 and 4 bands), and the
+/// separate steps applied one after another.
 @Suite("Pixel resampler")
 struct PixelResamplerTests {
     /// Seeded pixels with structure (gradients) and noise.
@@ -44,10 +45,24 @@ struct PixelResamplerTests {
             let ty = taps(h, rh, y)
             for x in 0..<rw {
                 let tx = taps(w, rw, x)
+                // With 2 or 4 bands the last is alpha: colour filtered premultiplied by it.
+                let alphaBand = bands == 2 || bands == 4 ? bands - 1 : nil
+                func sample(_ sx: Int, _ sy: Int, _ c: Int) -> Double {
+                    let value = Double(src[(sy * w + sx) * bands + c])
+                    guard let alphaBand, c != alphaBand else { return value }
+                    return value * Double(src[(sy * w + sx) * bands + alphaBand]) / 255
+                }
+                var sums = [Double](repeating: 0, count: bands)
                 for c in 0..<bands {
-                    var acc = 0.0
-                    for (sy, wy) in ty { for (sx, wx) in tx { acc += wy * wx * Double(src[(sy * w + sx) * bands + c]) } }
-                    out[(y * rw + x) * bands + c] = UInt8(min(255, max(0, acc + 0.5)))
+                    for (sy, wy) in ty { for (sx, wx) in tx { sums[c] += wy * wx * sample(sx, sy, c) } }
+                }
+                for c in 0..<bands {
+                    var value = sums[c]
+                    if let alphaBand, c != alphaBand {
+                        let alpha = min(255, max(0, sums[alphaBand]))
+                        value = alpha > 0 ? value * 255 / alpha : 0
+                    }
+                    out[(y * rw + x) * bands + c] = UInt8(min(255, max(0, value)) + 0.5)
                 }
             }
         }

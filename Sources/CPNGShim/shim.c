@@ -1,0 +1,220 @@
+#include <stdlib.h>
+#include <string.h>
+#include <libdeflate.h>
+#include "CPNGShim.h"
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+static uint32_t be32(const uint8_t *p) {
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+int cpng_has_chunk_before_idat(const uint8_t *png, size_t length, const char *type) {
+    size_t i = 8;
+    while (i + 12 <= length) {
+        uint32_t size = be32(png + i);
+        if (memcmp(png + i + 4, "IDAT", 4) == 0) return 0;
+        if (memcmp(png + i + 4, type, 4) == 0) return 1;
+        if (size > length - i - 12) return 0;
+        i += 12 + (size_t)size;
+    }
+    return 0;
+}
+
+/// The Paeth predictor of one byte: a left, b above, c upper left (PNG spec §9.4).
+static inline uint8_t paeth(int a, int b, int c) {
+    int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+    if (pa <= pb && pa <= pc) return (uint8_t)a;
+    return (uint8_t)(pb <= pc ? b : c);
+}
+
+static void unpaeth_scalar(uint8_t *out, const uint8_t *raw, const uint8_t *prev, size_t rowbytes, int bpp) {
+    for (int i = 0; i < bpp; i++) out[i] = (uint8_t)(raw[i] + prev[i]);
+    for (size_t i = (size_t)bpp; i < rowbytes; i++) out[i] = (uint8_t)(raw[i] + paeth(out[i - bpp], prev[i], prev[i - bpp]));
+}
+
+#if defined(__SSE2__)
+// One pixel (3 or 4 bytes) at a time, its bytes in 16-bit lanes: the pixels of a row depend on
+// each other, but the bytes of one pixel do not. Branch-free, and several times faster than the
+// byte loop on photos, where most rows are Paeth-filtered.
+// Pixels are read and written through registers, byte by byte for 3: a memcpy of a variable
+// length here became a call per pixel and a store-forwarding stall (38 % of a thumbnail's CPU).
+static inline __m128i load_pixel(const uint8_t *p, int bpp) {
+    uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16;
+    if (bpp == 4) v |= (uint32_t)p[3] << 24;
+    return _mm_unpacklo_epi8(_mm_cvtsi32_si128((int)v), _mm_setzero_si128());
+}
+
+static inline void store_pixel(uint8_t *p, __m128i value, int bpp) {
+    uint32_t v = (uint32_t)_mm_cvtsi128_si32(_mm_packus_epi16(value, value));
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    if (bpp == 4) p[3] = (uint8_t)(v >> 24);
+}
+
+static inline __m128i abs16(__m128i x) {
+    return _mm_max_epi16(x, _mm_sub_epi16(_mm_setzero_si128(), x));
+}
+
+// Always inlined into the two callers below, so `bpp` is a constant in each loop.
+static inline __attribute__((always_inline)) void unpaeth_sse2(uint8_t *out, const uint8_t *raw, const uint8_t *prev,
+                                                              size_t rowbytes, int bpp) {
+    __m128i a = _mm_setzero_si128(), c = _mm_setzero_si128();
+    const __m128i low = _mm_set1_epi16(0xFF);
+    for (size_t i = 0; i < rowbytes; i += (size_t)bpp) {
+        __m128i b = load_pixel(prev + i, bpp), x = load_pixel(raw + i, bpp);
+        __m128i pa = abs16(_mm_sub_epi16(b, c));
+        __m128i pb = abs16(_mm_sub_epi16(a, c));
+        __m128i pc = abs16(_mm_sub_epi16(_mm_add_epi16(a, b), _mm_add_epi16(c, c)));
+        // b unless pb > pc (then c); a unless pa exceeds the smaller of pb and pc.
+        __m128i takes_c = _mm_cmpgt_epi16(pb, pc);
+        __m128i bc = _mm_or_si128(_mm_and_si128(takes_c, c), _mm_andnot_si128(takes_c, b));
+        __m128i not_a = _mm_cmpgt_epi16(pa, _mm_min_epi16(pb, pc));
+        __m128i predicted = _mm_or_si128(_mm_and_si128(not_a, bc), _mm_andnot_si128(not_a, a));
+        __m128i value = _mm_and_si128(_mm_add_epi16(x, predicted), low);
+        store_pixel(out + i, value, bpp);
+        a = value;
+        c = b;
+    }
+}
+
+static void unpaeth_sse2_3(uint8_t *out, const uint8_t *raw, const uint8_t *prev, size_t rowbytes) {
+    unpaeth_sse2(out, raw, prev, rowbytes, 3);
+}
+
+static void unpaeth_sse2_4(uint8_t *out, const uint8_t *raw, const uint8_t *prev, size_t rowbytes) {
+    unpaeth_sse2(out, raw, prev, rowbytes, 4);
+}
+#endif
+
+/// Undoes one row's filter: `raw` is the filtered row (without its type byte), `prev` the
+/// previous unfiltered row (zeros for the first), `out` receives the row.
+static int unfilter_row(int type, uint8_t *out, const uint8_t *raw, const uint8_t *prev, size_t rowbytes, int bpp) {
+    switch (type) {
+    case 0:
+        memcpy(out, raw, rowbytes);
+        return CPNG_OK;
+    case 1:
+        memcpy(out, raw, (size_t)bpp);
+        for (size_t i = (size_t)bpp; i < rowbytes; i++) out[i] = (uint8_t)(raw[i] + out[i - bpp]);
+        return CPNG_OK;
+    case 2:
+        for (size_t i = 0; i < rowbytes; i++) out[i] = (uint8_t)(raw[i] + prev[i]);
+        return CPNG_OK;
+    case 3:
+        for (int i = 0; i < bpp; i++) out[i] = (uint8_t)(raw[i] + (prev[i] >> 1));
+        for (size_t i = (size_t)bpp; i < rowbytes; i++) out[i] = (uint8_t)(raw[i] + ((out[i - bpp] + prev[i]) >> 1));
+        return CPNG_OK;
+    case 4:
+#if defined(__SSE2__)
+        if (bpp == 3) { unpaeth_sse2_3(out, raw, prev, rowbytes); return CPNG_OK; }
+        if (bpp == 4) { unpaeth_sse2_4(out, raw, prev, rowbytes); return CPNG_OK; }
+#endif
+        unpaeth_scalar(out, raw, prev, rowbytes, bpp);
+        return CPNG_OK;
+    default:
+        return CPNG_EFILTER;
+    }
+}
+
+/// Finds the run of IDAT chunks (from `*first` to `*end`, their payloads `*total` bytes in
+/// `*count` chunks) and checks every chunk's CRC.
+static int find_idat(const uint8_t *png, size_t length, size_t *first_out, size_t *end_out, size_t *total_out, size_t *count_out) {
+    size_t i = 8, first = 0, end = 0, total = 0, count = 0;
+    // Find the run of IDAT chunks and check it before copying anything.
+    while (i + 12 <= length) {
+        uint32_t size = be32(png + i);
+        if (size > length - i - 12) return CPNG_ESTRUCTURE;
+        int is_idat = memcmp(png + i + 4, "IDAT", 4) == 0;
+        if (is_idat) {
+            if (count == 0) first = i;
+            if (libdeflate_crc32(0, png + i + 4, (size_t)size + 4) != be32(png + i + 8 + size)) return CPNG_ECRC;
+            total += size;
+            count++;
+        } else if (count > 0) {
+            end = i;
+            break;
+        }
+        i += 12 + (size_t)size;
+    }
+    if (count == 0 || end == 0) return CPNG_ESTRUCTURE;
+    *first_out = first; *end_out = end; *total_out = total; *count_out = count;
+    return CPNG_OK;
+}
+
+int cpng_check_idat(const uint8_t *png, size_t length) {
+    size_t first, end, total, count;
+    return find_idat(png, length, &first, &end, &total, &count);
+}
+
+/// The zlib stream of the IDAT chunks: a pointer into `png` when there is one chunk, else a
+/// copy (`*owned`, to free). Checks every chunk's CRC.
+static int gather_idat(const uint8_t *png, size_t length, const uint8_t **stream, size_t *stream_length, uint8_t **owned) {
+    size_t first, end, total, count, i;
+    int status = find_idat(png, length, &first, &end, &total, &count);
+    if (status != CPNG_OK) return status;
+    if (count == 1) {
+        *stream = png + first + 8;
+        *stream_length = total;
+        return CPNG_OK;
+    }
+    uint8_t *copy = malloc(total ? total : 1);
+    if (!copy) return CPNG_EMEMORY;
+    size_t at = 0;
+    for (i = first; i < end;) {
+        uint32_t size = be32(png + i);
+        memcpy(copy + at, png + i + 8, size);
+        at += size;
+        i += 12 + (size_t)size;
+    }
+    *stream = copy;
+    *stream_length = total;
+    *owned = copy;
+    return CPNG_OK;
+}
+
+int cpng_decode_8bit(const uint8_t *png, size_t length, uint32_t width, uint32_t height, int channels, uint8_t *out) {
+    if (channels < 1 || channels > 4 || width == 0 || height == 0) return CPNG_ESTRUCTURE;
+    const size_t rowbytes = (size_t)width * (size_t)channels;
+    if (rowbytes / channels != width || (rowbytes + 1) > SIZE_MAX / height) return CPNG_EMEMORY;
+    const size_t filtered_length = (rowbytes + 1) * height;
+
+    const uint8_t *stream = NULL;
+    size_t stream_length = 0;
+    uint8_t *owned = NULL;
+    int status = gather_idat(png, length, &stream, &stream_length, &owned);
+    if (status != CPNG_OK) return status;
+
+    // `filtered` is not cleared: the inflate must fill it exactly. The zero row stands in for
+    // the row above the first.
+    uint8_t *filtered = malloc(filtered_length);
+    uint8_t *zeros = calloc(rowbytes, 1);
+    struct libdeflate_decompressor *inflater = libdeflate_alloc_decompressor();
+    if (!filtered || !zeros || !inflater) {
+        status = CPNG_EMEMORY;
+        goto done;
+    }
+    size_t used = 0, produced = 0;
+    enum libdeflate_result result = libdeflate_zlib_decompress_ex(inflater, stream, stream_length, filtered, filtered_length,
+                                                                  &used, &produced);
+    // libpng would warn about extra bytes, and stop on missing ones: both are libvips' to judge.
+    if (result != LIBDEFLATE_SUCCESS || produced != filtered_length || used != stream_length) {
+        status = CPNG_EINFLATE;
+        goto done;
+    }
+    for (uint32_t y = 0; y < height; y++) {
+        const uint8_t *row = filtered + (size_t)y * (rowbytes + 1);
+        uint8_t *target = out + (size_t)y * rowbytes;
+        const uint8_t *prev = y == 0 ? zeros : target - rowbytes;
+        status = unfilter_row(row[0], target, row + 1, prev, rowbytes, channels);
+        if (status != CPNG_OK) goto done;
+    }
+done:
+    if (inflater) libdeflate_free_decompressor(inflater);
+    free(zeros);
+    free(filtered);
+    free(owned);
+    return status;
+}
