@@ -199,7 +199,16 @@ int cpng_decode_8bit(const uint8_t *png, size_t length, uint32_t width, uint32_t
     size_t used = 0, produced = 0;
     enum libdeflate_result result = libdeflate_zlib_decompress_ex(inflater, stream, stream_length, filtered, filtered_length,
                                                                   &used, &produced);
-    // libpng would warn about extra bytes, and stop on missing ones: both are libvips' to judge.
+    // A damaged stream or too little data: libvips 8.14 would return rows it never wrote.
+    if (result == LIBDEFLATE_BAD_DATA) {
+        status = CPNG_EZLIB;
+        goto done;
+    }
+    if (result == LIBDEFLATE_SUCCESS && produced < filtered_length) {
+        status = CPNG_ESHORT;
+        goto done;
+    }
+    // libpng warns about extra bytes: libvips' to judge.
     if (result != LIBDEFLATE_SUCCESS || produced != filtered_length || used != stream_length) {
         status = CPNG_EINFLATE;
         goto done;
@@ -214,6 +223,43 @@ int cpng_decode_8bit(const uint8_t *png, size_t length, uint32_t width, uint32_t
 done:
     if (inflater) libdeflate_free_decompressor(inflater);
     free(zeros);
+    free(filtered);
+    free(owned);
+    return status;
+}
+
+int cpng_check_image_data(const uint8_t *png, size_t length, size_t rowbytes, uint32_t height) {
+    if (rowbytes == 0 || height == 0 || rowbytes + 1 > SIZE_MAX / height) return CPNG_EMEMORY;
+    const size_t filtered_length = (rowbytes + 1) * height;
+    const uint8_t *stream = NULL;
+    size_t stream_length = 0;
+    uint8_t *owned = NULL;
+    int status = gather_idat(png, length, &stream, &stream_length, &owned);
+    if (status != CPNG_OK) return status;
+    // Cleared: with more data than the image holds, libdeflate stops without saying how much
+    // it wrote, and the rows are then checked as far as they are known.
+    uint8_t *filtered = calloc(filtered_length, 1);
+    struct libdeflate_decompressor *inflater = libdeflate_alloc_decompressor();
+    if (!filtered || !inflater) {
+        status = CPNG_EMEMORY;
+        goto done;
+    }
+    size_t produced = 0;
+    enum libdeflate_result result = libdeflate_zlib_decompress_ex(inflater, stream, stream_length, filtered, filtered_length,
+                                                                  NULL, &produced);
+    if (result != LIBDEFLATE_SUCCESS && result != LIBDEFLATE_INSUFFICIENT_SPACE) {
+        status = result == LIBDEFLATE_BAD_DATA ? CPNG_EZLIB : CPNG_EINFLATE;
+        goto done;
+    }
+    if (result == LIBDEFLATE_SUCCESS && produced < filtered_length) {
+        status = CPNG_ESHORT;
+        goto done;
+    }
+    for (uint32_t y = 0; y < height; y++) {
+        if (filtered[(size_t)y * (rowbytes + 1)] > 4) { status = CPNG_EFILTER; goto done; }
+    }
+done:
+    if (inflater) libdeflate_free_decompressor(inflater);
     free(filtered);
     free(owned);
     return status;

@@ -4,19 +4,19 @@ internal import CSpng
 internal import CPNGShim
 
 /// The PNG fast path, beside libvips: libspng reads and checks the header chunks; the pixels of
-/// plain 8-bit images (grey, grey + alpha, RGB, RGBA, not interlaced, no tRNS) are inflated by
-/// libdeflate in one call and unfiltered by `CPNGShim`, and the other variants (palette, tRNS,
-/// 1/2/4-bit grey, 16-bit RGB and RGBA, interlaced) are decoded by libspng (16-bit colour keeps
-/// its high byte, as libvips' conversion does). Thumbnails are then resampled with
-/// ``PixelResampler`` (alpha premultiplied, as libvips does).
+/// plain 8-bit images (grey, grey + alpha, RGB, RGBA; not interlaced, no palette, no tRNS) are
+/// inflated by libdeflate in one call and unfiltered by `CPNGShim`. Thumbnails are then
+/// resampled with ``PixelResampler`` (alpha premultiplied, as libvips does).
 ///
-/// It skips libvips' per-image thread-pool hand-offs and Debian's zlib 1.2 + libpng. It takes
-/// only what libvips 8.14 would decode to the same pixels and returns `nil` for the rest, which
-/// then goes through libvips: an embedded ICC profile (iCCP, converted to sRGB there), an eXIf
-/// chunk (libvips applies its orientation), APNG (acTL), 16-bit grey (libvips' grey conversion
-/// rounds differently), a thumbnail larger than the image on either side, a file without IEND
-/// (truncation has its own rules there), and any error from libspng, a CRC or the zlib stream. gAMA, cHRM and
-/// sRGB chunks are ignored, as libvips 8.14's PNG loader ignores them.
+/// It skips libvips' per-image thread-pool hand-offs and Debian's zlib 1.2 + libpng. Everything
+/// else goes to libvips: an embedded ICC profile (iCCP), an eXIf chunk (libvips applies its
+/// orientation), APNG (acTL), palette, tRNS, interlaced and other depths (libspng 0.7.3 gives
+/// damaged such files undefined pixels without an error), a thumbnail larger than the image, a
+/// file without IEND (truncation has its own rules there), and any libspng, CRC or zlib-format
+/// error. Image data that passed its checksums but has unknown filter types, too few rows or a
+/// damaged stream is refused (``ImageDecodingError/corrupt(_:message:)``), here and before a
+/// non-interlaced file goes to libvips, which would return such a file with rows it never
+/// wrote. gAMA, cHRM and sRGB chunks are ignored, as libvips 8.14's PNG loader ignores them.
 enum SpngDecoder {
     /// The image (a thumbnail when `target` is set) of the PNG in `raw`, or `nil` when libvips must do it.
     ///
@@ -34,29 +34,50 @@ enum SpngDecoder {
         try VipsDecoder.checkPixelCount(width: width, height: height, options: options)
 
         // Reading one ancillary chunk makes libspng read and check every chunk before IDAT.
+        let bytes = base.assumingMemoryBound(to: UInt8.self)
         var profile = spng_iccp()
         let iccp = spng_get_iccp(context, &profile)
-        guard iccp == Int32(SPNG_ECHUNKAVAIL.rawValue) else { return nil }   // a profile, or an error
+        guard iccp == Int32(SPNG_ECHUNKAVAIL.rawValue) else {   // a profile, or an error
+            if iccp == 0 { try checkImageData(context, header, png: bytes, length: raw.count) }
+            return nil
+        }
         var exif = spng_exif()
-        guard spng_get_exif(context, &exif) == Int32(SPNG_ECHUNKAVAIL.rawValue) else { return nil }
-        let bytes = base.assumingMemoryBound(to: UInt8.self)
+        let exifStatus = spng_get_exif(context, &exif)
+        guard exifStatus == Int32(SPNG_ECHUNKAVAIL.rawValue) else {
+            if exifStatus == 0 { try checkImageData(context, header, png: bytes, length: raw.count) }
+            return nil
+        }
         guard cpng_has_chunk_before_idat(bytes, raw.count, "acTL") == 0 else { return nil }
         var transparency = spng_trns()
         let trnsStatus = spng_get_trns(context, &transparency)
         guard trnsStatus == 0 || trnsStatus == Int32(SPNG_ECHUNKAVAIL.rawValue) else { return nil }
 
-        guard let shape = Shape(header, hasTRNS: trnsStatus == 0) else { return nil }
+        // Only plain 8-bit images (grey, grey + alpha, RGB, RGBA; not interlaced, no palette or
+        // tRNS) are decoded here: libspng 0.7.3 gives damaged palette and interlaced files
+        // undefined pixels without an error, so those go to libvips.
+        guard let shape = Shape(header, hasTRNS: trnsStatus == 0), shape.plainChannels != nil else {
+            try checkImageData(context, header, png: bytes, length: raw.count)
+            return nil
+        }
         let plan = target.map { TurboJPEGDecoder.Plan(width: width, height: height, orientation: 1, target: $0) }
         // Enlarging is libvips' (its interpolator, not this triangle filter, shapes the edges).
-        if let plan, plan.resizedSourceWidth > width || plan.resizedSourceHeight > height { return nil }
+        if let plan, plan.resizedSourceWidth > width || plan.resizedSourceHeight > height {
+            try checkImageData(context, header, png: bytes, length: raw.count)
+            return nil
+        }
         // libspng reads past a bad IDAT CRC; libpng, so libvips, stops there.
         guard shape.plainChannels != nil || cpng_check_idat(bytes, raw.count) == CPNG_OK.rawValue else { return nil }
         let count = width * height * shape.layout.bands
         let pixels = UnsafeMutablePointer<UInt8>.allocate(capacity: count)
+        // CPNGShim writes every byte; libspng 0.7.3 leaves some pixels of damaged interlaced
+        // low-bit-depth files unwritten without an error, so its buffer starts cleared.
+        if shape.plainChannels == nil { pixels.initialize(repeating: 0, count: count) }
         var owner: UnsafeMutablePointer<UInt8>? = pixels
         defer { owner?.deallocate() }
-        guard shape.decode(context: context, png: bytes, length: raw.count, width: width, height: height, into: pixels) else {
-            return nil
+        switch shape.decode(context: context, png: bytes, length: raw.count, width: width, height: height, into: pixels) {
+        case .decoded: break
+        case .declined: return nil
+        case .invalid(let problem): throw ImageDecodingError.corrupt(.png, message: problem)
         }
 
         guard let plan else {
@@ -71,6 +92,52 @@ enum SpngDecoder {
                                                  orientation: 1, croppedTo: plan.outputWidth, plan.outputHeight)
         return Image(width: plan.outputWidth, height: plan.outputHeight, layout: shape.layout,
                      frames: [Image.Frame(pixels: thumbnail)], sourceFrameCount: 1, sourceFormat: .png)
+    }
+
+    /// Why image data that passed its checksums cannot give defined pixels, or `nil` for any
+    /// other status: rows with an unknown filter type, fewer rows than the header declares, or a
+    /// damaged compressed stream.
+    /// libpng stops at such data, but libvips 8.14 then returns the image anyway with rows it
+    /// never wrote (different from one call to the next); such files are refused here instead.
+    static func invalidData(cpng status: Int32) -> String? {
+        switch status {
+        case CPNG_EFILTER.rawValue: "a row of the image data has an unknown filter type"
+        case CPNG_ESHORT.rawValue: "the image data ends before the last row"
+        case CPNG_EZLIB.rawValue: "the compressed image data is damaged"
+        default: nil
+        }
+    }
+
+    /// ``invalidData(cpng:)`` for libspng's status codes.
+    static func invalidData(spng status: Int32) -> String? {
+        switch status {
+        case Int32(SPNG_EFILTER.rawValue): invalidData(cpng: CPNG_EFILTER.rawValue)
+        case Int32(SPNG_EIDAT_TOO_SHORT.rawValue): invalidData(cpng: CPNG_ESHORT.rawValue)
+        case Int32(SPNG_EZLIB.rawValue), Int32(SPNG_EIDAT_STREAM.rawValue): invalidData(cpng: CPNG_EZLIB.rawValue)
+        default: nil
+        }
+    }
+
+    /// Checks the image data of a non-interlaced file left to libvips (a profile, EXIF, a
+    /// palette, 16-bit samples, an enlarged thumbnail), so that libvips never returns undefined
+    /// pixels for it: the data is inflated and its filter types read; no pixel is decoded.
+    ///
+    /// - Throws: ``/PictorCore/ImageDecodingError/corrupt(_:message:)`` for ``invalidData(cpng:)``.
+    private static func checkImageData(_ context: OpaquePointer, _ header: spng_ihdr, png: UnsafePointer<UInt8>, length: Int) throws {
+        // Interlaced data is left unchecked: only libspng could read it, and it cannot be
+        // trusted with damaged files (see above).
+        guard header.interlace_method == 0 else { return }
+        let channels: Int
+        switch Int(header.color_type) {
+        case Int(SPNG_COLOR_TYPE_GRAYSCALE.rawValue), Int(SPNG_COLOR_TYPE_INDEXED.rawValue): channels = 1
+        case Int(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue): channels = 2
+        case Int(SPNG_COLOR_TYPE_TRUECOLOR.rawValue): channels = 3
+        default: channels = 4
+        }
+        let (bits, overflow) = Int(header.width).multipliedReportingOverflow(by: channels * Int(header.bit_depth))
+        guard !overflow else { return }
+        let problem = invalidData(cpng: cpng_check_image_data(png, length, (bits + 7) / 8, header.height))
+        if let problem { throw ImageDecodingError.corrupt(.png, message: problem) }
     }
 
     /// How one PNG's samples become the image's: the layout libvips gives it, and the decoder.
@@ -113,31 +180,41 @@ enum SpngDecoder {
         /// Whether libspng's format gives more bands than the layout (grey + alpha read as RGBA8).
         private var narrows: Bool { layout.bands <= 2 && spngFormat == SPNG_FMT_RGBA8 }
 
-        /// Decodes into `out` (`width × height × layout.bands` bytes); `false` on any error.
+        /// What a decode gave: the pixels, a file left to libvips, or image data whose pixels
+        /// cannot be known (see ``SpngDecoder/invalidData(_:)``).
+        enum Outcome: Equatable { case decoded, declined, invalid(String) }
+
+        /// Decodes into `out` (`width × height × layout.bands` bytes).
         func decode(context: OpaquePointer, png: UnsafePointer<UInt8>, length: Int, width: Int, height: Int,
-                    into out: UnsafeMutablePointer<UInt8>) -> Bool {
+                    into out: UnsafeMutablePointer<UInt8>) -> Outcome {
             if let plainChannels {
-                return cpng_decode_8bit(png, length, UInt32(width), UInt32(height), Int32(plainChannels), out) == CPNG_OK.rawValue
+                let status = cpng_decode_8bit(png, length, UInt32(width), UInt32(height), Int32(plainChannels), out)
+                if status == CPNG_OK.rawValue { return .decoded }
+                return SpngDecoder.invalidData(cpng: status).map { .invalid($0) } ?? .declined
             }
             let format = Int32(spngFormat.rawValue), flags = usesTRNS ? Int32(SPNG_DECODE_TRNS.rawValue) : 0
             var size = 0
-            guard spng_decoded_image_size(context, format, &size) == 0 else { return false }
+            guard spng_decoded_image_size(context, format, &size) == 0 else { return .declined }
+            func outcome(_ status: Int32) -> Outcome {
+                status == 0 ? .decoded : SpngDecoder.invalidData(spng: status).map { .invalid($0) } ?? .declined
+            }
             guard narrows else {
-                guard size == width * height * layout.bands else { return false }
-                return spng_decode_image(context, out, size, format, flags) == 0
+                guard size == width * height * layout.bands else { return .declined }
+                return outcome(spng_decode_image(context, out, size, format, flags))
             }
             // Interlaced grey + alpha: RGBA8 (libspng's GA8 is for colour type 0 only), then the
             // grey and alpha samples kept.
-            guard size == width * height * 4 else { return false }
+            guard size == width * height * 4 else { return .declined }
             let rgba = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
             defer { rgba.deallocate() }
-            guard spng_decode_image(context, rgba, size, format, flags) == 0 else { return false }
+            let status = outcome(spng_decode_image(context, rgba, size, format, flags))
+            guard status == .decoded else { return status }
             let bands = layout.bands
             for i in 0..<(width * height) {
                 out[i * bands] = rgba[i * 4]
                 if bands == 2 { out[i * bands + 1] = rgba[i * 4 + 3] }
             }
-            return true
+            return .decoded
         }
     }
 }

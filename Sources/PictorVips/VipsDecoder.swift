@@ -53,12 +53,12 @@ public struct VipsDecoder: ImageDecoding {
     /// profile, any libjpeg warning) always go through libvips.
     public var usesTurboJPEG: Bool
 
-    /// Whether PNGs take the libspng fast path (libspng reads the header chunks; libdeflate and
-    /// Pictor's unfilter, or libspng, decode; Pictor resamples thumbnails, alpha premultiplied),
-    /// skipping libvips' thread-pool cost and Debian's zlib 1.2; default `true`. Full-size pixels
-    /// are the same as libvips'; thumbnails match within a few levels. PNGs with an ICC profile,
-    /// an eXIf chunk or an animation (APNG), truncated ones and any file libspng, a CRC or the
-    /// zlib stream finds fault with always go through libvips.
+    /// Whether plain PNGs (8-bit grey, grey + alpha, RGB or RGBA; not interlaced, no palette or
+    /// tRNS, no ICC profile, eXIf or animation) take the fast path (libspng checks the header
+    /// chunks, libdeflate inflates, Pictor unfilters and resamples thumbnails, alpha
+    /// premultiplied), skipping libvips' thread-pool cost and Debian's zlib 1.2; default `true`.
+    /// Full-size pixels are the same as libvips'; thumbnails match within a few levels. Every
+    /// other PNG goes through libvips.
     public var usesSpng: Bool
 
     /// Creates the decoder (libvips is loaded and started on its first decode that needs it);

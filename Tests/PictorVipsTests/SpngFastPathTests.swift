@@ -58,7 +58,7 @@ struct SpngFastPathTests {
             compared += 1
         }
         // Enlarging is left to libvips: then only the corpus's larger files are compared.
-        #expect(compared >= (target.allowsUpscaling || target.contentMode == .stretch ? 5 : 150), "\(compared) compared")
+        #expect(compared >= (target.allowsUpscaling || target.contentMode == .stretch ? 2 : 40), "\(compared) compared")
     }
 
     /// Full size: the same pixels as libvips (libspng and libpng agree, 16-bit samples keep
@@ -72,25 +72,27 @@ struct SpngFastPathTests {
             #expect(a.frames.map(\.pixels) == b.frames.map(\.pixels), "\(row.path): pixels differ")
             compared += 1
         }
-        #expect(compared > 150)
+        #expect(compared >= 40)
     }
 
-    /// The fast path really takes the corpus's plain files (every colour type, 1- to 16-bit,
-    /// interlaced, tRNS) and declines those libvips must handle (ICC, eXIf, APNG, a bad IDAT
-    /// CRC, 16-bit grey).
+    /// The fast path really takes the corpus's plain files (8-bit grey, grey + alpha, RGB, RGBA,
+    /// not interlaced, no palette or tRNS) and declines the rest: what libvips must handle (ICC,
+    /// eXIf, APNG, a bad IDAT CRC) and what libspng 0.7.3 cannot be trusted with when damaged
+    /// (palette, interlaced, tRNS, other depths).
     @Test func takesPlainFilesAndDeclinesTheRest() throws {
         guard Corpus.isAvailable else { return }
-        for path in ["pngsuite/basn0g01.png", "pngsuite/basn0g08.png", "pngsuite/basn2c08.png", "pngsuite/basn2c16.png",
-                     "pngsuite/basn3p04.png", "pngsuite/basn4a08.png", "pngsuite/basi4a08.png", "pngsuite/basn6a08.png", "pngsuite/basn6a16.png", "pngsuite/basi2c08.png", "pngsuite/tbbn0g04.png",
-                     "pillow/rgb_trns.png", "pillow/p_trns_single.png", "pngsuite/g03n2c08.png"] {
+        for path in ["pngsuite/basn0g08.png", "pngsuite/basn2c08.png", "pngsuite/basn4a08.png", "pngsuite/basn6a08.png",
+                     "pngsuite/g03n2c08.png"] {
             #expect(try taken(path), "\(path) should take the fast path")
         }
         for path in ["pillow/icc_profile.png", "pngsuite/exif2c08.png", "pillow/apng_single_frame.png", "pillow/broken_data_stream.png",
-                     "pngsuite/xcsn0g01.png", "pngsuite/basn0g16.png", "pngsuite/basn4a16.png"] {
+                     "pngsuite/xcsn0g01.png", "pngsuite/basn0g16.png", "pngsuite/basn4a16.png", "pngsuite/basn0g01.png",
+                     "pngsuite/basn3p04.png", "pngsuite/basi4a08.png", "pngsuite/basi2c08.png", "pngsuite/tbbn0g04.png",
+                     "pillow/rgb_trns.png", "pngsuite/basn2c16.png"] {
             #expect(try !taken(path), "\(path) should go to libvips")
         }
         let takenCount = try Self.pngRows().filter { $0.expect == .ok }.filter { try taken($0.path) }.count
-        #expect(takenCount > 150, "\(takenCount) corpus PNGs took the fast path")
+        #expect(takenCount >= 40, "\(takenCount) corpus PNGs took the fast path")
     }
 
     private func taken(_ path: String) throws -> Bool {

@@ -20,6 +20,10 @@ enum cpng_status {
     CPNG_EFILTER = -4,
     /// Out of memory.
     CPNG_EMEMORY = -5,
+    /// The image data ends before the last row.
+    CPNG_ESHORT = -6,
+    /// The zlib stream of the image data is damaged (a bad block, code or Adler-32).
+    CPNG_EZLIB = -7,
 };
 
 /// Decodes the pixels of a non-interlaced PNG with 8-bit samples and `channels` samples per
@@ -41,5 +45,11 @@ int cpng_check_idat(const uint8_t *png, size_t length);
 /// Non-zero when a chunk of type `type` (4 ASCII letters) comes before the first IDAT chunk.
 /// Stops, returning 0, at the first IDAT or at a chunk that runs past the end.
 int cpng_has_chunk_before_idat(const uint8_t *png, size_t length, const char *type);
+
+/// Checks the image data of a non-interlaced PNG without decoding its pixels: every IDAT CRC,
+/// the zlib stream (inflated into scratch memory), that it holds `height` rows of `rowbytes`
+/// bytes plus their filter type, and that every filter type is 0...4. Returns CPNG_OK,
+/// CPNG_ESHORT, CPNG_EZLIB, CPNG_EFILTER, or another negative cpng_status.
+int cpng_check_image_data(const uint8_t *png, size_t length, size_t rowbytes, uint32_t height);
 
 #endif
