@@ -5,7 +5,7 @@
 
 /* libvips is opened with dlopen on first use instead of being linked: Debian's build brings
  * about 120 shared libraries, all bound at load time, which cost a process ~40 ms of CPU and
- * ~20 MB of memory before main, even for runs that never decode (downloads, cache commands,
+ * ~12 MB of memory before main, even for runs that never decode (downloads, cache commands,
  * JPEGs on the libjpeg-turbo path). Every libvips and GLib function used is called through this
  * table, whose pointer types come from libvips' own prototypes (__typeof__), so a call is
  * checked by the compiler exactly as a direct call would be. */

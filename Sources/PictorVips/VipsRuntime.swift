@@ -4,8 +4,8 @@ import Synchronization
 internal import CVips
 internal import CVipsShim
 
-/// Process-wide libvips set-up: loaded and started once, on first use, its operation cache off, its warnings routed to a
-/// ``/PictorCore/PictorLog`` instead of standard error.
+/// Process-wide libvips set-up: loaded (`dlopen`) and started once, on first use, its operation
+/// cache off, its warnings routed to a ``/PictorCore/PictorLog`` instead of standard error.
 ///
 /// Every PictorVips type calls ``start()`` itself; applications only call ``setLog(_:)`` when they
 /// want libvips' warnings (for example "Premature end of JPEG file" on an accepted truncated

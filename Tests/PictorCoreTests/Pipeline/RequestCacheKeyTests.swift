@@ -49,16 +49,6 @@ struct RequestCacheKeyTests {
         #expect(a.dataCacheKey(for: request) == "A:" + url.absoluteString)
         #expect(b.dataCacheKey(for: request) == "B:" + url.absoluteString)
         #expect(a.dataCacheKey(for: request) == "A:" + url.absoluteString)
-        let calls = hook.count
-        _ = a.imageCacheKey(for: request)
-        #expect(hook.count == calls, "the first pipeline's keys stay kept after another pipeline used the request")
-        #expect(b.dataCacheKey(for: request) == "B:" + url.absoluteString)
-        #expect(hook.count == calls, "the second pipeline's keys are kept too")
-        let c = hook.pipeline(tag: "C:")
-        #expect(c.dataCacheKey(for: request) == "C:" + url.absoluteString)
-        #expect(b.dataCacheKey(for: request) == "B:" + url.absoluteString)
-        #expect(a.dataCacheKey(for: request) == "A:" + url.absoluteString)
-        #expect(hook.count == calls + 2, "a third pipeline replaces the second's keys; the first's stay")
     }
 
     @Test func changingWhatTheKeysDependOnComputesThemAgain() {

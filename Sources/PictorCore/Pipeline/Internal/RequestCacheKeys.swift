@@ -29,36 +29,19 @@ struct RequestCacheKeys: Sendable {
 /// identifiers and hashing the text again. Copies of a request share the memo until one of
 /// them changes a property the keys depend on, which gives that copy a new, empty memo.
 ///
-/// The keys are kept for the first pipeline that asked (read without a lock) and for the last
-/// other one (behind a lock): a request used with another pipeline, whose hook may differ,
-/// computes them again for it.
+/// The keys are kept for one pipeline at a time (the last one that asked): a request used with
+/// another pipeline, whose hook may differ, computes them again. The hook runs outside the lock.
 final class RequestKeyMemo: Sendable {
-    /// The keys and the number of the pipeline they were computed for; immutable once made.
-    private final class Entry: Sendable {
-        let pipeline: UInt64
-        let keys: RequestCacheKeys
-        init(pipeline: UInt64, keys: RequestCacheKeys) { self.pipeline = pipeline; self.keys = keys }
-    }
-
-    /// Set once, by the first pipeline to compute the keys, then read without a lock: a memory
-    /// hit's whole budget is a few dictionary lookups, and a mutex here cost as much as one.
-    private let first = AtomicLazyReference<Entry>()
-    /// The keys of the last other pipeline that asked, behind a lock (a request moved to a
-    /// second pipeline still computes its keys once there, not on every use).
-    private let other = Mutex<Entry?>(nil)
+    private let kept = Mutex<(pipeline: UInt64, keys: RequestCacheKeys)?>(nil)
 
     init() {}
 
     /// The keys for the pipeline numbered `pipeline`, computed with `compute` when not kept.
     func keys(for pipeline: UInt64, compute: () -> RequestCacheKeys) -> RequestCacheKeys {
-        guard let kept = first.load() else {
-            return first.storeIfNil(Entry(pipeline: pipeline, keys: compute())).keys
-        }
-        if kept.pipeline == pipeline { return kept.keys }
-        if let entry = other.withLock({ $0 }), entry.pipeline == pipeline { return entry.keys }
-        let entry = Entry(pipeline: pipeline, keys: compute())
-        other.withLock { $0 = entry }
-        return entry.keys
+        if let hit = kept.withLock({ $0?.pipeline == pipeline ? $0?.keys : nil }) { return hit }
+        let keys = compute()
+        kept.withLock { $0 = (pipeline, keys) }
+        return keys
     }
 }
 
