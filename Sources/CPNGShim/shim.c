@@ -175,41 +175,52 @@ static int gather_idat(const uint8_t *png, size_t length, const uint8_t **stream
     return CPNG_OK;
 }
 
+/// Inflates the image data (IDAT CRCs checked) into `filtered`, `filtered_length` bytes.
+/// CPNG_OK when the stream holds at least that much; `*extra` then says whether it holds more
+/// (bytes left unread or no room left). CPNG_EZLIB for a damaged stream and CPNG_ESHORT for too
+/// little data: libvips 8.14 would return rows it never wrote for either.
+static int inflate_image_data(const uint8_t *png, size_t length, uint8_t *filtered, size_t filtered_length, int *extra) {
+    const uint8_t *stream = NULL;
+    size_t stream_length = 0;
+    uint8_t *owned = NULL;
+    int status = gather_idat(png, length, &stream, &stream_length, &owned);
+    if (status != CPNG_OK) return status;
+    struct libdeflate_decompressor *inflater = libdeflate_alloc_decompressor();
+    if (!inflater) {
+        free(owned);
+        return CPNG_EMEMORY;
+    }
+    size_t used = 0, produced = 0;
+    enum libdeflate_result result = libdeflate_zlib_decompress_ex(inflater, stream, stream_length, filtered, filtered_length,
+                                                                  &used, &produced);
+    libdeflate_free_decompressor(inflater);
+    free(owned);
+    if (result == LIBDEFLATE_BAD_DATA) return CPNG_EZLIB;
+    if (result == LIBDEFLATE_SUCCESS && produced < filtered_length) return CPNG_ESHORT;
+    if (result != LIBDEFLATE_SUCCESS && result != LIBDEFLATE_INSUFFICIENT_SPACE) return CPNG_EINFLATE;
+    *extra = result == LIBDEFLATE_INSUFFICIENT_SPACE || used != stream_length;
+    return CPNG_OK;
+}
+
 int cpng_decode_8bit(const uint8_t *png, size_t length, uint32_t width, uint32_t height, int channels, uint8_t *out) {
     if (channels < 1 || channels > 4 || width == 0 || height == 0) return CPNG_ESTRUCTURE;
     const size_t rowbytes = (size_t)width * (size_t)channels;
     if (rowbytes / channels != width || (rowbytes + 1) > SIZE_MAX / height) return CPNG_EMEMORY;
     const size_t filtered_length = (rowbytes + 1) * height;
 
-    const uint8_t *stream = NULL;
-    size_t stream_length = 0;
-    uint8_t *owned = NULL;
-    int status = gather_idat(png, length, &stream, &stream_length, &owned);
-    if (status != CPNG_OK) return status;
-
     // `filtered` is not cleared: the inflate must fill it exactly. The zero row stands in for
     // the row above the first.
+    int status = CPNG_OK, extra = 0;
     uint8_t *filtered = malloc(filtered_length);
     uint8_t *zeros = calloc(rowbytes, 1);
-    struct libdeflate_decompressor *inflater = libdeflate_alloc_decompressor();
-    if (!filtered || !zeros || !inflater) {
+    if (!filtered || !zeros) {
         status = CPNG_EMEMORY;
         goto done;
     }
-    size_t used = 0, produced = 0;
-    enum libdeflate_result result = libdeflate_zlib_decompress_ex(inflater, stream, stream_length, filtered, filtered_length,
-                                                                  &used, &produced);
-    // A damaged stream or too little data: libvips 8.14 would return rows it never wrote.
-    if (result == LIBDEFLATE_BAD_DATA) {
-        status = CPNG_EZLIB;
-        goto done;
-    }
-    if (result == LIBDEFLATE_SUCCESS && produced < filtered_length) {
-        status = CPNG_ESHORT;
-        goto done;
-    }
+    status = inflate_image_data(png, length, filtered, filtered_length, &extra);
+    if (status != CPNG_OK) goto done;
     // libpng warns about extra bytes: libvips' to judge.
-    if (result != LIBDEFLATE_SUCCESS || produced != filtered_length || used != stream_length) {
+    if (extra) {
         status = CPNG_EINFLATE;
         goto done;
     }
@@ -221,46 +232,25 @@ int cpng_decode_8bit(const uint8_t *png, size_t length, uint32_t width, uint32_t
         if (status != CPNG_OK) goto done;
     }
 done:
-    if (inflater) libdeflate_free_decompressor(inflater);
     free(zeros);
     free(filtered);
-    free(owned);
     return status;
 }
 
 int cpng_check_image_data(const uint8_t *png, size_t length, size_t rowbytes, uint32_t height) {
     if (rowbytes == 0 || height == 0 || rowbytes + 1 > SIZE_MAX / height) return CPNG_EMEMORY;
     const size_t filtered_length = (rowbytes + 1) * height;
-    const uint8_t *stream = NULL;
-    size_t stream_length = 0;
-    uint8_t *owned = NULL;
-    int status = gather_idat(png, length, &stream, &stream_length, &owned);
-    if (status != CPNG_OK) return status;
     // Cleared: with more data than the image holds, libdeflate stops without saying how much
     // it wrote, and the rows are then checked as far as they are known.
     uint8_t *filtered = calloc(filtered_length, 1);
-    struct libdeflate_decompressor *inflater = libdeflate_alloc_decompressor();
-    if (!filtered || !inflater) {
-        status = CPNG_EMEMORY;
-        goto done;
-    }
-    size_t produced = 0;
-    enum libdeflate_result result = libdeflate_zlib_decompress_ex(inflater, stream, stream_length, filtered, filtered_length,
-                                                                  NULL, &produced);
-    if (result != LIBDEFLATE_SUCCESS && result != LIBDEFLATE_INSUFFICIENT_SPACE) {
-        status = result == LIBDEFLATE_BAD_DATA ? CPNG_EZLIB : CPNG_EINFLATE;
-        goto done;
-    }
-    if (result == LIBDEFLATE_SUCCESS && produced < filtered_length) {
-        status = CPNG_ESHORT;
-        goto done;
-    }
+    if (!filtered) return CPNG_EMEMORY;
+    int extra = 0;
+    int status = inflate_image_data(png, length, filtered, filtered_length, &extra);
+    if (status != CPNG_OK) goto done;
     for (uint32_t y = 0; y < height; y++) {
         if (filtered[(size_t)y * (rowbytes + 1)] > 4) { status = CPNG_EFILTER; goto done; }
     }
 done:
-    if (inflater) libdeflate_free_decompressor(inflater);
     free(filtered);
-    free(owned);
     return status;
 }
