@@ -10,7 +10,8 @@ import Foundation
 /// floats that stays in L1; the horizontal pass reads that row and writes bytes at the pixel's
 /// oriented, cropped place. Only the part of the resized image that survives the crop is
 /// computed. Inner loops run on unsafe pointers so that release builds vectorise them (the
-/// vertical pass, 4 floats per SSE2 instruction) and 3- and 4-band pixels are one `SIMD4<Float>`.
+/// vertical pass, 4 floats per SSE2 instruction) and a 3-band pixel is one `SIMD4<Float>`; 2- and
+/// 4-band pixels (alpha) take premultiplying passes of their own.
 enum PixelResampler {
     /// Filter taps for one axis: for output `i`, input pixels `start[i] ..< start[i] + count[i]`
     /// with weights `weights[i * stride ..< i * stride + count[i]]`, summing to 1 (edge taps
@@ -160,7 +161,6 @@ enum PixelResampler {
             switch bands {
             case 3: horizontal3(scratch, taps: h, firstColumn: firstColumn, xs: place.xs, into: row, dx: place.dx)
             case 1: horizontal1(scratch, taps: h, firstColumn: firstColumn, xs: place.xs, into: row, dx: place.dx)
-            case 4: horizontal4(scratch, taps: h, firstColumn: firstColumn, xs: place.xs, into: row, dx: place.dx)
             default: horizontal(scratch, bands: bands, taps: h, firstColumn: firstColumn, xs: place.xs, into: row, dx: place.dx)
             }
         }
@@ -276,24 +276,6 @@ enum PixelResampler {
             }
             let v = rounded(acc)
             d[0] = UInt8(truncatingIfNeeded: v[0]); d[1] = UInt8(truncatingIfNeeded: v[1]); d[2] = UInt8(truncatingIfNeeded: v[2])
-            d += dx
-        }
-    }
-
-    private static func horizontal4(_ s: UnsafePointer<Float>, taps h: borrowing Taps, firstColumn: Int, xs: Range<Int>,
-                                    into row: UnsafeMutablePointer<UInt8>, dx: Int) {
-        let base = UnsafeRawPointer(s - firstColumn &* 4), pixel = 4 &* MemoryLayout<Float>.stride
-        var d = row + xs.lowerBound &* dx
-        for x in xs {
-            var p = base + h.start[x] &* pixel, w = UnsafePointer(h.weights + x &* h.stride)
-            var acc = SIMD4<Float>()
-            for _ in 0..<h.count[x] {
-                acc += p.loadUnaligned(as: SIMD4<Float>.self) * w.pointee
-                p += pixel; w += 1
-            }
-            let v = rounded(acc)
-            d[0] = UInt8(truncatingIfNeeded: v[0]); d[1] = UInt8(truncatingIfNeeded: v[1])
-            d[2] = UInt8(truncatingIfNeeded: v[2]); d[3] = UInt8(truncatingIfNeeded: v[3])
             d += dx
         }
     }
