@@ -2,9 +2,12 @@ import Foundation
 import PictorCLI
 import PictorTestSupport
 
-/// pngsuite in the shared corpus beside the checkout (`../shared/corpus/pngsuite`).
-let corpusPNGSuite = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/pngsuite")
+/// The shared corpus beside the checkout (`../shared/corpus`).
+let sharedCorpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus", isDirectory: true)
+
+/// pngsuite in the shared corpus (`../shared/corpus/pngsuite`).
+let corpusPNGSuite = sharedCorpus.appendingPathComponent("pngsuite", isDirectory: true)
 
 /// Runs `pictor` in-process with a recording console and no usable home directory.
 func runPictor(_ args: [String]) async -> (Int32, RecordingConsole) {

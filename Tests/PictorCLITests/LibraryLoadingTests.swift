@@ -3,10 +3,7 @@ import Testing
 import PictorTestSupport
 import Pictor
 
-private var corpus: URL {
-    BinaryRunner.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus", isDirectory: true)
-}
-private var corpusAvailable: Bool { FileManager.default.fileExists(atPath: corpus.appendingPathComponent("pngsuite").path) }
+private var corpusAvailable: Bool { FileManager.default.fileExists(atPath: sharedCorpus.appendingPathComponent("pngsuite").path) }
 
 /// libvips (and the ~120 libraries it brings) is loaded only by a run that needs it: the
 /// dynamic loader's own trace (`LD_DEBUG=libs`, glibc) tells which shared libraries a run of
@@ -17,8 +14,7 @@ struct LibraryLoadingTests {
     let temp: URL
 
     init() throws {
-        temp = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-libs-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+        temp = try makeTemporaryDirectory("libs")
     }
 
     /// Runs pictor with the loader's trace on; returns whether libvips was opened.
@@ -30,7 +26,7 @@ struct LibraryLoadingTests {
     }
 
     @Test func onlyRunsThatNeedLibvipsLoadIt() throws {
-        let server = try NginxServer.start(root: corpus)
+        let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let cache = temp.appendingPathComponent("cache").path
         let jpeg = server.url("/exif-orientation/Portrait_6.jpg").absoluteString

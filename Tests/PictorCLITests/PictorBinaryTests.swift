@@ -3,12 +3,9 @@ import Testing
 import Pictor
 import PictorTestSupport
 
-private var corpus: URL {
-    BinaryRunner.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus", isDirectory: true)
-}
-private var corpusAvailable: Bool { FileManager.default.fileExists(atPath: corpus.appendingPathComponent("exif-orientation").path) }
+private var corpusAvailable: Bool { FileManager.default.fileExists(atPath: sharedCorpus.appendingPathComponent("exif-orientation").path) }
 
-/// The built `pictor` binary against nginx on loopback serving the corpus.
+/// The built `pictor` binary against nginx on loopback serving the sharedCorpus.
 @Suite(.serialized, .enabled(if: BinaryRunner.isAvailable && NginxServer.isAvailable && corpusAvailable,
                              "needs the built pictor binary, nginx and ../shared/corpus"))
 struct PictorBinaryTests {
@@ -22,12 +19,12 @@ struct PictorBinaryTests {
     var cacheDir: String { temp.appendingPathComponent("cache").path }
 
     func orientationURLs(_ server: NginxServer) throws -> [URL] {
-        try FileManager.default.contentsOfDirectory(atPath: corpus.appendingPathComponent("exif-orientation").path)
+        try FileManager.default.contentsOfDirectory(atPath: sharedCorpus.appendingPathComponent("exif-orientation").path)
             .filter { $0.hasSuffix(".jpg") }.sorted().map { server.url("/exif-orientation/\($0)") }
     }
 
     @Test func fetchWritesCorrectlyOrientedThumbnails() throws {
-        let server = try NginxServer.start(root: corpus)
+        let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let urls = try orientationURLs(server)
         let out = temp.appendingPathComponent("thumbs").path
@@ -55,7 +52,7 @@ struct PictorBinaryTests {
     }
 
     @Test func secondPrefetchIsAllCacheHits() throws {
-        let server = try NginxServer.start(root: corpus)
+        let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let list = temp.appendingPathComponent("urls.txt")
         try (["# the EXIF orientation photos"] + orientationURLs(server).map(\.absoluteString)).joined(separator: "\n")
@@ -82,7 +79,7 @@ struct PictorBinaryTests {
 
     @Test func aWarmRunWritesWhatTheColdRunWrote() throws {
         // Given PNG, JPEG, animated WebP and animated GIF originals
-        let server = try NginxServer.start(root: corpus)
+        let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let paths = ["/libjpeg-turbo/testorig.png", "/exif-orientation/Landscape_1.jpg", "/pillow/iss634.webp", "/pillow/chi.gif"]
         let urls = paths.map { server.url($0).absoluteString }
@@ -113,7 +110,7 @@ struct PictorBinaryTests {
     }
 
     @Test func exitCodes() throws {
-        let server = try NginxServer.start(root: corpus)
+        let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let usage = try BinaryRunner.run(["fetch", "--bogus", server.url("/x.jpg").absoluteString])
         #expect(usage.status == 64)
@@ -148,7 +145,7 @@ struct PictorBinaryTests {
     }
 
     @Test func encryptedCacheRoundTripAndMaintenance() throws {
-        let server = try NginxServer.start(root: corpus)
+        let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let key = temp.appendingPathComponent("pictor.key").path
         #expect(try BinaryRunner.run(["cache", "key", "generate", "--out", key]).status == 0)

@@ -151,8 +151,7 @@ import Testing
     }
 
     @Test func anImageFileGivenToPrefetchIsOneURL() async throws {
-        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/pngsuite/basn2c08.png")
+        let corpus = corpusPNGSuite.appendingPathComponent("basn2c08.png")
         guard FileManager.default.fileExists(atPath: corpus.path) else { return }
         let (code, console) = await run(["prefetch", corpus.path, "--no-cache"])
         #expect(code == 0, "\(console.errors)")

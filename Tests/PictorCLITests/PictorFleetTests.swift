@@ -4,10 +4,7 @@ import Pictor
 import PictorTestSupport
 import Synchronization
 
-private var corpus: URL {
-    BinaryRunner.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus", isDirectory: true)
-}
-private var corpusAvailable: Bool { FileManager.default.fileExists(atPath: corpus.appendingPathComponent("MANIFEST.tsv").path) }
+private var corpusAvailable: Bool { FileManager.default.fileExists(atPath: sharedCorpus.appendingPathComponent("MANIFEST.tsv").path) }
 
 /// Several `pictor` processes sharing one Redis, as a fleet of servers would.
 @Suite(.serialized, .enabled(if: BinaryRunner.isAvailable && NginxServer.isAvailable && RedisServer.isAvailable && corpusAvailable,
@@ -22,7 +19,7 @@ struct PictorFleetTests {
 
     /// Corpus JPEGs and PNGs that decode, by path.
     func corpusPaths(limit: Int) throws -> [String] {
-        let manifest = try String(contentsOf: corpus.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
+        let manifest = try String(contentsOf: sharedCorpus.appendingPathComponent("MANIFEST.tsv"), encoding: .utf8)
         var paths: [String] = []
         for line in manifest.split(separator: "\n").dropFirst() {
             let fields = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -57,7 +54,7 @@ struct PictorFleetTests {
 
     @Test(arguments: [false, true]) func fourProcessesDownloadEachURLOnceAndAFifthIsServedWithTheOriginStopped(encrypted: Bool) async throws {
         defer { try? FileManager.default.removeItem(at: temp) }
-        let nginx = try await offPool { try NginxServer.start(root: corpus) }
+        let nginx = try await offPool { try NginxServer.start(root: sharedCorpus) }
         defer { nginx.stop() }
         let redis = try await offPool { try RedisServer() }
         defer { redis.stop() }
@@ -113,7 +110,7 @@ struct PictorFleetTests {
 
     @Test func anUnreachableRedisNeverFailsAPrefetchAndIsReportedOnce() async throws {
         defer { try? FileManager.default.removeItem(at: temp) }
-        let nginx = try await offPool { try NginxServer.start(root: corpus) }
+        let nginx = try await offPool { try NginxServer.start(root: sharedCorpus) }
         defer { nginx.stop() }
         let stopped = try await offPool { try RedisServer() }
         stopped.stop()

@@ -4,8 +4,7 @@ import Testing
 import PictorTestSupport
 import Synchronization
 
-private let pngsuite = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/pngsuite")
+private let pngsuite = corpusPNGSuite
 
 /// Output for scripts: JSON Lines, progress on standard error, lists from standard input with
 /// comments, the report as the run goes, Ctrl-C.
