@@ -66,9 +66,11 @@ public struct VipsDecoder: ImageDecoding {
     /// no ICC profile, not animated) take the fast path: libwebp decodes them directly, thumbnails
     /// with its scaled decode at the target size (libvips' shrink-on-load for WebP), skipping
     /// libvips' thread-pool cost and its full-size frame buffer; default `true`. Full-size pixels
-    /// are libvips' own (it decodes with the same libwebp and options); thumbnails match within a
-    /// few levels. Animations, files with an ICC profile, enlarged thumbnails and files shorter
-    /// than their RIFF size always go through libvips.
+    /// and fitted or filled thumbnails are libvips' own (it decodes with the same libwebp, options
+    /// and scale); stretched thumbnails match within a few levels. A damaged file is refused
+    /// (``/PictorCore/ImageDecodingError/corrupt(_:message:)``) where libvips' thumbnail would
+    /// return tiles it failed to decode. Animations, files with an ICC profile, enlarged
+    /// thumbnails and files shorter than their RIFF size always go through libvips.
     public var usesLibwebp: Bool
 
     /// Creates the decoder (libvips is loaded and started on its first decode that needs it);

@@ -8,9 +8,11 @@ internal import CWebP
 /// so the decode itself gives the thumbnail; ``PixelResampler`` then only orients and crops.
 ///
 /// The container is read with libwebpdemux and the frame decoded with the options libvips 8.14's
-/// loader uses (RGBA, fancy upsampling), so full-size pixels are libvips' own and thumbnails
-/// match within a level or two. It skips libvips' per-image thread pool and its full-size RGBA
-/// frame buffer. Alpha follows the container's alpha flag, as libvips does; EXIF orientation is
+/// loader uses (RGBA, fancy upsampling) and at the size it asks for, so full-size pixels and
+/// fitted or filled thumbnails are libvips' own. A stretch is decoded at its own two scales
+/// (libvips decodes at the smaller shrink and resizes the other axis without premultiplying
+/// alpha); it matches within a few levels. It skips libvips' per-image thread pool and its
+/// full-size RGBA frame buffer. Alpha follows the container's alpha flag, as libvips does; EXIF orientation is
 /// applied. Everything else goes to libvips: animations, an embedded ICC profile (libvips
 /// converts it to sRGB), a thumbnail larger than the image, a file shorter than its RIFF size
 /// (truncation has its own rules there), and any container libwebpdemux rejects.
