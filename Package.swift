@@ -35,6 +35,9 @@ let package = Package(
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .target(name: "CPNGShim", dependencies: ["CDeflate"]),
+        // The WebP fast path: libwebp decodes still images (with scaled decode for thumbnails);
+        // libwebpdemux reads the container as libvips' loader does.
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -44,7 +47,7 @@ let package = Package(
         // Backends.
         .target(name: "PictorCrypto", dependencies: ["PictorCore", "COpenSSL"]),
         .target(name: "PictorDiskCache", dependencies: ["PictorCore", "PictorCrypto", "CSQLite"]),
-        .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim", "CTurboJPEG", "CSpng", "CPNGShim"]),
+        .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim", "CTurboJPEG", "CSpng", "CPNGShim", "CWebP"]),
         .target(name: "PictorCurl", dependencies: ["PictorCore", "CCurl", "CCurlShim"]),
         .target(name: "PictorRedis", dependencies: ["PictorCore", "PictorCrypto", "CHiredis"]),
         // Umbrella: the default Linux pipeline.

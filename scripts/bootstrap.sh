@@ -28,6 +28,7 @@ BUILD=(
   libturbojpeg0-dev # PictorVips: TurboJPEG header probes / JPEG fast path
   libspng-dev       # PictorVips: PNG fast path (header chunks, palette/16-bit/interlaced decode)
   libdeflate-dev    # PictorVips: PNG fast path (whole-buffer inflate, ~1.5x zlib 1.2 here)
+  libwebp-dev       # PictorVips: WebP fast path (libwebp scaled decode, libwebpdemux container)
   libcurl4-openssl-dev # PictorCurl: HTTP(S) on libcurl's multi interface (headers, pkg-config)
   libhiredis-dev    # PictorRedis: the Redis client (hiredis 0.14 on Debian 12: no TLS)
   ca-certificates   # HTTPS: the certificates libcurl verifies servers with

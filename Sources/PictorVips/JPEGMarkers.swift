@@ -31,30 +31,6 @@ struct JPEGMarkers {
     /// Tag 0x0112 of IFD0 in an `Exif\0\0` APP1 body.
     private static func exifOrientation(_ body: UnsafeRawBufferPointer) -> Int? {
         guard body.count > 14, body.starts(with: Array("Exif\0\0".utf8)) else { return nil }
-        let tiff = UnsafeRawBufferPointer(rebasing: body[6...])
-        let little: Bool
-        switch (tiff[0], tiff[1]) {
-        case (0x49, 0x49): little = true
-        case (0x4D, 0x4D): little = false
-        default: return nil
-        }
-        func u16(_ o: Int) -> Int? {
-            guard o >= 0, o + 2 <= tiff.count else { return nil }
-            return little ? Int(tiff[o]) | Int(tiff[o + 1]) << 8 : Int(tiff[o]) << 8 | Int(tiff[o + 1])
-        }
-        func u32(_ o: Int) -> Int? {
-            guard let a = u16(o), let b = u16(o + 2) else { return nil }
-            return little ? a | b << 16 : a << 16 | b
-        }
-        guard let ifd = u32(4), let count = u16(ifd) else { return nil }
-        for entry in 0..<min(count, 512) {
-            let o = ifd + 2 + entry * 12
-            guard let tag = u16(o) else { return nil }
-            if tag == 0x0112 {
-                guard let type = u16(o + 2), type == 3, let value = u16(o + 8), (1...8).contains(value) else { return nil }
-                return value
-            }
-        }
-        return nil
+        return EXIFOrientation.value(tiff: UnsafeRawBufferPointer(rebasing: body[6...]))
     }
 }

@@ -37,7 +37,8 @@ internal import CVipsShim
 ///
 /// Plain JPEGs (YCbCr, RGB or grey, no ICC profile, no libjpeg warning) go through libjpeg-turbo
 /// directly unless ``usesTurboJPEG`` is `false` (see ``usesTurboJPEG``), and PNGs without an ICC
-/// profile, eXIf or animation through libspng unless ``usesSpng`` is `false`; everything else,
+/// profile, eXIf or animation through libspng unless ``usesSpng`` is `false`, and still WebPs
+/// without an ICC profile through libwebp unless ``usesLibwebp`` is `false`; everything else,
 /// and any file a fast path declines, goes through libvips. Only formats ``/PictorCore/ImageFormat/sniff(_:)-(Data)``
 /// recognises reach libvips, so its other loaders (PDF, FITS, CSV, …) are never used.
 ///
@@ -61,15 +62,28 @@ public struct VipsDecoder: ImageDecoding {
     /// other PNG goes through libvips.
     public var usesSpng: Bool
 
+    /// Whether still WebPs (lossy or lossless, with or without alpha, EXIF orientation applied;
+    /// no ICC profile, not animated) take the fast path: libwebp decodes them directly, thumbnails
+    /// with its scaled decode at the target size (libvips' shrink-on-load for WebP), skipping
+    /// libvips' thread-pool cost and its full-size frame buffer; default `true`. Full-size pixels
+    /// and fitted or filled thumbnails are libvips' own (it decodes with the same libwebp, options
+    /// and scale); stretched thumbnails match within a few levels. A damaged file is refused
+    /// (``/PictorCore/ImageDecodingError/corrupt(_:message:)``) where libvips' thumbnail would
+    /// return tiles it failed to decode. Animations, files with an ICC profile, enlarged
+    /// thumbnails and files shorter than their RIFF size always go through libvips.
+    public var usesLibwebp: Bool
+
     /// Creates the decoder (libvips is loaded and started on its first decode that needs it);
-    /// see ``usesTurboJPEG`` and ``usesSpng``.
+    /// see ``usesTurboJPEG``, ``usesSpng`` and ``usesLibwebp``.
     ///
     /// - Parameters:
     ///   - usesTurboJPEG: whether plain JPEGs take the libjpeg-turbo fast path; `true` by default.
     ///   - usesSpng: whether plain PNGs take the libspng fast path; `true` by default.
-    public init(usesTurboJPEG: Bool = true, usesSpng: Bool = true) {
+    ///   - usesLibwebp: whether still WebPs take the libwebp fast path; `true` by default.
+    public init(usesTurboJPEG: Bool = true, usesSpng: Bool = true, usesLibwebp: Bool = true) {
         self.usesTurboJPEG = usesTurboJPEG
         self.usesSpng = usesSpng
+        self.usesLibwebp = usesLibwebp
     }
 
     /// The libvips loader of each format Pictor may hand to libvips.
@@ -153,6 +167,11 @@ public struct VipsDecoder: ImageDecoding {
         // A PNG without IEND goes to libvips, whose fail-on-truncation rules decide what it gives.
         if usesSpng, format == .png, !FileStructure.isTruncated(data, format: .png),
            let image = try data.withUnsafeBytes({ try SpngDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
+            return image
+        }
+        // A WebP shorter than its RIFF size goes to libvips, as a PNG without IEND does.
+        if usesLibwebp, format == .webp, !FileStructure.isTruncated(data, format: .webp),
+           let image = try data.withUnsafeBytes({ try WebPDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
             return image
         }
         try Self.prepareLibvips(for: format)
@@ -244,7 +263,7 @@ public struct VipsDecoder: ImageDecoding {
         }
     }
 
-    /// Loads libvips if needed (plain JPEGs on the libjpeg-turbo path never do) and checks that
+    /// Loads libvips if needed (files on a fast path never do) and checks that
     /// this build reads `format`.
     private static func prepareLibvips(for format: ImageFormat) throws(ImageDecodingError) {
         do { try VipsRuntime.start() } catch { throw ImageDecodingError.corrupt(nil, message: error.message) }

@@ -31,6 +31,7 @@ struct LibraryLoadingTests {
         let cache = temp.appendingPathComponent("cache").path
         let jpeg = server.url("/exif-orientation/Portrait_6.jpg").absoluteString
         let webp = server.url("/webp/alpha_filter_1.webp").absoluteString
+        let gif = server.url("/pillow/hopper.gif").absoluteString
 
         #expect(try !loadsLibvips(["--version"]))
         #expect(try !loadsLibvips(["prefetch", "--data-only", "--cache-dir", cache, jpeg, webp]))
@@ -39,8 +40,14 @@ struct LibraryLoadingTests {
         let jpegOut = temp.appendingPathComponent("thumbnail.jpg").path
         #expect(try !loadsLibvips(["fetch", jpeg, "--resize", "64", "-o", jpegOut, "--cache-dir", cache]))
         #expect(ImageFormat.sniff(try Data(contentsOf: URL(fileURLWithPath: jpegOut))) == .jpeg)
-        // A WebP needs libvips: the check sees a load when there is one.
-        #expect(try loadsLibvips(["fetch", webp, "--resize", "16", "-o", temp.appendingPathComponent("thumbnail.webp").path,
+        // So is a still WebP, decoded and resized by libwebp (the resized image is not kept: it
+        // would be stored as WebP, which libvips writes).
+        let webpOut = temp.appendingPathComponent("from-webp.jpg").path
+        #expect(try !loadsLibvips(["fetch", server.url("/pillow/hopper.webp").absoluteString, "--resize", "16", "-o", webpOut,
+                                   "--cache-dir", cache, "--no-cache-thumbnails"]))
+        #expect(ImageFormat.sniff(try Data(contentsOf: URL(fileURLWithPath: webpOut))) == .jpeg)
+        // A GIF needs libvips: the check sees a load when there is one.
+        #expect(try loadsLibvips(["fetch", gif, "--resize", "16", "-o", temp.appendingPathComponent("thumbnail.png").path,
                                   "--cache-dir", cache]))
     }
 }
