@@ -64,7 +64,7 @@ echo "== building PictorBenchmarks (release)"
 BIN="$(cd Benchmarks && swift build -c release --show-bin-path)/PictorBenchmarks"
 [ -x "$BIN" ] || fail "no PictorBenchmarks binary at $BIN after the build"
 echo "== building pictor (release) for the whole-CLI rows"
-build swift build -c release --product pictor \
+build swift build -c release --static-swift-stdlib --product pictor \
   || fail "the pictor build failed (see above); no benchmark was run"
 PICTOR_BIN="$(swift build -c release --show-bin-path)/pictor"
 [ -x "$PICTOR_BIN" ] || fail "no pictor binary at $PICTOR_BIN after the build"

@@ -15,7 +15,7 @@ CORPUS="${PICTOR_DEMO_CORPUS:-$ROOT_DIR/../shared/corpus}"   # override to try a
 
 bash scripts/bootstrap.sh demo
 echo "== building pictor (release)"
-swift build -c release --product pictor
+swift build -c release --static-swift-stdlib --product pictor
 PICTOR="$(swift build -c release --show-bin-path)/pictor"
 
 rm -rf "$OUT"

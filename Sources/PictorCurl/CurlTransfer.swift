@@ -151,7 +151,7 @@ final class CurlTransfer {
     }
 
     /// The exchange's result once libcurl reported `code` for it.
-    func result(_ code: CURLcode) -> Result<TransportResponse, any Error> {
+    func result(_ code: CURLcode) -> Result<ReceivedResponse, any Error> {
         if code != CURLE_OK, let abortReason { return .failure(abortReason) }
         guard code == CURLE_OK else {
             let context = CurlErrorMapping.Context(
@@ -173,17 +173,11 @@ final class CurlTransfer {
         }
         let parsed = head.statusCode ?? 0
         let status = parsed >= 100 ? parsed : easy.info(CURLINFO_RESPONSE_CODE)
-        guard let response = HTTPURLResponse(
-            url: exchange.url, statusCode: status, httpVersion: head.httpVersion ?? "HTTP/1.1",
-            headerFields: head.headerFields)
-        else {
-            return .failure(DataLoadingError.transport(code: URLError.badServerResponse.rawValue, message: "no valid response head"))
-        }
         if head.httpVersion == "HTTP/2" { statistics.http2Responses.add(1, ordering: .relaxed) }
         reportProgress()
         let data = body.takeData()
         trackBuffer()
-        return .success(TransportResponse(response: response, body: data))
+        return .success(ReceivedResponse(url: exchange.url, statusCode: status, head: head, body: data))
     }
 
     /// libcurl's message for this transfer, without the trailing newline it sometimes has.

@@ -104,14 +104,15 @@ public final class CurlTransport: DataTransport, Sendable {
         }
         let id = nextID.add(1, ordering: .relaxed).oldValue
         let exchange = Exchange(id: id, request: request, url: url, submitted: CurlLibrary.now())
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+        let received: ReceivedResponse = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: Exchange.Continuation) in
                 guard exchange.enqueue(continuation) else { return }
                 if !loop.submit(exchange) { exchange.finish(.failure(Self.shutDownError)) }
             }
         } onCancel: {
             if exchange.cancel() { loop.cancel(exchange.id) }
         }
+        return try received.transportResponse()
     }
 
     /// Stops the transport: exchanges still running, and every later ``send(_:)``, fail with

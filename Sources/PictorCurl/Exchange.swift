@@ -8,7 +8,7 @@ import Synchronization
 /// The calling task and the event thread both hold it; the lock is held only for a transition,
 /// never while resuming the caller or calling libcurl.
 final class Exchange: Sendable {
-    typealias Continuation = CheckedContinuation<TransportResponse, any Error>
+    typealias Continuation = CheckedContinuation<ReceivedResponse, any Error>
 
     /// Unique within one transport; names the exchange in cancellation messages.
     let id: UInt64
@@ -66,7 +66,7 @@ final class Exchange: Sendable {
     var isWaiting: Bool { machine.withLock { $0.isWaiting } }
 
     /// Resumes the caller with `result`, unless it was resumed already (cancelled).
-    func finish(_ result: Result<TransportResponse, any Error>) {
+    func finish(_ result: Result<ReceivedResponse, any Error>) {
         let succeeded = if case .success = result { true } else { false }
         switch machine.withLock({ $0.finish(succeeded: succeeded) }) {
         case .resume(let continuation): continuation.resume(with: result)

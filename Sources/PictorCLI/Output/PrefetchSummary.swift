@@ -40,12 +40,12 @@ struct PrefetchSummary {
             "Summary",
             "  images:      \(results.count) (\(ok) ok, \(failures.count) failed" + (cancelled > 0 ? ", \(cancelled) cancelled)" : ")"),
             "  layers:      memory \(layers["memory", default: 0]), disk \(layers["disk", default: 0]), shared \(layers["shared", default: 0]), network \(layers["network", default: 0])"
-                + (ok > 0 ? String(format: "  (%.0f%% from the caches)", 100 * Double(ok - layers["network", default: 0]) / Double(ok)) : ""),
+                + (ok > 0 ? "  (\(Formatting.fixed(100 * Double(ok - layers["network", default: 0]) / Double(ok), digits: 0))% from the caches)" : ""),
             "  revalidated: \(revalidated) cached images confirmed by the server (HTTP 304: a request each, no download)",
             "  stale on arrival: \(staleOnArrival) stored already stale (max-age=0, no-cache, a past Expires): each use asks the server first",
             "  coalesced:   \(shared) joined work already running for the same URL (no extra transfer or decode)",
             "  bytes:       \(Formatting.bytes(bytes)) of originals read (network or disk)" + (written > 0 ? ", \(Formatting.bytes(written)) written" : ""),
-            String(format: "  time:        %.2f s, %.1f images/s", elapsed, Double(results.count) / max(elapsed, 1e-6)),
+            "  time:        \(Formatting.fixed(elapsed, digits: 2)) s, \(Formatting.fixed(Double(results.count) / max(elapsed, 1e-6), digits: 1)) images/s",
         ]
         if let s = fleet {
             var line = "  fleet:       \(s.hits + s.misses) reads (\(s.hits) found), \(s.leasesTaken) leases taken (downloads for the fleet), "

@@ -35,9 +35,9 @@ final class ProgressReporter: Sendable {
             let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
             let eta = rate > 0 ? Double(total - done) / rate : 0
             let percent = total == 0 ? 100 : 100 * done / total
-            console.writeError("\r\(bar) \(percent)% \(done)/\(total)  \(failedCount) failed  \(String(format: "%.0f", rate)) img/s  ETA \(Int(eta.rounded())) s ")
+            console.writeError("\r\(bar) \(percent)% \(done)/\(total)  \(failedCount) failed  \(Formatting.fixed(rate, digits: 0)) img/s  ETA \(Int(eta.rounded())) s ")
         } else {
-            console.error("progress: \(done)/\(total) done, \(failedCount) failed, \(String(format: "%.1f", rate)) img/s")
+            console.error("progress: \(done)/\(total) done, \(failedCount) failed, \(Formatting.fixed(rate, digits: 1)) img/s")
         }
     }
 

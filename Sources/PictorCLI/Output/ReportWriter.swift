@@ -58,9 +58,9 @@ final class ReportWriter: Sendable {
         }
         let ok = r.status == .ok
         return [Formatting.url(r.url), status, r.layer, "\(r.width)", "\(r.height)", "\(r.bytes)",
-                String(format: "%.1f", r.seconds * 1000), r.outputPath ?? "", "\(r.writtenBytes)", error,
+                Formatting.fixed(r.seconds * 1000, digits: 1), r.outputPath ?? "", "\(r.writtenBytes)", error,
                 "\(r.index)", flag(ok && r.revalidated), flag(ok && r.staleOnArrival), flag(ok && r.wasShared),
-                String(format: "%.1f", finishedAfter * 1000)]
+                Formatting.fixed(finishedAfter * 1000, digits: 1)]
             .map(clean).joined(separator: "\t") + "\n"
     }
 }

@@ -160,10 +160,24 @@ enum Formatting {
         var value = Double(n)
         var unit = 0
         while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
-        return unit == 0 ? "\(n) B" : String(format: "%.1f %@", value, units[unit])
+        return unit == 0 ? "\(n) B" : "\(fixed(value, digits: 1)) \(units[unit])"
     }
 
-    static func milliseconds(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
+    static func milliseconds(_ seconds: Double) -> String { "\(fixed(seconds * 1000, digits: 1)) ms" }
+
+    /// `value` with exactly `digits` decimals (0...6), rounded half away from zero: `%.*f`
+    /// without `String(format:)`, whose first call sets up Foundation's locale and `CVarArg`
+    /// machinery (about a millisecond of a short run's start).
+    static func fixed(_ value: Double, digits: Int) -> String {
+        let scale = (0..<digits).reduce(1.0) { value, _ in value * 10 }
+        let scaled = (abs(value) * scale).rounded()
+        guard value.isFinite, scaled < 9e15 else { return "\(value)" }
+        let units = UInt64(scaled), divisor = UInt64(scale)
+        let sign = value < 0 && units > 0 ? "-" : ""
+        guard digits > 0 else { return sign + "\(units)" }
+        let fraction = String(units % divisor)
+        return sign + "\(units / divisor)." + String(repeating: "0", count: digits - fraction.count) + fraction
+    }
 
     /// Parses `123`, `10K`, `500M`, `1.5GiB`, `2G` (powers of 1024) into bytes.
     static func parseBytes(_ text: String, option: String) throws -> Int64 {

@@ -8,7 +8,9 @@ import Foundation
 /// and symbol tables per instance). The weekday is not checked (RFC 9110 lets a recipient
 /// ignore it); a two-digit RFC 850 year more than 50 years ahead is taken as the past century.
 enum HTTPDate {
-    private static let months: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"].map { Array($0.utf8) }
+    /// Lower-case month names packed three bytes to a number, so a match allocates nothing.
+    private static let months: [UInt32] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+        .map { $0.utf8.reduce(0) { $0 << 8 | UInt32($1) } }
 
     /// Parses `string`, or returns `nil`.
     static func parse(_ string: String) -> Date? {
@@ -117,12 +119,12 @@ enum HTTPDate {
             return true
         }
 
-        mutating func takeWord(_ word: String) -> Bool {
-            let w = Array(word.utf8)
-            guard bytes.count - index >= w.count else { return false }
-            for (i, c) in w.enumerated() where bytes[index + i] | 0x20 != c { return false }
-            guard index + w.count == bytes.count || !Self.isLetter(bytes[index + w.count]) else { return false }
-            index += w.count
+        mutating func takeWord(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard bytes.count - index >= count else { return false }
+            for i in 0..<count where bytes[index + i] | 0x20 != word.utf8Start[i] { return false }
+            guard index + count == bytes.count || !Self.isLetter(bytes[index + count]) else { return false }
+            index += count
             return true
         }
 
@@ -139,9 +141,9 @@ enum HTTPDate {
             return digits == 0 ? nil : (value, digits)
         }
 
-        mutating func month(_ names: [[UInt8]]) -> Int? {
+        mutating func month(_ names: [UInt32]) -> Int? {
             guard bytes.count - index >= 3 else { return nil }
-            let word = bytes[index..<index + 3].map { $0 | 0x20 }
+            let word = (index..<index + 3).reduce(UInt32(0)) { $0 << 8 | UInt32(bytes[$1] | 0x20) }
             guard let i = names.firstIndex(of: word) else { return nil }
             index += 3
             return i + 1

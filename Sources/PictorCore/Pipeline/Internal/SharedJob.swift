@@ -74,7 +74,9 @@ final class SharedJob<Value: Sendable>: Sendable {
 
     /// Forwards transfer progress to every subscriber that asked for it.
     func reportProgress(_ progress: TransferProgress) {
-        let callbacks = state.withLock { $0.subscribers.values.compactMap(\.progress) }
+        // Closures rather than key paths: a key path through this generic type is instantiated
+        // at run time on every call.
+        let callbacks = state.withLock { $0.subscribers.values.compactMap { $0.progress } }
         for callback in callbacks { callback(progress) }
     }
 
@@ -83,7 +85,12 @@ final class SharedJob<Value: Sendable>: Sendable {
 
     private func updatePriority() {
         let highest: RequestPriority? = state.withLock { s in
-            s.subscribers.values.map(\.priority.value).max()
+            var highest: RequestPriority?
+            for subscriber in s.subscribers.values {
+                let value = subscriber.priority.value
+                if highest.map({ value > $0 }) ?? true { highest = value }
+            }
+            return highest
         }
         if let highest { priority.update(highest) }
     }

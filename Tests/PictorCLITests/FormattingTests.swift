@@ -1,0 +1,32 @@
+import Foundation
+import Testing
+@testable import PictorCLI
+
+/// The CLI prints numbers with its own fixed-point formatter instead of `String(format:)`; it
+/// must print what `%.Nf` prints wherever `%.Nf` is not on a rounding tie.
+@Suite struct FormattingTests {
+    @Test(arguments: [0, 1, 2, 3])
+    func fixedMatchesPrintfAwayFromTies(digits: Int) {
+        var generator = SystemRandomNumberGenerator()
+        var values: [Double] = [0, 1, 9.99, 10, 0.04, 123_456.789, 1e-7, 4068.1, 99.95001, -3.25001]
+        for _ in 0..<2_000 {
+            values.append(Double.random(in: -1e6...1e6, using: &generator))
+            values.append(Double.random(in: 0...2, using: &generator))
+        }
+        for value in values {
+            let expected = String(format: "%.\(digits)f", value)
+            // Ties (…5 exactly at the cut) may round the other way; none of the random values is one.
+            #expect(Formatting.fixed(value, digits: digits) == expected, "\(value) with \(digits) digits")
+        }
+    }
+
+    @Test func fixedSpecialValues() {
+        #expect(Formatting.fixed(0.5, digits: 0) == "1")
+        #expect(Formatting.fixed(-0.0001, digits: 1) == "0.0")
+        #expect(Formatting.fixed(.infinity, digits: 1) == "inf")
+        #expect(Formatting.fixed(.nan, digits: 1) == "nan")
+        #expect(Formatting.bytes(1536) == "1.5 KiB")
+        #expect(Formatting.bytes(512) == "512 B")
+        #expect(Formatting.milliseconds(0.0123) == "12.3 ms")
+    }
+}
