@@ -49,6 +49,8 @@ struct ResponseHeadParser {
     /// values, as joined by this parser, count as malformed).
     var contentLength: Int64? {
         guard let text = value(for: "Content-Length") else { return nil }
+        // The usual single value (the parser trims field values) needs no splitting.
+        if let length = Int64(text) { return length >= 0 ? length : nil }
         let parts = text.split(separator: ",").map { $0.trimmingASCIISpaces }
         guard let first = parts.first, let length = Int64(first), length >= 0,
               parts.allSatisfy({ $0 == first }) else { return nil }
