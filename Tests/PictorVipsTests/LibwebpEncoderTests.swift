@@ -82,7 +82,9 @@ struct LibwebpEncoderTests {
         let ours = try Self.compare(image, Setting(quality: 90, lossless: false), "Portrait_6")
         #expect(WebPChunks.names(ours) == ["VP8 "])
         let theirs = try Self.vips.encode(image, as: .webp, quality: 90)
-        #expect(WebPChunks.names(theirs).contains("EXIF"), "libvips 8.14.1 writes EXIF despite strip (8.14.2 stops)")
+        if ["8.14.0", "8.14.1"].contains(VipsRuntime.version ?? "") {
+            #expect(WebPChunks.names(theirs).contains("EXIF"), "libvips 8.14.1 writes EXIF despite strip (8.14.2 stops)")
+        }
         for file in [ours, theirs] {
             let decoded = try VipsDecoder().decode(file, options: .init())
             #expect(decoded.width == image.width && decoded.height == image.height, "not rotated again")
