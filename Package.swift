@@ -35,8 +35,8 @@ let package = Package(
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .target(name: "CPNGShim", dependencies: ["CDeflate"]),
-        // The WebP fast path: libwebp decodes still images (with scaled decode for thumbnails);
-        // libwebpdemux reads the container as libvips' loader does.
+        // The WebP fast path: libwebp decodes still images (with scaled decode for thumbnails)
+        // and encodes them; libwebpdemux reads the container as libvips' loader does.
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),

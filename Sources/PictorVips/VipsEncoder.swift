@@ -4,12 +4,14 @@ internal import CVips
 internal import CVipsShim
 
 /// Encodes an ``/PictorCore/Image`` to JPEG, PNG, WebP, AVIF or GIF with libvips (opaque JPEGs with
-/// libjpeg-turbo directly, see ``usesTurboJPEG``).
+/// libjpeg-turbo directly, see ``usesTurboJPEG``; still WebPs with libwebp directly, see
+/// ``usesLibwebp``).
 ///
 /// WebP and GIF keep every decoded frame of an animation with its duration and loop count; the
 /// other formats write the first frame. JPEG has no alpha, so
-/// transparent pixels are flattened over white. Metadata is never written (the pixels are
-/// already oriented and in sRGB).
+/// transparent pixels are flattened over white. Metadata is not written (the pixels are
+/// already oriented and in sRGB), except the EXIF chunk libvips 8.14.1 adds to the WebPs it
+/// writes itself, animations or with ``usesLibwebp`` off (it ignores `strip` there).
 ///
 /// ```swift
 /// let jpeg = try VipsEncoder().encode(image, as: .jpeg, quality: 80)
@@ -26,6 +28,13 @@ public struct VipsEncoder: ImageEncoding {
     /// quality 90, 4:4:4 from 90 on), skipping libvips' copy of the pixels and its thread pool;
     /// default `true`. Images with alpha always go through libvips, which flattens them.
     public var usesTurboJPEG: Bool
+    /// Whether still (one-frame) WebPs are written by libwebp directly, configured as libvips
+    /// 8.14's `webpsave` is for the same quality and ``webpLossless`` (default preset, effort 4,
+    /// alpha quality 100; grey written as RGB), so the bitstream is libvips' own; default `true`.
+    /// Unlike libvips 8.14.1, which ignores its `strip` option for WebP and adds an EXIF chunk
+    /// with orientation 1 and the pixel size, this path writes no metadata. Animations and images
+    /// wider or taller than 16,383 pixels always go through libvips.
+    public var usesLibwebp: Bool
 
     /// Creates an encoder; see each property for its default.
     ///
@@ -34,10 +43,12 @@ public struct VipsEncoder: ImageEncoding {
     ///   - webpLossless: whether WebP is written lossless; `false` by default.
     ///   - usesTurboJPEG: whether opaque JPEGs are written by libjpeg-turbo directly; `true` by
     ///     default.
-    public init(pngCompression: Int = 6, webpLossless: Bool = false, usesTurboJPEG: Bool = true) {
+    ///   - usesLibwebp: whether still WebPs are written by libwebp directly; `true` by default.
+    public init(pngCompression: Int = 6, webpLossless: Bool = false, usesTurboJPEG: Bool = true, usesLibwebp: Bool = true) {
         self.pngCompression = pngCompression
         self.webpLossless = webpLossless
         self.usesTurboJPEG = usesTurboJPEG
+        self.usesLibwebp = usesLibwebp
     }
 
     /// The quality used when none is given: 80, on the 1...100 scale of JPEG, WebP and AVIF
@@ -64,6 +75,7 @@ public struct VipsEncoder: ImageEncoding {
         guard Self.supportedFormats.contains(format) else { throw ImageEncodingError.unsupportedFormat(format) }
         let q = Int32(min(max(quality, 1), 100))
         if usesTurboJPEG, format == .jpeg, let data = TurboJPEGEncoder.encode(image, quality: q) { return data }
+        if usesLibwebp, format == .webp, let data = LibwebpEncoder.encode(image, quality: q, lossless: webpLossless) { return data }
         do {
             try VipsRuntime.start()
             // An earlier call's text in libvips' process-wide error buffer is not this encode's reason.

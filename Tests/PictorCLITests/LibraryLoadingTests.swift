@@ -40,12 +40,15 @@ struct LibraryLoadingTests {
         let jpegOut = temp.appendingPathComponent("thumbnail.jpg").path
         #expect(try !loadsLibvips(["fetch", jpeg, "--resize", "64", "-o", jpegOut, "--cache-dir", cache]))
         #expect(ImageFormat.sniff(try Data(contentsOf: URL(fileURLWithPath: jpegOut))) == .jpeg)
-        // So is a still WebP, decoded and resized by libwebp (the resized image is not kept: it
-        // would be stored as WebP, which libvips writes).
+        // So is a still WebP: decoded and resized by libwebp, and the resized image kept in the
+        // disk cache as WebP, written by libwebp; a second run reads that variant back.
         let webpOut = temp.appendingPathComponent("from-webp.jpg").path
-        #expect(try !loadsLibvips(["fetch", server.url("/pillow/hopper.webp").absoluteString, "--resize", "16", "-o", webpOut,
-                                   "--cache-dir", cache, "--no-cache-thumbnails"]))
+        let hopper = server.url("/pillow/hopper.webp").absoluteString
+        for _ in 0..<2 {
+            #expect(try !loadsLibvips(["fetch", hopper, "--resize", "16", "-o", webpOut, "--cache-dir", cache]))
+        }
         #expect(ImageFormat.sniff(try Data(contentsOf: URL(fileURLWithPath: webpOut))) == .jpeg)
+        #expect(try !loadsLibvips(["prefetch", "--resize", "32", "--cache-dir", cache, webp, hopper]))
         // A GIF needs libvips: the check sees a load when there is one.
         #expect(try loadsLibvips(["fetch", gif, "--resize", "16", "-o", temp.appendingPathComponent("thumbnail.png").path,
                                   "--cache-dir", cache]))
