@@ -7,6 +7,12 @@ struct PipelineStack: Sendable {
     let diskCache: DiskCache?
     let sharedCache: RedisSharedCache?
 
+    /// Bytes of downloads staged for the disk writer before a store waits for it: 8 MiB (the
+    /// library's default is 64 MiB). A cold run downloads faster than one writer thread seals
+    /// and writes, and every staged original stays in memory until it is on disk, so the larger
+    /// backlog only raised the peak memory of a run, which ends with a flush anyway.
+    static let maxPendingBytes = 8 << 20
+
     /// - Parameters:
     ///   - shared: the Redis shared tier, when one was asked for.
     ///   - concurrency: downloads at once (the loader's slots and libcurl's connections per
@@ -19,12 +25,6 @@ struct PipelineStack: Sendable {
     ///     so none is served, and a timer enforces the limits while the run lasts. `false` for
     ///     `cache has` and `cache rm`, which look up or remove the entries they name and nothing
     ///     else.
-    /// Bytes of downloads staged for the disk writer before a store waits for it: 8 MiB (the
-    /// library's default is 64 MiB). A cold run downloads faster than one writer thread seals
-    /// and writes, and every staged original stays in memory until it is on disk, so the larger
-    /// backlog only raised the peak memory of a run, which ends with a flush anyway.
-    static let maxPendingBytes = 8 << 20
-
     init(
         cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), console: Console, concurrency: Int = 6,
         storesThumbnails: Bool = false, maintainsLimits: Bool = true
