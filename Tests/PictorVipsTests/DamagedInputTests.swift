@@ -18,15 +18,9 @@ struct DamagedInputTests {
         let n = data.count
         var out = [1, 3, 8, 16, 33, 100, n / 3, n / 2, n - 2].filter { $0 > 0 && $0 < n }.map { Data(data.prefix($0)) }
         var generator = SplitMix64(seed: seed)
-        for flips in [1, 1, 2, 4, 4, 8, 32, 32] {
-            var bytes = [UInt8](data)
-            for _ in 0..<flips {
-                // Keep the first 4 bytes so the format is still recognised and the decoder runs.
-                let index = Int.random(in: min(4, n - 1)..<n, using: &generator)
-                bytes[index] = UInt8.random(in: 0...255, using: &generator)
-            }
-            out.append(Data(bytes))
-        }
+        // Keep the first 4 bytes so the format is still recognised and the decoder runs.
+        out += DecoderTestFixtures.byteReplacements(
+            of: data, flips: [1, 1, 2, 4, 4, 8, 32, 32], keptPrefix: min(4, n - 1), generator: &generator)
         return out
     }
 

@@ -10,11 +10,7 @@ import Testing
 @Suite("libspng fast path")
 struct SpngFastPathTests {
     static let tolerance = 10
-    static let targets: [ThumbnailOptions] = [
-        .init(width: 64), .init(width: 100, height: 100), .init(width: 90, height: 60, contentMode: .aspectFill),
-        .init(width: 40, height: 70, contentMode: .stretch), .init(width: 4000, allowsUpscaling: false),
-        .init(width: 77, allowsUpscaling: true),
-    ]
+    static let targets = DecoderTestFixtures.thumbnailTargets
     static let fast = VipsDecoder(usesSpng: true), slow = VipsDecoder(usesSpng: false)
 
     static func pngRows() throws -> [Corpus.Row] {

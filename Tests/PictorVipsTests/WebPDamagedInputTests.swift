@@ -29,14 +29,8 @@ struct WebPDamagedInputTests {
             return whole
         }
         var generator = SplitMix64(seed: seed)
-        for flips in [1, 1, 1, 2, 2, 4, 4, 8, 16, 32] {
-            var bytes = [UInt8](data)
-            for _ in 0..<flips {
-                let index = Int.random(in: 12..<n, using: &generator)
-                bytes[index] = UInt8.random(in: 0...255, using: &generator)
-            }
-            out.append(Data(bytes))
-        }
+        out += DecoderTestFixtures.byteReplacements(
+            of: data, flips: [1, 1, 1, 2, 2, 4, 4, 8, 16, 32], keptPrefix: 12, generator: &generator)
         return out
     }
 

@@ -13,11 +13,7 @@ import Testing
 struct WebPFastPathTests {
     static let fullSizeTolerance = 1
     static let stretchTolerance = 6
-    static let targets: [ThumbnailOptions] = [
-        .init(width: 64), .init(width: 100, height: 100), .init(width: 90, height: 60, contentMode: .aspectFill),
-        .init(width: 40, height: 70, contentMode: .stretch), .init(width: 4000, allowsUpscaling: false),
-        .init(width: 77, allowsUpscaling: true),
-    ]
+    static let targets = DecoderTestFixtures.thumbnailTargets
     static let fast = VipsDecoder(usesLibwebp: true), slow = VipsDecoder(usesLibwebp: false)
 
     static func webpRows() throws -> [Corpus.Row] {
