@@ -74,8 +74,8 @@ final class SharedJob<Value: Sendable>: Sendable {
 
     /// Forwards transfer progress to every subscriber that asked for it.
     func reportProgress(_ progress: TransferProgress) {
-        // Closures rather than key paths: a key path through this generic type is instantiated
-        // at run time on every call.
+        // Closures rather than key paths, here and in `updatePriority`: a key path through this
+        // generic type is instantiated at run time on every call.
         let callbacks = state.withLock { $0.subscribers.values.compactMap { $0.progress } }
         for callback in callbacks { callback(progress) }
     }
@@ -85,12 +85,7 @@ final class SharedJob<Value: Sendable>: Sendable {
 
     private func updatePriority() {
         let highest: RequestPriority? = state.withLock { s in
-            var highest: RequestPriority?
-            for subscriber in s.subscribers.values {
-                let value = subscriber.priority.value
-                if highest.map({ value > $0 }) ?? true { highest = value }
-            }
-            return highest
+            s.subscribers.values.lazy.map { $0.priority.value }.max()
         }
         if let highest { priority.update(highest) }
     }
