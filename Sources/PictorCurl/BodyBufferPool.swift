@@ -9,9 +9,28 @@ import Synchronization
 /// A body handed to Swift as `Data` returns its buffer here when the last copy of that `Data`
 /// is released (a custom deallocator), on whatever thread that happens. The pool is bounded in
 /// count and bytes; buffers outside the size range, or beyond the bounds, are freed.
+///
+/// Buffers come in multiples of ``granularity``, so one kept for a body serves the next body
+/// of about the same size instead of only a smaller one, and the pool holds about one buffer
+/// per transfer in flight rather than one per size seen.
 final class BodyBufferPool: Sendable {
     /// Smallest and largest capacity kept, in bytes.
     static let capacityRange = (16 * 1024)...(4 * 1024 * 1024)
+    /// Buffers the pool may keep are allocated in multiples of this, in bytes: 64 KiB.
+    static let granularity = 64 * 1024
+
+    /// `capacity` rounded up when the pool could keep it: to a power of two up to
+    /// ``granularity`` (16, 32 or 64 KiB, so a small body does not take a large buffer), to a
+    /// multiple of it above; as is when the pool would not keep it.
+    static func roundedCapacity(_ capacity: Int) -> Int {
+        guard capacity <= capacityRange.upperBound else { return capacity }
+        guard capacity > granularity else {
+            var size = capacityRange.lowerBound
+            while size < capacity { size *= 2 }
+            return size
+        }
+        return (capacity + granularity - 1) / granularity * granularity
+    }
 
     /// A kept buffer: its address (a plain integer, so the state is `Sendable`) and capacity.
     private struct Buffer {
@@ -30,7 +49,13 @@ final class BodyBufferPool: Sendable {
     /// Bytes kept at most, over all buffers.
     let maximumBytes: Int
 
-    init(maximumCount: Int = 32, maximumBytes: Int = 24 * 1024 * 1024) {
+    /// - Parameters:
+    ///   - maximumCount: buffers kept at most; 16 by default, two for each of the eight
+    ///     transfers a loader typically runs at once.
+    ///   - maximumBytes: bytes kept at most; 8 MiB by default. Enough for the bodies in flight
+    ///     of ordinary web images; larger bodies (1.5 MB PNGs, say) are mostly allocated afresh,
+    ///     where a larger pool kept up to its whole size idle for the life of the process.
+    init(maximumCount: Int = 16, maximumBytes: Int = 8 * 1024 * 1024) {
         self.maximumCount = maximumCount
         self.maximumBytes = maximumBytes
     }
@@ -39,13 +64,13 @@ final class BodyBufferPool: Sendable {
         state.withLock { s in for buffer in s.buffers { free(buffer.pointer) } }
     }
 
-    /// The smallest kept buffer of at least `minimumCapacity` bytes, or `nil` (the caller
-    /// allocates).
+    /// The smallest kept buffer of at least `minimumCapacity` bytes, the one kept last among
+    /// equals (its memory is the likeliest to be in a cache), or `nil` (the caller allocates).
     func take(minimumCapacity: Int) -> (pointer: UnsafeMutableRawPointer, capacity: Int)? {
         state.withLock { s in
             var best: Int?
             for (i, buffer) in s.buffers.enumerated() where buffer.capacity >= minimumCapacity {
-                if best == nil || buffer.capacity < s.buffers[best!].capacity { best = i }
+                if best == nil || buffer.capacity <= s.buffers[best!].capacity { best = i }
             }
             guard let best else { return nil }
             let buffer = s.buffers.remove(at: best)

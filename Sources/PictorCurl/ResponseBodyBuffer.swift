@@ -7,7 +7,7 @@ import Foundation
 ///
 /// It grows geometrically (doubling, from 16 KiB) but never past `limit`, the body-size cap,
 /// so an oversized body costs at most the cap in memory before the transfer stops. A sane
-/// `Content-Length` pre-sizes it exactly (``reserve(_:)``).
+/// `Content-Length` pre-sizes it (``reserve(_:)``), rounded up to the pool's granularity.
 ///
 /// Not thread-safe: used by the event thread only. The owner calls ``release()`` (or
 /// ``takeData()``) exactly once.
@@ -96,9 +96,12 @@ struct ResponseBodyBuffer {
             capacity = reused.capacity
             return true
         }
-        guard let grown = realloc(storage, newCapacity) else { return false }
+        // A size the pool keeps is rounded up so the buffer can serve later bodies of about the
+        // same size; never past the cap.
+        let rounded = min(BodyBufferPool.roundedCapacity(newCapacity), max(limit ?? .max, newCapacity))
+        guard let grown = realloc(storage, rounded) else { return false }
         storage = grown
-        capacity = newCapacity
+        capacity = rounded
         return true
     }
 }

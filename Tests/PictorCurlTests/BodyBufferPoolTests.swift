@@ -32,6 +32,33 @@ import Testing
         #expect(bytes.kept.bytes == 100_000)
     }
 
+    /// A body's buffer is allocated in the pool's granularity, so the next body of about the same
+    /// size, a little larger, reuses it instead of allocating; the cap still bounds it.
+    @Test func buffersComeInSizeClassesSoNeighbouringSizesShareThem() {
+        let pool = BodyBufferPool()
+        var first = ResponseBodyBuffer(limit: nil, pool: pool)
+        let reservedFirst = first.reserve(100_000)
+        #expect(reservedFirst)
+        #expect(first.capacity == 131_072)
+        first.release()
+        var second = ResponseBodyBuffer(limit: nil, pool: pool)
+        let reservedSecond = second.reserve(120_000)
+        #expect(reservedSecond)
+        #expect(second.capacity == 131_072, "the kept buffer is reused")
+        #expect(pool.kept.count == 0)
+        second.release()
+        var capped = ResponseBodyBuffer(limit: 100_000, pool: BodyBufferPool())
+        let reservedCapped = capped.reserve(90_000)
+        #expect(reservedCapped)
+        #expect(capped.capacity == 100_000, "rounded, but not past the cap")
+        capped.release()
+        #expect(BodyBufferPool.roundedCapacity(1) == 16 * 1024)
+        #expect(BodyBufferPool.roundedCapacity(16_385) == 32 * 1024)
+        #expect(BodyBufferPool.roundedCapacity(65_536) == 65_536)
+        #expect(BodyBufferPool.roundedCapacity(65_537) == 131_072)
+        #expect(BodyBufferPool.roundedCapacity(5 << 20) == 5 << 20, "a size the pool never keeps is not rounded")
+    }
+
     @Test func aBodyGoesBackToThePoolWhenItsDataIsReleased() {
         let pool = BodyBufferPool()
         var buffer = ResponseBodyBuffer(limit: nil, pool: pool)
