@@ -181,9 +181,9 @@ int cvs_jpegsave_buffer(VipsImage *in, int quality, void **buf, size_t *len) {
 int cvs_pngsave_buffer(VipsImage *in, int compression, void **buf, size_t *len) {
     return lib.vips_pngsave_buffer(in, buf, len, "compression", compression, "strip", TRUE, NULL);
 }
-int cvs_webpsave_buffer(VipsImage *in, int quality, int lossless, void **buf, size_t *len) {
+int cvs_webpsave_buffer(VipsImage *in, int quality, int lossless, int effort, void **buf, size_t *len) {
     return lib.vips_webpsave_buffer(in, buf, len, "Q", quality, "lossless", lossless ? TRUE : FALSE,
-                                "strip", TRUE, NULL);
+                                "effort", effort, "strip", TRUE, NULL);
 }
 int cvs_gifsave_buffer(VipsImage *in, void **buf, size_t *len) {
     return lib.vips_gifsave_buffer(in, buf, len, "strip", TRUE, NULL);

@@ -8,7 +8,8 @@ import PictorVips
 extension ImagePipeline.Configuration {
     /// The Linux stack: ``/PictorCore/ImageCache/shared`` in memory, a ``/PictorDiskCache/DiskCache`` at
     /// ``PictorDiskCache/DiskCache/defaultDirectory(environment:)`` (plain) with HTTP caching, a ``/PictorCore/DataLoader`` (shared by
-    /// every default configuration), the libvips decoder registry, encoder and renderer.
+    /// every default configuration), the libvips decoder registry and renderer, and
+    /// ``/PictorVips/VipsEncoder/processedVariants`` for the resized images kept on disk.
     ///
     /// Every configuration made from `.default` shares one ``/PictorDiskCache/DiskCache`` instance, opened on
     /// first use. When the default directory cannot be opened (read-only home, a cache
@@ -40,7 +41,7 @@ extension ImagePipeline.Configuration {
             imageCache: imageCache,
             dataCache: diskCache,
             httpCachePolicy: cachePolicy,
-            encoder: VipsEncoder(),
+            encoder: VipsEncoder.processedVariants,
             renderer: VipsRenderer(),
             logger: logger)
         // A response with neither freshness nor validators is kept as long as the disk cache

@@ -4,8 +4,8 @@ internal import CWebP
 
 /// The WebP encoding fast path: a still 8-bit image goes to libwebp directly (the codec
 /// libvips' `webpsave` drives too), configured as libvips 8.14 configures it for Pictor's
-/// options: the default preset at the quality for lossy, `quality` as effort for lossless, method
-/// 4 (libvips' default effort), alpha quality 100, ARGB input only for lossless, and
+/// options: the default preset at the quality for lossy, `quality` as effort for lossless, the
+/// encoder's effort as libwebp's method (4 by default, libvips' default), alpha quality 100, ARGB input only for lossless, and
 /// `WebPEncode` for one frame. Grey becomes RGB by copying the grey value, as libvips' save does.
 /// The bitstream is libvips' own, byte for byte.
 ///
@@ -26,11 +26,12 @@ enum LibwebpEncoder {
     /// - Parameters:
     ///   - quality: 1...100, already clamped; the lossy quality, or the effort when `lossless`.
     ///   - lossless: whether to write VP8L instead of VP8 (with ALPH for alpha).
-    static func encode(_ image: Image, quality: Int32, lossless: Bool) -> Data? {
+    ///   - effort: libwebp's method, 0...6, already clamped (libvips' `effort`).
+    static func encode(_ image: Image, quality: Int32, lossless: Bool, effort: Int32 = 4) -> Data? {
         guard image.frames.count == 1, let frame = image.frames.first, image.width > 0, image.height > 0,
               image.width <= maximumSide, image.height <= maximumSide,
               frame.pixels.count == image.width * image.height * image.bands else { return nil }
-        guard var config = configuration(quality: quality, lossless: lossless) else { return nil }
+        guard var config = configuration(quality: quality, lossless: lossless, effort: effort) else { return nil }
         let pixels = image.layout == .gray || image.layout == .grayAlpha ? expandGrey(frame.pixels, alpha: image.hasAlpha) : frame.pixels
         let bands = image.hasAlpha ? 4 : 3
 
@@ -63,17 +64,17 @@ enum LibwebpEncoder {
         return Data(bytesNoCopy: memory, count: writer.size, deallocator: .custom { pointer, _ in WebPFree(pointer) })
     }
 
-    /// libvips 8.14's `webpsave` configuration for `Q` and `lossless`, with its defaults for the
-    /// options Pictor leaves alone (preset default, effort 4, alpha_q 100, no smart subsampling,
+    /// libvips 8.14's `webpsave` configuration for `Q`, `lossless` and `effort`, with its defaults
+    /// for the options Pictor leaves alone (preset default, alpha_q 100, no smart subsampling,
     /// no near-lossless); `nil` when libwebp rejects it.
-    static func configuration(quality: Int32, lossless: Bool) -> WebPConfig? {
+    static func configuration(quality: Int32, lossless: Bool, effort: Int32 = 4) -> WebPConfig? {
         var config = WebPConfig()
         guard WebPConfigInit(&config) != 0 else { return nil }
         // libvips applies the preset to lossy encodes only; lossless keeps WebPConfigInit's values.
         if !lossless, WebPConfigPreset(&config, WEBP_PRESET_DEFAULT, Float(quality)) == 0 { return nil }
         config.lossless = lossless ? 1 : 0
         config.alpha_quality = 100
-        config.method = 4
+        config.method = effort
         if lossless { config.quality = Float(quality) }
         return WebPValidateConfig(&config) != 0 ? config : nil
     }

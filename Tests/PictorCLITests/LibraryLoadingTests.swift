@@ -49,6 +49,12 @@ struct LibraryLoadingTests {
         }
         #expect(ImageFormat.sniff(try Data(contentsOf: URL(fileURLWithPath: webpOut))) == .jpeg)
         #expect(try !loadsLibvips(["prefetch", "--resize", "32", "--cache-dir", cache, webp, hopper]))
+        // So is a PNG: decoded and resized by libspng and Pictor, and the resized image kept in
+        // the disk cache as PNG, written by libspng; a second run reads that variant back.
+        let pngs = ["basn2c08", "basn6a08", "basn0g08"].map { server.url("/pngsuite/\($0).png").absoluteString }
+        for _ in 0..<2 {
+            #expect(try !loadsLibvips(["prefetch", "--resize", "16", "--cache-dir", cache] + pngs))
+        }
         // A GIF needs libvips: the check sees a load when there is one.
         #expect(try loadsLibvips(["fetch", gif, "--resize", "16", "-o", temp.appendingPathComponent("thumbnail.png").path,
                                   "--cache-dir", cache]))

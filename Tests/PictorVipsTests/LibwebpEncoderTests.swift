@@ -91,6 +91,26 @@ struct LibwebpEncoderTests {
         }
     }
 
+    /// Every effort writes libvips' own bitstream for that effort (its `webpsave` `effort` is
+    /// libwebp's method), lossy and lossless; and the effort is really passed: the fastest and the
+    /// most thorough give different files, the fastest no smaller.
+    @Test(arguments: [0, 2, 6])
+    func effortMatchesLibvipsAtTheSameEffort(_ effort: Int) throws {
+        let image = SyntheticImage.allCases.map(\.image).max { $0.width * $0.height < $1.width * $1.height }!
+        for lossless in [false, true] {
+            let ours = try VipsEncoder(webpLossless: lossless, webpEffort: effort).encode(image, as: .webp, quality: 90)
+            let theirs = try VipsEncoder(webpLossless: lossless, webpEffort: effort, usesLibwebp: false).encode(image, as: .webp, quality: 90)
+            #expect(ours == WebPChunks.withoutEXIF(theirs), "effort \(effort), lossless \(lossless)")
+        }
+        let photo = TestImages.gradient(width: 256, height: 192)
+        let fastest = try VipsEncoder(webpEffort: 0).encode(photo, as: .webp, quality: 90)
+        let smallest = try VipsEncoder(webpEffort: 6).encode(photo, as: .webp, quality: 90)
+        #expect(fastest != smallest)
+        #expect(fastest.count >= smallest.count)
+        let outOfRange = try VipsEncoder(webpEffort: 99).encode(photo, as: .webp, quality: 90)
+        #expect(outOfRange == smallest, "clamped to 6")
+    }
+
     @Test func declinesAnimationsSoLibvipsKeepsEveryFrame() throws {
         let a = TestImages.gradient(width: 20, height: 10), b = TestImages.solid(width: 20, height: 10, layout: .rgb, [9, 99, 199])
         let animation = Image(width: 20, height: 10, layout: .rgb, frames: [a.frames[0], b.frames[0]], loopCount: 0)

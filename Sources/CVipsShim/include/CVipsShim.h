@@ -76,7 +76,7 @@ int cvs_flatten(VipsImage *in, double background, VipsImage **out);
 
 int cvs_jpegsave_buffer(VipsImage *in, int quality, void **buf, size_t *len);
 int cvs_pngsave_buffer(VipsImage *in, int compression, void **buf, size_t *len);
-int cvs_webpsave_buffer(VipsImage *in, int quality, int lossless, void **buf, size_t *len);
+int cvs_webpsave_buffer(VipsImage *in, int quality, int lossless, int effort, void **buf, size_t *len);
 /// GIF (palette quantised by libvips/cgif; animated when the image has "page-height").
 int cvs_gifsave_buffer(VipsImage *in, void **buf, size_t *len);
 /// AVIF (HEIF container, AV1 compression).
