@@ -33,6 +33,9 @@ public final class ImagePipeline: Sendable {
     let decodeQueue: WorkQueue
     let processQueue: WorkQueue
     let counters = Mutex(Statistics())
+    /// ``Configuration/imageCache`` when it is an ``ImageCache``, read without a protocol call
+    /// (see ``memoryImage(for:)``).
+    let imageCache: ImageCache?
     let sharedTier: SharedTier?
 
     /// Creates a pipeline.
@@ -41,6 +44,7 @@ public final class ImagePipeline: Sendable {
     ///   kept as ``configuration``.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        imageCache = configuration.imageCache as? ImageCache
         sharedTier = configuration.sharedCache.map {
             SharedTier(cache: $0, policy: configuration.sharedCachePolicy, logger: configuration.logger)
         }
@@ -81,8 +85,10 @@ public final class ImagePipeline: Sendable {
     /// - Parameter request: the request whose final image (thumbnail and processors applied) is
     ///   looked up.
     public func cachedImage(for request: ImageRequest) -> Image? {
-        guard let cache = configuration.imageCache, readsMemory(request) else { return nil }
-        return cache.image(for: cacheKeys(for: request).imageKey)
+        guard readsMemory(request), imageCache != nil || configuration.imageCache != nil else { return nil }
+        return request.keyMemo.withKeys(for: number, compute: { computeCacheKeys(for: request) }) {
+            memoryImage(for: $0.imageKey)
+        }
     }
 
     /// The key of `request`'s final image in the memory cache (and of its processed variant on
@@ -103,7 +109,12 @@ public final class ImagePipeline: Sendable {
     /// `request`'s keys under this pipeline's hook: kept with the request after the first
     /// call (see ``RequestKeyMemo``), so repeated lookups of one request cost no hashing.
     func cacheKeys(for request: ImageRequest) -> RequestCacheKeys {
-        request.keyMemo.keys(for: number) { RequestCacheKeys(request, configuration: configuration) }
+        request.keyMemo.keys(for: number) { computeCacheKeys(for: request) }
+    }
+
+    /// `request`'s keys under this pipeline's hook, computed afresh.
+    func computeCacheKeys(for request: ImageRequest) -> RequestCacheKeys {
+        RequestCacheKeys(request, configuration: configuration, pipeline: number)
     }
 
     /// Loads the final image for `request`: memory cache, then disk (processed variant by
