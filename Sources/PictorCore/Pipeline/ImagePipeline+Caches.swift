@@ -22,7 +22,7 @@ extension ImagePipeline {
     /// so the call is static and its lookup inlined), any other ``ImageCaching`` through the
     /// protocol.
     func memoryImage(for key: ImageCacheKey) -> Image? {
-        if let imageCache { return imageCache.image(for: key) }
+        if let imageCache { return imageCache._withUnsafeGuaranteedRef { $0.image(for: key) } }
         return configuration.imageCache?.image(for: key)
     }
 

@@ -33,9 +33,10 @@ public final class ImagePipeline: Sendable {
     let decodeQueue: WorkQueue
     let processQueue: WorkQueue
     let counters = Mutex(Statistics())
-    /// ``Configuration/imageCache`` when it is an ``ImageCache``, read without a protocol call
-    /// (see ``memoryImage(for:)``).
-    let imageCache: ImageCache?
+    /// ``Configuration/imageCache`` when it is an ``ImageCache``, read without a protocol call or
+    /// a reference count (see ``memoryImage(for:)``). Unretained: ``configuration`` holds it for
+    /// the pipeline's lifetime.
+    let imageCache: Unmanaged<ImageCache>?
     let sharedTier: SharedTier?
 
     /// Creates a pipeline.
@@ -44,7 +45,7 @@ public final class ImagePipeline: Sendable {
     ///   kept as ``configuration``.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        imageCache = configuration.imageCache as? ImageCache
+        imageCache = (configuration.imageCache as? ImageCache).map { Unmanaged.passUnretained($0) }
         sharedTier = configuration.sharedCache.map {
             SharedTier(cache: $0, policy: configuration.sharedCachePolicy, logger: configuration.logger)
         }
@@ -86,9 +87,11 @@ public final class ImagePipeline: Sendable {
     ///   looked up.
     public func cachedImage(for request: ImageRequest) -> Image? {
         guard readsMemory(request), imageCache != nil || configuration.imageCache != nil else { return nil }
-        return request.keyMemo.withKeys(for: number, compute: { computeCacheKeys(for: request) }) {
-            memoryImage(for: $0.imageKey)
+        if let kept = request.keyMemo.firstKeys(for: number) {
+            // Valid while `request` (which holds the memo) is.
+            return kept._withUnsafeGuaranteedRef { memoryImage(for: $0.imageKey) }
         }
+        return memoryImage(for: cacheKeys(for: request).imageKey)
     }
 
     /// The key of `request`'s final image in the memory cache (and of its processed variant on
@@ -109,12 +112,7 @@ public final class ImagePipeline: Sendable {
     /// `request`'s keys under this pipeline's hook: kept with the request after the first
     /// call (see ``RequestKeyMemo``), so repeated lookups of one request cost no hashing.
     func cacheKeys(for request: ImageRequest) -> RequestCacheKeys {
-        request.keyMemo.keys(for: number) { computeCacheKeys(for: request) }
-    }
-
-    /// `request`'s keys under this pipeline's hook, computed afresh.
-    func computeCacheKeys(for request: ImageRequest) -> RequestCacheKeys {
-        RequestCacheKeys(request, configuration: configuration, pipeline: number)
+        request.keyMemo.keys(for: number) { RequestCacheKeys(request, configuration: configuration, pipeline: number) }
     }
 
     /// Loads the final image for `request`: memory cache, then disk (processed variant by

@@ -51,17 +51,15 @@ final class RequestKeyMemo: Sendable {
 
     deinit { first.load(ordering: .acquiring)?.release() }
 
-    /// `body` applied to the keys for the pipeline numbered `pipeline` (computed with `compute`
-    /// when not kept): the first pipeline's keys are lent to `body` without a reference count.
+    /// The keys kept for the pipeline numbered `pipeline` in the first place, unretained: valid
+    /// as long as this memo (they are released only with it); `nil` when they are another
+    /// pipeline's or not computed yet. Lets a memory hit read them without a lock, a reference
+    /// count or a closure context.
     @inline(__always)
-    func withKeys<R>(
-        for pipeline: UInt64, compute: () -> RequestCacheKeys, _ body: (RequestCacheKeys) -> R
-    ) -> R {
-        if let kept = first.load(ordering: .acquiring), kept._withUnsafeGuaranteedRef({ $0.pipeline == pipeline }) {
-            // Released only with the memo, which the caller's request holds.
-            return kept._withUnsafeGuaranteedRef(body)
-        }
-        return body(keys(for: pipeline, compute: compute))
+    func firstKeys(for pipeline: UInt64) -> Unmanaged<RequestCacheKeys>? {
+        guard let kept = first.load(ordering: .acquiring),
+              kept._withUnsafeGuaranteedRef({ $0.pipeline == pipeline }) else { return nil }
+        return kept
     }
 
     /// The keys for the pipeline numbered `pipeline`, computed with `compute` when not kept.
