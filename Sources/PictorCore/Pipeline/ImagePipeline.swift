@@ -99,7 +99,8 @@ public final class ImagePipeline: Sendable {
     ///
     /// - Parameter request: the request to compute the key of; nothing is loaded.
     public func imageCacheKey(for request: ImageRequest) -> ImageCacheKey {
-        cacheKeys(for: request).imageKey
+        if let kept = request.keyMemo.firstKeys(for: number) { return kept._withUnsafeGuaranteedRef { $0.imageKey } }
+        return cacheKeys(for: request).imageKey
     }
 
     /// The key of `request`'s original bytes in the disk cache (the cache-key hook's result).
@@ -112,7 +113,10 @@ public final class ImagePipeline: Sendable {
     /// `request`'s keys under this pipeline's hook: kept with the request after the first
     /// call (see ``RequestKeyMemo``), so repeated lookups of one request cost no hashing.
     func cacheKeys(for request: ImageRequest) -> RequestCacheKeys {
-        request.keyMemo.keys(for: number) { RequestCacheKeys(request, configuration: configuration, pipeline: number) }
+        // The first pipeline's keys without forming the closure (whose context retains `self`
+        // and the request).
+        if let kept = request.keyMemo.firstKeys(for: number) { return kept.takeUnretainedValue() }
+        return request.keyMemo.keys(for: number) { RequestCacheKeys(request, configuration: configuration, pipeline: number) }
     }
 
     /// Loads the final image for `request`: memory cache, then disk (processed variant by
