@@ -18,6 +18,14 @@ extension ImagePipeline {
         if includingOriginal { cache.removeData(for: prepared.dataKey) }
     }
 
+    /// The memory cache's image for `key`: an ``ImageCache`` is called directly (a final class,
+    /// so the call is static and its lookup inlined), any other ``ImageCaching`` through the
+    /// protocol.
+    func memoryImage(for key: ImageCacheKey) -> Image? {
+        if let imageCache { return imageCache._withUnsafeGuaranteedRef { $0.image(for: key) } }
+        return configuration.imageCache?.image(for: key)
+    }
+
     /// Empties the memory cache and, when `includingDisk`, ``Configuration/dataCache``.
     ///
     /// - Parameter includingDisk: whether the disk cache is emptied too; `false` by default (memory

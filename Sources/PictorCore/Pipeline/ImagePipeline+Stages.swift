@@ -17,7 +17,7 @@ extension ImagePipeline {
     /// nothing is counted). Its metrics are all zero: the hit path reads no clock.
     func memoryHit(_ prepared: PreparedRequest) -> ImageResponse? {
         let request = prepared.request
-        guard readsMemory(request), let image = configuration.imageCache?.image(for: prepared.imageKey) else { return nil }
+        guard readsMemory(request), let image = memoryImage(for: prepared.imageKey) else { return nil }
         counters.withLock {
             $0.requests += 1
             $0.record(.memory)

@@ -33,6 +33,10 @@ public final class ImagePipeline: Sendable {
     let decodeQueue: WorkQueue
     let processQueue: WorkQueue
     let counters = Mutex(Statistics())
+    /// ``Configuration/imageCache`` when it is an ``ImageCache``, read without a protocol call or
+    /// a reference count (see ``memoryImage(for:)``). Unretained: ``configuration`` holds it for
+    /// the pipeline's lifetime.
+    let imageCache: Unmanaged<ImageCache>?
     let sharedTier: SharedTier?
 
     /// Creates a pipeline.
@@ -41,6 +45,7 @@ public final class ImagePipeline: Sendable {
     ///   kept as ``configuration``.
     public init(configuration: Configuration) {
         self.configuration = configuration
+        imageCache = (configuration.imageCache as? ImageCache).map { Unmanaged.passUnretained($0) }
         sharedTier = configuration.sharedCache.map {
             SharedTier(cache: $0, policy: configuration.sharedCachePolicy, logger: configuration.logger)
         }
@@ -81,8 +86,12 @@ public final class ImagePipeline: Sendable {
     /// - Parameter request: the request whose final image (thumbnail and processors applied) is
     ///   looked up.
     public func cachedImage(for request: ImageRequest) -> Image? {
-        guard let cache = configuration.imageCache, readsMemory(request) else { return nil }
-        return cache.image(for: cacheKeys(for: request).imageKey)
+        guard readsMemory(request), imageCache != nil || configuration.imageCache != nil else { return nil }
+        if let kept = request.keyMemo.firstKeys(for: number) {
+            // Valid while `request` (which holds the memo) is.
+            return kept._withUnsafeGuaranteedRef { memoryImage(for: $0.imageKey) }
+        }
+        return memoryImage(for: cacheKeys(for: request).imageKey)
     }
 
     /// The key of `request`'s final image in the memory cache (and of its processed variant on
@@ -90,7 +99,8 @@ public final class ImagePipeline: Sendable {
     ///
     /// - Parameter request: the request to compute the key of; nothing is loaded.
     public func imageCacheKey(for request: ImageRequest) -> ImageCacheKey {
-        cacheKeys(for: request).imageKey
+        if let kept = request.keyMemo.firstKeys(for: number) { return kept._withUnsafeGuaranteedRef { $0.imageKey } }
+        return cacheKeys(for: request).imageKey
     }
 
     /// The key of `request`'s original bytes in the disk cache (the cache-key hook's result).
@@ -103,7 +113,10 @@ public final class ImagePipeline: Sendable {
     /// `request`'s keys under this pipeline's hook: kept with the request after the first
     /// call (see ``RequestKeyMemo``), so repeated lookups of one request cost no hashing.
     func cacheKeys(for request: ImageRequest) -> RequestCacheKeys {
-        request.keyMemo.keys(for: number) { RequestCacheKeys(request, configuration: configuration) }
+        // The first pipeline's keys without forming the closure (whose context retains `self`
+        // and the request).
+        if let kept = request.keyMemo.firstKeys(for: number) { return kept.takeUnretainedValue() }
+        return request.keyMemo.keys(for: number) { RequestCacheKeys(request, configuration: configuration, pipeline: number) }
     }
 
     /// Loads the final image for `request`: memory cache, then disk (processed variant by

@@ -11,41 +11,76 @@ import FoundationNetworking
 /// let response = try await pipeline.image(for: request)
 /// ```
 public struct ImageRequest: Sendable, CustomStringConvertible {
+    /// Every property, in one shared box: copying a request (into an array, a task, a job) is
+    /// one reference count, whatever it carries; a change copies the box first when another
+    /// request shares it.
+    private var storage: ImageRequestStorage
+
     /// The request sent on a cache miss. Its URL (after the pipeline's cache-key hook) identifies
     /// the image in both caches.
     public var urlRequest: URLRequest {
-        didSet {
-            url = urlRequest.url
-            keyMemo = RequestKeyMemo()
+        get { storage.urlRequest }
+        set {
+            let box = uniqueStorage(resettingKeys: true)
+            box.urlRequest = newValue
+            box.url = newValue.url
         }
     }
     /// The URL loaded (``urlRequest``'s), kept beside it so cache lookups don't go through
     /// `URLRequest`'s storage.
-    public private(set) var url: URL?
+    public var url: URL? { storage.url }
     /// Processors applied in order after decoding. Each one's identifier enters the cache key. A
     /// leading processor with a ``ImageProcessing/decodeTimeThumbnail`` is done by the decoder
     /// (shrink-on-load) when ``thumbnail`` is `nil`.
     public var processors: [any ImageProcessing] {
-        didSet { keyMemo = RequestKeyMemo() }
+        get { storage.processors }
+        set { uniqueStorage(resettingKeys: true).processors = newValue }
+        _modify {
+            let box = uniqueStorage(resettingKeys: true)
+            yield &box.processors
+        }
     }
     /// Decode at this size (shrink-on-load) instead of full size; `nil` (the default) decodes
     /// full size.
     public var thumbnail: ThumbnailOptions? {
-        didSet { keyMemo = RequestKeyMemo() }
+        get { storage.thumbnail }
+        set { uniqueStorage(resettingKeys: true).thumbnail = newValue }
     }
     /// The priority of this request; shared work runs at the highest priority of its callers.
     /// Default ``RequestPriority/normal``.
-    public var priority: RequestPriority
+    public var priority: RequestPriority {
+        get { storage.priority }
+        set { uniqueStorage(resettingKeys: false).priority = newValue }
+    }
     /// Cache and loading options; default none (every cache read and written).
-    public var options: Options
+    public var options: Options {
+        get { storage.options }
+        set { uniqueStorage(resettingKeys: false).options = newValue }
+    }
     /// Caller-defined values carried with the request; the pipeline ignores them (the cache-key
     /// hook may read them).
     public var userInfo: [String: any Sendable] {
-        didSet { keyMemo = RequestKeyMemo() }
+        get { storage.userInfo }
+        set { uniqueStorage(resettingKeys: true).userInfo = newValue }
+        _modify {
+            let box = uniqueStorage(resettingKeys: true)
+            yield &box.userInfo
+        }
     }
     /// The cache keys a pipeline computed for this request (see ``RequestKeyMemo``); replaced
     /// whenever a property they depend on changes.
-    private(set) var keyMemo = RequestKeyMemo()
+    var keyMemo: RequestKeyMemo { storage.keyMemo }
+
+    /// The box, copied first when another request shares it; with `resettingKeys` (the change
+    /// is to something the keys depend on), always a new box with a new, empty key memo.
+    private mutating func uniqueStorage(resettingKeys: Bool) -> ImageRequestStorage {
+        if resettingKeys {
+            storage = storage.copy(keyMemo: RequestKeyMemo())
+        } else if !isKnownUniquelyReferenced(&storage) {
+            storage = storage.copy(keyMemo: storage.keyMemo)
+        }
+        return storage
+    }
 
     /// Creates a request for `url`; see each property for its default.
     ///
@@ -78,13 +113,9 @@ public struct ImageRequest: Sendable, CustomStringConvertible {
         urlRequest: URLRequest, processors: [any ImageProcessing] = [], thumbnail: ThumbnailOptions? = nil,
         priority: RequestPriority = .normal, options: Options = [], userInfo: [String: any Sendable] = [:]
     ) {
-        self.urlRequest = urlRequest
-        self.url = urlRequest.url
-        self.processors = processors
-        self.thumbnail = thumbnail
-        self.priority = priority
-        self.options = options
-        self.userInfo = userInfo
+        storage = ImageRequestStorage(
+            urlRequest: urlRequest, processors: processors, thumbnail: thumbnail,
+            priority: priority, options: options, userInfo: userInfo)
     }
 
     /// Whether the request decodes at a thumbnail size or applies processors (so its final

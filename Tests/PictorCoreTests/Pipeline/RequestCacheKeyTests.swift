@@ -77,6 +77,46 @@ struct RequestCacheKeyTests {
         #expect(pipeline.dataCacheKey(for: original) == url.absoluteString)
     }
 
+    @Test func changingWhatTheKeysDoNotDependOnKeepsThemAndLeavesTheOriginalAlone() {
+        let hook = CountingHook()
+        let pipeline = hook.pipeline(tag: "")
+        let request = ImageRequest(url: url, thumbnail: ThumbnailOptions(width: 64))
+        let key = pipeline.imageCacheKey(for: request)
+        var copy = request
+        copy.priority = .high
+        copy.options = [.disableDiskCacheWrites]
+        #expect(pipeline.imageCacheKey(for: copy) == key)
+        #expect(hook.count == 1)
+        #expect(request.priority == .normal && request.options.isEmpty)
+        #expect(copy.priority == .high && copy.options == [.disableDiskCacheWrites])
+        copy.thumbnail = nil
+        #expect(request.thumbnail == ThumbnailOptions(width: 64))
+        #expect(pipeline.imageCacheKey(for: copy) != key)
+        #expect(pipeline.imageCacheKey(for: request) == key)
+    }
+
+    @Test func pipelinesAskingAtOnceEachGetTheirOwnKeys() async {
+        let hook = CountingHook()
+        let pipelines = (0..<4).map { hook.pipeline(tag: "P\($0):") }, url = url
+        for _ in 0..<20 {
+            let request = ImageRequest(url: url)
+            let wrong = await withTaskGroup(of: Int.self) { group in
+                for (n, pipeline) in pipelines.enumerated() {
+                    group.addTask {
+                        var wrong = 0
+                        for _ in 0..<50 where pipeline.dataCacheKey(for: request) != "P\(n):" + url.absoluteString {
+                            wrong += 1
+                        }
+                        for _ in 0..<50 where pipeline.cachedImage(for: request) != nil { wrong += 1 }
+                        return wrong
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+            #expect(wrong == 0)
+        }
+    }
+
     @Test func aMemoryHitUsesTheKeptKeys() async throws {
         let h = Harness()
         let url = h.stub()
