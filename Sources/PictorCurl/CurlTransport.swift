@@ -112,7 +112,7 @@ public final class CurlTransport: DataTransport, Sendable {
         } onCancel: {
             if exchange.cancel() { loop.cancel(exchange.id) }
         }
-        return try received.transportResponse()
+        return received.transportResponse()
     }
 
     /// Stops the transport: exchanges still running, and every later ``send(_:)``, fail with

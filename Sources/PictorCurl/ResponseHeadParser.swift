@@ -1,3 +1,5 @@
+import PictorCore
+
 /// Collects the status line and header fields of the final response from libcurl's header
 /// callback, one line per call.
 ///
@@ -30,6 +32,12 @@ struct ResponseHeadParser {
     // cheaper than a dictionary, and this runs for every header line of every response.
     private var names: [String] = []
     private var values: [String] = []
+
+    /// The fields in the order received, repeated names joined with `", "` under the first
+    /// spelling.
+    var fields: [HTTPResponseHead.Field] {
+        zip(names, values).map { HTTPResponseHead.Field(name: $0, value: $1) }
+    }
 
     /// The fields, repeated names joined with `", "`.
     var headerFields: [String: String] {

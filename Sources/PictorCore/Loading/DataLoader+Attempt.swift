@@ -18,8 +18,8 @@ extension DataLoader {
     /// after the deadline is not made (the last attempt's error is thrown).
     func performWithRetries(
         _ request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?,
-        redirectObserver: (@Sendable (HTTPURLResponse) -> Void)? = nil
-    ) async throws -> (Data, URLResponse) {
+        redirectObserver: (@Sendable (HTTPResponseHead) -> Void)? = nil
+    ) async throws -> (Data, HTTPResponseHead) {
         let policy = configuration.retryPolicy
         let deadline = Deadline(seconds: configuration.timeout)
         var retry = 0
@@ -49,31 +49,31 @@ extension DataLoader {
     /// by ``ResponseValidation``.
     func performFollowingRedirects(
         _ original: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?,
-        redirectObserver: (@Sendable (HTTPURLResponse) -> Void)?
-    ) async throws -> (Data, URLResponse) {
+        redirectObserver: (@Sendable (HTTPResponseHead) -> Void)?
+    ) async throws -> (Data, HTTPResponseHead) {
         var request = original
         var redirects = RedirectPolicy(maximumRedirects: configuration.maximumRedirects, start: original.url)
         while true {
             let exchange = try await exchange(request, deadline: deadline, progress: progress)
-            switch ResponseValidation.status(of: exchange.response, for: request) {
+            switch ResponseValidation.status(of: exchange.head, for: request) {
             case .redirect(let target):
                 do {
-                    request = try redirects.follow(request, to: target, status: exchange.response.statusCode)
+                    request = try redirects.follow(request, to: target, status: exchange.head.statusCode)
                 } catch {
                     throw AttemptFailure(error: error)
                 }
-                redirectObserver?(exchange.response)
+                redirectObserver?(exchange.head)
             case .notModified:
-                return (Data(), exchange.response)
+                return (Data(), exchange.head)
             case .failure(let status, let retryAfter):
                 throw AttemptFailure(error: .statusCode(status), retryAfter: retryAfter)
             case .content:
                 do {
-                    try ResponseValidation.checkBody(exchange.body, response: exchange.response, limit: configuration.maximumResponseSize)
+                    try ResponseValidation.checkBody(exchange.body, head: exchange.head, limit: configuration.maximumResponseSize)
                 } catch {
                     throw AttemptFailure(error: error)
                 }
-                return (exchange.body, exchange.response)
+                return (exchange.body, exchange.head)
             }
         }
     }

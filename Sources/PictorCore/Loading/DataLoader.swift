@@ -81,6 +81,13 @@ public final class DataLoader: DataLoading, Sendable {
     ///   `unsupportedURL`, `malformedDataURL`, `knownFailure`, `transport`), `CancellationError`,
     ///   or what the request modifier throws.
     public func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse) {
+        let (data, response) = try await loadResponse(for: request, options: options)
+        return (data, response.urlResponse)
+    }
+
+    /// ``loadData(for:options:)`` for the pipeline: the same load, with the response as the
+    /// transport's head, so that no `HTTPURLResponse` is built unless someone asks for it.
+    package func loadResponse(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, LoadedResponse) {
         let request = try await prepare(request)
         let url = request.url!
         let local: (Data, URLResponse)?
@@ -92,12 +99,13 @@ public final class DataLoader: DataLoading, Sendable {
         if let (data, response) = local {
             // Local bytes are validated like a download, but not held to the HTTP size cap.
             try ResponseValidation.checkBody(data, response: response, limit: nil)
-            return (data, response)
+            return (data, LoadedResponse(response))
         }
         if let status = failedURLs?.status(for: url.absoluteString) { throw DataLoadingError.knownFailure(statusCode: status) }
-        return try await slots.withSlot(priority: options.priorityHandle) {
+        let (data, head) = try await slots.withSlot(priority: options.priorityHandle) {
             try await performWithRetries(request, progress: options.progress, redirectObserver: options.redirectObserver)
         }
+        return (data, LoadedResponse(head: head))
     }
 
     /// Transfers running now.

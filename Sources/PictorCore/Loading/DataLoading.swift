@@ -52,7 +52,7 @@ public struct DataLoadOptions: Sendable {
     package var handle: PriorityHandle?
     /// Called with each redirect response a loader follows, so the fetch stage can apply the
     /// redirects' own caching headers to what it stores under the URL asked for.
-    package var redirectObserver: (@Sendable (HTTPURLResponse) -> Void)?
+    package var redirectObserver: (@Sendable (HTTPResponseHead) -> Void)?
 
     /// Creates options; defaults: normal priority, no progress.
     public init(priority: RequestPriority = .normal, progress: (@Sendable (TransferProgress) -> Void)? = nil) {

@@ -29,11 +29,11 @@ struct RedirectPolicy: Sendable {
         visited = [start?.absoluteString ?? ""]
     }
 
-    /// The redirect target of `response` to `request`, or `nil` when it is not a redirect
-    /// (not a 3xx redirect status, or no usable `Location`).
-    static func target(of response: URLResponse, for request: URLRequest) -> URL? {
-        guard let http = response as? HTTPURLResponse, redirectStatuses.contains(http.statusCode),
-              let location = http.value(forHTTPHeaderField: "Location"), !location.isEmpty else { return nil }
+    /// The redirect target of the response with `head` to `request`, or `nil` when it is not a
+    /// redirect (not a 3xx redirect status, or no usable `Location`).
+    static func target(of head: HTTPResponseHead, for request: URLRequest) -> URL? {
+        guard redirectStatuses.contains(head.statusCode),
+              let location = head.value(forHTTPHeaderField: "Location"), !location.isEmpty else { return nil }
         return URL(string: URLNormalization.percentEncoded(location), relativeTo: request.url)?.absoluteURL
     }
 

@@ -27,14 +27,13 @@ enum ResponseValidation {
         case failure(status: Int, retryAfter: Double?)
     }
 
-    /// Classifies `response` to `request`.
-    static func status(of response: URLResponse, for request: URLRequest) -> StatusVerdict {
-        guard let http = response as? HTTPURLResponse else { return .content }
-        let code = http.statusCode
+    /// Classifies the response with `head` to `request`.
+    static func status(of head: HTTPResponseHead, for request: URLRequest) -> StatusVerdict {
+        let code = head.statusCode
         if code == 304, isConditional(request) { return .notModified }
-        if let target = RedirectPolicy.target(of: response, for: request) { return .redirect(to: target) }
+        if let target = RedirectPolicy.target(of: head, for: request) { return .redirect(to: target) }
         guard (200..<300).contains(code), code != 206 else {
-            let retryAfter = (code == 429 || code == 503) ? Self.retryAfter(http.value(forHTTPHeaderField: "Retry-After")) : nil
+            let retryAfter = (code == 429 || code == 503) ? Self.retryAfter(head.value(forHTTPHeaderField: "Retry-After")) : nil
             return .failure(status: code, retryAfter: retryAfter)
         }
         return .content
@@ -45,11 +44,22 @@ enum ResponseValidation {
     /// - Throws: ``DataLoadingError/emptyBody``, ``DataLoadingError/responseTooLarge(limit:)`` or
     ///   ``DataLoadingError/notAnImage(contentType:signature:)``.
     static func checkBody(_ data: Data, response: URLResponse, limit: Int64?) throws(DataLoadingError) {
+        try checkBody(data, limit: limit) { (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") ?? response.mimeType }
+    }
+
+    /// Checks emptiness, size and image signature of a body received with `head`.
+    ///
+    /// - Throws: as ``checkBody(_:response:limit:)``.
+    static func checkBody(_ data: Data, head: HTTPResponseHead, limit: Int64?) throws(DataLoadingError) {
+        try checkBody(data, limit: limit) { head.value(forHTTPHeaderField: "Content-Type") }
+    }
+
+    /// The checks, with the `Content-Type` read only for the error.
+    private static func checkBody(_ data: Data, limit: Int64?, contentType: () -> String?) throws(DataLoadingError) {
         guard !data.isEmpty else { throw .emptyBody }
         if let limit, Int64(data.count) > limit { throw .responseTooLarge(limit: limit) }
         guard ImageFormat.sniff(data) != nil else {
-            let type = (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") ?? response.mimeType
-            throw .notAnImage(contentType: type, signature: ByteSignature(data))
+            throw .notAnImage(contentType: contentType(), signature: ByteSignature(data))
         }
     }
 

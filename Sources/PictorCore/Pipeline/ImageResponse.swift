@@ -40,7 +40,14 @@ public struct ImageResponse: Sendable {
     /// are not stored (`no-store`), and under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``.
     public var isStaleOnArrival: Bool
     /// The HTTP (or file) response, for network and revalidated loads; `nil` for cache hits.
-    public var urlResponse: URLResponse?
+    /// Built on first read from the head the transport parsed (Foundation's `HTTPURLResponse`
+    /// costs a share of a download's CPU on Linux, and most callers never read it).
+    public var urlResponse: URLResponse? {
+        get { loadedResponse?.urlResponse }
+        set { loadedResponse = newValue.map(LoadedResponse.init) }
+    }
+    /// The response as the fetch stage carries it.
+    package var loadedResponse: LoadedResponse?
     /// Whether a cached entry failed to decode, was removed and the image loaded again from the
     /// next layer.
     public var discardedCachedEntry: Bool
@@ -59,9 +66,19 @@ public struct ImageResponse: Sendable {
         self.cacheLayer = cacheLayer
         self.isRevalidated = isRevalidated
         self.isStaleOnArrival = isStaleOnArrival
-        self.urlResponse = urlResponse
+        self.loadedResponse = urlResponse.map(LoadedResponse.init)
         self.discardedCachedEntry = discardedCachedEntry
         self.metrics = metrics
+    }
+
+    /// A response whose `URLResponse` is built only when read.
+    package init(
+        image: Image, request: ImageRequest, cacheLayer: CacheLayer, isRevalidated: Bool = false, isStaleOnArrival: Bool = false,
+        urlResponse: LoadedResponse?, discardedCachedEntry: Bool = false, metrics: ImageTaskMetrics = ImageTaskMetrics()
+    ) {
+        self.init(image: image, request: request, cacheLayer: cacheLayer, isRevalidated: isRevalidated,
+                  isStaleOnArrival: isStaleOnArrival, urlResponse: nil as URLResponse?, discardedCachedEntry: discardedCachedEntry, metrics: metrics)
+        self.loadedResponse = urlResponse
     }
 }
 
@@ -83,8 +100,14 @@ public struct ImageDataResponse: Sendable {
     /// else a whole download). `false` for cache hits, `file:` and `data:` URLs, responses that
     /// are not stored (`no-store`), and under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``.
     public var isStaleOnArrival: Bool
-    /// The HTTP (or file) response, for network and revalidated loads.
-    public var urlResponse: URLResponse?
+    /// The HTTP (or file) response, for network and revalidated loads; built on first read
+    /// (see ``ImageResponse/urlResponse``).
+    public var urlResponse: URLResponse? {
+        get { loadedResponse?.urlResponse }
+        set { loadedResponse = newValue.map(LoadedResponse.init) }
+    }
+    /// The response as the fetch stage carries it.
+    package var loadedResponse: LoadedResponse?
     /// Timings, sizes and sharing; only ``ImageTaskMetrics/loadDuration``,
     /// ``ImageTaskMetrics/originalByteCount`` and ``ImageTaskMetrics/wasShared`` (this call
     /// joined a fetch already running for the same bytes) are set.
@@ -97,7 +120,15 @@ public struct ImageDataResponse: Sendable {
         self.cacheLayer = cacheLayer
         self.isRevalidated = isRevalidated
         self.isStaleOnArrival = isStaleOnArrival
-        self.urlResponse = urlResponse
+        self.loadedResponse = urlResponse.map(LoadedResponse.init)
         self.metrics = metrics
+    }
+
+    /// A data response whose `URLResponse` is built only when read.
+    package init(data: Data, cacheLayer: CacheLayer, isRevalidated: Bool = false, isStaleOnArrival: Bool = false,
+                 urlResponse: LoadedResponse?, metrics: ImageTaskMetrics = ImageTaskMetrics()) {
+        self.init(data: data, cacheLayer: cacheLayer, isRevalidated: isRevalidated, isStaleOnArrival: isStaleOnArrival,
+                  urlResponse: nil as URLResponse?, metrics: metrics)
+        self.loadedResponse = urlResponse
     }
 }

@@ -164,7 +164,7 @@ import Testing
     func metadata(_ headers: [String: String], requested: Date = now, received: Date = now) -> DataCacheMetadata {
         let response = HTTPURLResponse(url: URL(string: "https://example.test/a")!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers)!
         return HTTPFreshness.metadata(
-            for: response, data: Data(), exchange: .init(requested: requested, received: received), heuristicCap: 86_400)
+            for: HTTPResponseHead(response), data: Data(), exchange: .init(requested: requested, received: received), heuristicCap: 86_400)
     }
 
     @Test(arguments: [-86_400.0, -3600, 0, 3600, 86_400])

@@ -79,14 +79,30 @@ public struct TransportRequest: Sendable {
 
 /// What a ``DataTransport`` returns: the final response of one exchange and its decoded body.
 public struct TransportResponse: Sendable {
-    /// The response (status, headers, the URL it answered).
-    public var response: HTTPURLResponse
+    /// The response's status line and header fields, and the URL it answered.
+    public var head: HTTPResponseHead
     /// The whole body, content-decoded. Empty for a 304, a HEAD or an empty body.
     public var body: Data
 
-    /// Creates a response.
-    public init(response: HTTPURLResponse, body: Data) {
-        self.response = response
+    /// Creates a response from its head: what a transport that parses the wire itself returns,
+    /// without building an `HTTPURLResponse`.
+    public init(head: HTTPResponseHead, body: Data) {
+        self.head = head
         self.body = body
+    }
+
+    /// Creates a response from a Foundation response (its head is read from it).
+    public init(response: HTTPURLResponse, body: Data) {
+        self.init(head: HTTPResponseHead(response), body: body)
+    }
+
+    /// The response as Foundation's `HTTPURLResponse`, built from ``head`` on each read (a
+    /// response Foundation refuses reads as status and URL only); setting it replaces the head.
+    public var response: HTTPURLResponse {
+        get {
+            head.makeHTTPURLResponse()
+                ?? HTTPURLResponse(url: head.url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: nil)!
+        }
+        set { head = HTTPResponseHead(newValue) }
     }
 }

@@ -165,15 +165,23 @@ struct FetchStateMachine {
         return load(stale: stale)
     }
 
-    /// The network answered: `data` (empty for a 304) and `response`, after following
-    /// `redirects` (their responses, in order).
+    /// The network answered: `data` (empty for a 304) and a Foundation `response`, after
+    /// following `redirects` (their responses, in order).
     mutating func loaded(
         _ data: Data, response: URLResponse, redirects: [HTTPURLResponse] = [], exchange: HTTPFreshness.Exchange
     ) -> Action {
+        loaded(data, response: LoadedResponse(response), redirects: redirects.map(HTTPResponseHead.init), exchange: exchange)
+    }
+
+    /// The network answered: `data` (empty for a 304) and `response`, after following
+    /// `redirects` (their heads, in order).
+    mutating func loaded(
+        _ data: Data, response: LoadedResponse, redirects: [HTTPResponseHead], exchange: HTTPFreshness.Exchange
+    ) -> Action {
         guard case .loading(let stale) = state else { return invalid("loaded") }
-        let http = response as? HTTPURLResponse
+        let http = response.head
         if let stale, http?.statusCode == 304, Self.hasValidators(stale.entry) {
-            let metadata = HTTPFreshness.refreshed(stale.entry.metadata, with: response, exchange: exchange, heuristicCap: inputs.heuristicCap)
+            let metadata = HTTPFreshness.refreshed(stale.entry.metadata, with: http, exchange: exchange, heuristicCap: inputs.heuristicCap)
             var result = FetchResult(data: stale.entry.data, source: .revalidated, response: response, metadata: metadata)
             result.revalidatedTier = stale.onDisk ? .disk : .shared
             result.isStaleOnArrival = isStaleOnArrival(metadata, at: exchange.received)
@@ -184,7 +192,7 @@ struct FetchStateMachine {
             return finish(.fail(http.map { DataLoadingError.statusCode($0.statusCode) } ?? DataLoadingError.emptyBody))
         }
         let own = HTTPFreshness.metadata(
-            for: response, data: data, exchange: exchange, heuristicCap: inputs.heuristicCap,
+            for: http, data: data, exchange: exchange, heuristicCap: inputs.heuristicCap,
             defaultLifetime: inputs.policy == .http ? inputs.defaultLifetime : nil)
         // Stored under the URL asked for, the entry stands for the redirects too.
         let chained = inputs.policy == .ignoreHTTPHeaders ? own
@@ -270,7 +278,7 @@ struct FetchStateError: Error, CustomStringConvertible {
 struct FetchResult: Sendable {
     var data: Data
     var source: FetchStateMachine.Source
-    var response: URLResponse?
+    var response: LoadedResponse?
     var metadata: DataCacheMetadata
     /// For a revalidated result, the tier that held the confirmed entry.
     var revalidatedTier: CacheLayer = .disk

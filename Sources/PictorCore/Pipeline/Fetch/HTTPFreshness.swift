@@ -58,10 +58,10 @@ enum HTTPFreshness {
     ///   validator such an entry could only ever be downloaded again, so a cache that honoured it
     ///   would store images it never serves. `nil` leaves it stale.
     static func metadata(
-        for response: URLResponse, data: Data, exchange: Exchange, heuristicCap: Double, defaultLifetime: Double? = nil
+        for head: HTTPResponseHead?, data: Data, exchange: Exchange, heuristicCap: Double, defaultLifetime: Double? = nil
     ) -> DataCacheMetadata {
         var metadata = DataCacheMetadata(format: ImageFormat.sniff(data))
-        guard let http = response as? HTTPURLResponse else { return metadata }
+        guard let http = head else { return metadata }
         metadata.etag = http.value(forHTTPHeaderField: "ETag")
         metadata.lastModified = http.value(forHTTPHeaderField: "Last-Modified")
         metadata.cacheControl = http.value(forHTTPHeaderField: "Cache-Control")
@@ -72,9 +72,9 @@ enum HTTPFreshness {
 
     /// The refreshed metadata after a 304: headers present on the 304 replace the stored ones
     /// (RFC 9111 §4.3.4), and freshness is computed anew.
-    static func refreshed(_ stored: DataCacheMetadata, with response: URLResponse, exchange: Exchange, heuristicCap: Double) -> DataCacheMetadata {
+    static func refreshed(_ stored: DataCacheMetadata, with head: HTTPResponseHead?, exchange: Exchange, heuristicCap: Double) -> DataCacheMetadata {
         var metadata = stored
-        guard let http = response as? HTTPURLResponse else { return metadata }
+        guard let http = head else { return metadata }
         if let etag = http.value(forHTTPHeaderField: "ETag") { metadata.etag = etag }
         if let lastModified = http.value(forHTTPHeaderField: "Last-Modified") { metadata.lastModified = lastModified }
         if let cacheControl = http.value(forHTTPHeaderField: "Cache-Control") { metadata.cacheControl = cacheControl }
@@ -95,7 +95,7 @@ enum HTTPFreshness {
     /// - Validators are dropped: they belong to the redirect target, and a conditional request
     ///   goes to the URL asked for (a stale redirected entry is downloaded again).
     static func metadata(
-        _ final: DataCacheMetadata, throughRedirects redirects: [HTTPURLResponse], exchange: Exchange, heuristicCap: Double
+        _ final: DataCacheMetadata, throughRedirects redirects: [HTTPResponseHead], exchange: Exchange, heuristicCap: Double
     ) -> DataCacheMetadata? {
         guard !redirects.isEmpty else { return final }
         var metadata = final
@@ -136,7 +136,7 @@ enum HTTPFreshness {
     /// When the response stops being fresh on the local clock, or `nil` when it has no
     /// freshness information.
     private static func expiry(
-        of metadata: DataCacheMetadata, headers http: HTTPURLResponse, exchange: Exchange, heuristicCap: Double, defaultLifetime: Double? = nil
+        of metadata: DataCacheMetadata, headers http: HTTPResponseHead, exchange: Exchange, heuristicCap: Double, defaultLifetime: Double? = nil
     ) -> Date? {
         let control = CacheControl(metadata.cacheControl)
         if control.noCache || metadata.vary != nil { return exchange.received }
@@ -160,7 +160,7 @@ enum HTTPFreshness {
     }
 
     /// The `Age` header in seconds, or 0.
-    private static func age(_ http: HTTPURLResponse) -> Double {
+    private static func age(_ http: HTTPResponseHead) -> Double {
         http.value(forHTTPHeaderField: "Age").flatMap { Double($0.trimmingCharacters(in: .whitespaces)) }.map { max(0, $0) } ?? 0
     }
 }

@@ -131,7 +131,15 @@ extension ImagePipeline {
         var options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
         options.redirectObserver = { redirects.append($0) }
         do {
-            let (data, response) = try await configuration.dataLoader.loadData(for: request, options: options)
+            let data: Data, response: LoadedResponse
+            if let loader = configuration.dataLoader as? DataLoader {
+                // Pictor's own loader hands over the transport's head: no HTTPURLResponse is
+                // built unless the caller reads `urlResponse`.
+                (data, response) = try await loader.loadResponse(for: request, options: options)
+            } else {
+                let (bytes, foundation) = try await configuration.dataLoader.loadData(for: request, options: options)
+                (data, response) = (bytes, LoadedResponse(foundation))
+            }
             return machine.loaded(
                 data, response: response, redirects: redirects.responses,
                 exchange: .init(requested: requested, received: configuration.now()))
@@ -148,9 +156,9 @@ extension ImagePipeline {
 
 /// The redirect responses one load followed, in order.
 private final class RedirectLog: Sendable {
-    private let list = Mutex<[HTTPURLResponse]>([])
-    func append(_ response: HTTPURLResponse) { list.withLock { $0.append(response) } }
-    var responses: [HTTPURLResponse] { list.withLock { $0 } }
+    private let list = Mutex<[HTTPResponseHead]>([])
+    func append(_ response: HTTPResponseHead) { list.withLock { $0.append(response) } }
+    var responses: [HTTPResponseHead] { list.withLock { $0 } }
 }
 
 extension FetchResult {

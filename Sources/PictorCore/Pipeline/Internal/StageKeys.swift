@@ -131,7 +131,7 @@ struct StageOutput: Sendable {
     var layer: CacheLayer
     var isRevalidated = false
     var isStaleOnArrival = false
-    var urlResponse: URLResponse?
+    var urlResponse: LoadedResponse?
     var discardedCachedEntry = false
     var metrics = ImageTaskMetrics()
     /// What the original's HTTP metadata says (freshness, `Cache-Control`), for the processed
