@@ -105,7 +105,7 @@ package final class LoadedResponse: Sendable {
 
     /// A Foundation response; its head is read from it when it is HTTP.
     package init(_ response: URLResponse) {
-        head = (response as? HTTPURLResponse).map(HTTPResponseHead.init)
+        head = (response as? HTTPURLResponse).map { HTTPResponseHead($0) }
         foundation = Mutex(response)
     }
 

@@ -44,7 +44,7 @@ public struct ImageResponse: Sendable {
     /// costs a share of a download's CPU on Linux, and most callers never read it).
     public var urlResponse: URLResponse? {
         get { loadedResponse?.urlResponse }
-        set { loadedResponse = newValue.map(LoadedResponse.init) }
+        set { loadedResponse = newValue.map { LoadedResponse($0) } }
     }
     /// The response as the fetch stage carries it.
     package var loadedResponse: LoadedResponse?
@@ -66,7 +66,7 @@ public struct ImageResponse: Sendable {
         self.cacheLayer = cacheLayer
         self.isRevalidated = isRevalidated
         self.isStaleOnArrival = isStaleOnArrival
-        self.loadedResponse = urlResponse.map(LoadedResponse.init)
+        self.loadedResponse = urlResponse.map { LoadedResponse($0) }
         self.discardedCachedEntry = discardedCachedEntry
         self.metrics = metrics
     }
@@ -104,7 +104,7 @@ public struct ImageDataResponse: Sendable {
     /// (see ``ImageResponse/urlResponse``).
     public var urlResponse: URLResponse? {
         get { loadedResponse?.urlResponse }
-        set { loadedResponse = newValue.map(LoadedResponse.init) }
+        set { loadedResponse = newValue.map { LoadedResponse($0) } }
     }
     /// The response as the fetch stage carries it.
     package var loadedResponse: LoadedResponse?
@@ -120,7 +120,7 @@ public struct ImageDataResponse: Sendable {
         self.cacheLayer = cacheLayer
         self.isRevalidated = isRevalidated
         self.isStaleOnArrival = isStaleOnArrival
-        self.loadedResponse = urlResponse.map(LoadedResponse.init)
+        self.loadedResponse = urlResponse.map { LoadedResponse($0) }
         self.metrics = metrics
     }
 

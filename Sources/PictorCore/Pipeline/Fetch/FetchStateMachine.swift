@@ -170,7 +170,7 @@ struct FetchStateMachine {
     mutating func loaded(
         _ data: Data, response: URLResponse, redirects: [HTTPURLResponse] = [], exchange: HTTPFreshness.Exchange
     ) -> Action {
-        loaded(data, response: LoadedResponse(response), redirects: redirects.map(HTTPResponseHead.init), exchange: exchange)
+        loaded(data, response: LoadedResponse(response), redirects: redirects.map { HTTPResponseHead($0) }, exchange: exchange)
     }
 
     /// The network answered: `data` (empty for a 304) and `response`, after following
