@@ -250,6 +250,17 @@ import Testing
         #expect(write == .none)
     }
 
+    /// Nothing made from the image is kept either (the processed variant reads the result's
+    /// metadata): the result says `no-store`, whatever the target's own headers say, for a
+    /// permanent redirect as for a temporary one.
+    @Test(arguments: [301, 302, 307, 308])
+    func aNoStoreRedirectsResultSaysNoStore(code: Int) throws {
+        let (result, write) = try #require(load(through: [hop(code, ["Cache-Control": "no-store"])]))
+        #expect(write == .none)
+        #expect(CacheControl(result.metadata.cacheControl).noStore)
+        #expect(!result.isStaleOnArrival)
+    }
+
     @Test func aTemporaryRedirectWithoutFreshnessIsStaleAtOnceAndKeepsNoValidators() throws {
         let (result, write) = try #require(load(through: [hop(302)]))
         #expect(write == .store)

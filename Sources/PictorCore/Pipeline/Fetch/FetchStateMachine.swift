@@ -197,7 +197,10 @@ struct FetchStateMachine {
         // Stored under the URL asked for, the entry stands for the redirects too.
         let chained = inputs.policy == .ignoreHTTPHeaders ? own
             : HTTPFreshness.metadata(own, throughRedirects: redirects, exchange: exchange, heuristicCap: inputs.heuristicCap)
-        let metadata = chained ?? own
+        var metadata = chained ?? own
+        // A `no-store` redirect makes the whole chain unstorable: the result says so, so that
+        // nothing made from it (a processed variant, which inherits these headers) is kept.
+        if chained == nil { metadata.cacheControl = "no-store" }
         // Only HTTP answers are cached (`file:` and `data:` are read each time), and under the
         // HTTP policy never a `no-store` one, nor one reached through a `no-store` redirect.
         let storable = http != nil && (inputs.policy == .ignoreHTTPHeaders || (chained != nil && !CacheControl(metadata.cacheControl).noStore))
