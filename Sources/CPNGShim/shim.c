@@ -175,6 +175,21 @@ static int gather_idat(const uint8_t *png, size_t length, const uint8_t **stream
     return CPNG_OK;
 }
 
+/// Whether the zlib `stream`, which inflates to more than `expected` bytes, is damaged (bad
+/// data or a wrong Adler-32) when inflated to its end within `4 × expected` bytes; 0 when it is
+/// intact, or longer than that, or there is no memory to tell (the caller keeps its verdict).
+static int zlib_stream_is_damaged(struct libdeflate_decompressor *inflater, const uint8_t *stream, size_t stream_length,
+                                  size_t expected) {
+    if (expected > SIZE_MAX / 4) return 0;
+    size_t room = expected * 4;
+    uint8_t *scratch = malloc(room);
+    if (!scratch) return 0;
+    size_t produced = 0;
+    enum libdeflate_result result = libdeflate_zlib_decompress_ex(inflater, stream, stream_length, scratch, room, NULL, &produced);
+    free(scratch);
+    return result == LIBDEFLATE_BAD_DATA;
+}
+
 /// Inflates the image data (IDAT CRCs checked) into `filtered`, `filtered_length` bytes.
 /// CPNG_OK when the stream holds at least that much; `*extra` then says whether it holds more
 /// (bytes left unread or no room left). CPNG_EZLIB for a damaged stream and CPNG_ESHORT for too
@@ -193,6 +208,13 @@ static int inflate_image_data(const uint8_t *png, size_t length, uint8_t *filter
     size_t used = 0, produced = 0;
     enum libdeflate_result result = libdeflate_zlib_decompress_ex(inflater, stream, stream_length, filtered, filtered_length,
                                                                   &used, &produced);
+    // More data than the image holds: libpng only warns, and libvips 8.14 then returns the
+    // rows, so a stream damaged in a way that still inflates past the end (its checksum is
+    // never reached) would give garbage rows. The whole stream is inflated once more, within
+    // four times the image's size, to check its Adler-32: a mismatch is a damaged stream.
+    if (result == LIBDEFLATE_INSUFFICIENT_SPACE && zlib_stream_is_damaged(inflater, stream, stream_length, filtered_length)) {
+        result = LIBDEFLATE_BAD_DATA;
+    }
     libdeflate_free_decompressor(inflater);
     free(owned);
     if (result == LIBDEFLATE_BAD_DATA) return CPNG_EZLIB;

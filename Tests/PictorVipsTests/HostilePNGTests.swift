@@ -69,6 +69,41 @@ struct HostilePNGTests {
         switch colourType { case 0, 3: 1; case 4: 2; case 2: 3; default: 4 }
     }
 
+    /// Image data that inflates past the rows the header declares and whose Adler-32 is wrong
+    /// (as a flipped bit in a compressed stream can make it: the checksum is never reached
+    /// within the image's size) is refused, for a file the fast path decodes and one it leaves
+    /// to libvips, which would return the rows; with a correct checksum, such extra data is
+    /// libvips' to judge, as before.
+    @Test(arguments: [(UInt8(6), UInt8(8)), (6, 16), (0, 8), (2, 8)])
+    func tooMuchDataWithAWrongChecksumIsRefused(colourType: UInt8, depth: UInt8) throws {
+        let width = 30, height = 20
+        let rowBytes = width * Self.channels(colourType) * Int(depth) / 8
+        var generator = SplitMix64(seed: 7)
+        var filtered = (0..<((rowBytes + 1) * (height + 5))).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        for row in 0..<(height + 5) { filtered[row * (rowBytes + 1)] = 0 }
+        let intact = Self.png(width: UInt32(width), height: UInt32(height), depth: depth, colourType: colourType, interlace: 0,
+                              palette: 0, filtered: filtered, splitIDAT: false)
+        // The Adler-32 is the last 4 bytes of the stream, just before the IDAT's CRC: flip one
+        // and fix the CRC, as a hostile server (or a damaged file with a recomputed CRC) would.
+        var bytes = [UInt8](intact)
+        let idat = try #require((8..<bytes.count - 4).first { bytes[$0..<$0 + 4].elementsEqual("IDAT".utf8) })
+        let length = Int(bytes[idat - 4]) << 24 | Int(bytes[idat - 3]) << 16 | Int(bytes[idat - 2]) << 8 | Int(bytes[idat - 1])
+        bytes[idat + 4 + length - 1] ^= 0x01
+        bytes.replaceSubrange((idat + 4 + length)..<(idat + 8 + length), with: Self.bigEndian(Self.crc32(Array(bytes[idat..<(idat + 4 + length)]))))
+        let damaged = Data(bytes)
+        for options in [ImageDecodingOptions(), ImageDecodingOptions(thumbnail: ThumbnailOptions(width: 10))] {
+            #expect(throws: ImageDecodingError.self, "type \(colourType) depth \(depth)") {
+                try VipsDecoder().decode(damaged, options: options)
+            }
+            // The same extra data with its checksum intact is not called damaged.
+            do {
+                _ = try VipsDecoder().decode(intact, options: options)
+            } catch let error as ImageDecodingError {
+                if case .corrupt(_, let message) = error { #expect(!message.contains("damaged"), "\(message)") }
+            }
+        }
+    }
+
     @Test func craftedFilesNeverCrashAndAgreeWithLibvips() throws {
         var generator = SplitMix64(seed: 20_261_201)
         let fast = VipsDecoder(), vips = VipsDecoder(usesSpng: false)
