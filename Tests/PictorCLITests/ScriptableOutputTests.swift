@@ -191,6 +191,39 @@ struct CacheEntryCommandTests {
     }
 }
 
+/// A warm run served by a kept thumbnail reads no original: its records leave the original's
+/// size out (absent, not 0), and the fetch line and the report say so too.
+@Suite(.enabled(if: NginxServer.isAvailable && FileManager.default.fileExists(atPath: pngsuite.path)))
+struct KeptThumbnailBytesTests {
+    @Test func aKeptThumbnailReportsNoOriginalBytes() async throws {
+        let server = try await offPool { try NginxServer.start(root: pngsuite.deletingLastPathComponent()) }
+        defer { server.stop() }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-kept-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func run(_ args: [String]) async -> (Int32, RecordingConsole) {
+            let console = RecordingConsole()
+            return (await PictorCommand.run(args + ["--cache-dir", dir.path], console: console.console,
+                                            environment: ["HOME": "/nonexistent-home"]), console)
+        }
+        let url = server.url("/pngsuite/basn2c08.png").absoluteString
+        let cold = await run(["prefetch", url, "--resize", "16", "--json"])
+        #expect(cold.0 == 0)
+        let coldRecord = try #require(cold.1.output.split(separator: "\n").first { $0.contains("\"url\"") })
+        #expect(coldRecord.contains("\"bytes\""), "the cold run read the original: \(coldRecord)")
+        let report = dir.appendingPathComponent("report.tsv").path
+        let warm = await run(["prefetch", url, "--resize", "16", "--json", "--report", report])
+        #expect(warm.0 == 0)
+        let record = try #require(warm.1.output.split(separator: "\n").first { $0.contains("\"url\"") })
+        #expect(record.contains("\"layer\":\"disk\""), "\(record)")
+        #expect(!record.contains("\"bytes\""), "no original was read: \(record)")
+        let row = try String(contentsOfFile: report, encoding: .utf8).split(separator: "\n")[1].split(separator: "\t", omittingEmptySubsequences: false)
+        #expect(row[5] == "", "the report's bytes column is empty: \(row)")
+        let fetch = await run(["fetch", url, "--resize", "16", "-o", dir.appendingPathComponent("out.png").path])
+        #expect(fetch.0 == 0)
+        #expect(!fetch.1.output.contains(" 0 B "), "\(fetch.1.output)")
+    }
+}
+
 /// `--size-limit` on a prefetch whose set does not fit: the run says so.
 @Suite(.enabled(if: NginxServer.isAvailable && FileManager.default.fileExists(atPath: pngsuite.path)))
 struct CacheLimitWarningTests {

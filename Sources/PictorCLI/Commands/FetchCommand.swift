@@ -99,7 +99,7 @@ enum FetchCommand {
             switch result.status {
             case .ok:
                 if quiet { continue }
-                var line = "\(Formatting.url(url))  \(result.layer)  \(result.width)×\(result.height)  \(Formatting.bytes(result.bytes))  \(Formatting.milliseconds(result.seconds))"
+                var line = "\(Formatting.url(url))  \(result.layer)  \(result.width)×\(result.height)  \(result.bytes.map(Formatting.bytes) ?? "no original read")  \(Formatting.milliseconds(result.seconds))"
                 if let written = result.outputPath { line += "  → \(written) (\(Formatting.bytes(result.writtenBytes)))" }
                 context.console.print(line)
             case .failed(let reason):

@@ -27,8 +27,9 @@ struct ImageJob: Sendable {
         var layer: String = "-"
         var width = 0
         var height = 0
-        /// Bytes of the original (encoded) image as fetched (0 for memory hits).
-        var bytes: Int64 = 0
+        /// Bytes of the original (encoded) image as fetched; `nil` when no original was read (a
+        /// memory hit, or a kept thumbnail read from disk).
+        var bytes: Int64?
         /// Bytes of the written file, when there is one.
         var writtenBytes: Int64 = 0
         /// Whether the load joined work already running for an identical request (no extra
@@ -92,7 +93,7 @@ struct ImageJob: Sendable {
             result.staleOnArrival = response.isStaleOnArrival
             result.width = image.width
             result.height = image.height
-            result.bytes = Int64(response.metrics.originalByteCount ?? 0)
+            result.bytes = response.metrics.originalByteCount.map { Int64($0) }
             result.wasShared = response.metrics.wasShared
             if let output {
                 let target = OutputFormatOption.resolve(

@@ -28,7 +28,7 @@ struct PrefetchSummary {
     /// Images that joined work already running in this process.
     var coalesced: Int { results.filter { $0.status == .ok && $0.wasShared }.count }
     /// Bytes of originals read; work shared inside the process counts once.
-    var bytesRead: Int64 { results.reduce(Int64(0)) { $0 + ($1.wasShared ? 0 : $1.bytes) } }
+    var bytesRead: Int64 { results.reduce(Int64(0)) { $0 + ($1.wasShared ? 0 : $1.bytes ?? 0) } }
 
     var text: String {
         let ok = results.count - failures.count - cancelled

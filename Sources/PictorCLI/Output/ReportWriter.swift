@@ -57,7 +57,7 @@ final class ReportWriter: Sendable {
         case .cancelled: ("cancelled", "")
         }
         let ok = r.status == .ok
-        return [Formatting.url(r.url), status, r.layer, "\(r.width)", "\(r.height)", "\(r.bytes)",
+        return [Formatting.url(r.url), status, r.layer, "\(r.width)", "\(r.height)", r.bytes.map { "\($0)" } ?? "",
                 Formatting.fixed(r.seconds * 1000, digits: 1), r.outputPath ?? "", "\(r.writtenBytes)", error,
                 "\(r.index)", flag(ok && r.revalidated), flag(ok && r.staleOnArrival), flag(ok && r.wasShared),
                 Formatting.fixed(finishedAfter * 1000, digits: 1)]
