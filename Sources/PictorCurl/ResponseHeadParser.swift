@@ -28,29 +28,16 @@ struct ResponseHeadParser {
     private(set) var httpVersion: String?
     /// Whether the final response's head is complete.
     private(set) var isComplete = false
-    // A response has a dozen fields or so: a linear search without lower-casing or hashing is
-    // cheaper than a dictionary, and this runs for every header line of every response.
-    private var names: [String] = []
-    private var values: [String] = []
-
     /// The fields in the order received, repeated names joined with `", "` under the first
-    /// spelling.
-    var fields: [HTTPResponseHead.Field] {
-        zip(names, values).map { HTTPResponseHead.Field(name: $0, value: $1) }
-    }
-
-    /// The fields, repeated names joined with `", "`.
-    var headerFields: [String: String] {
-        var fields: [String: String] = [:]
-        fields.reserveCapacity(names.count)
-        for (name, value) in zip(names, values) { fields[name] = value }
-        return fields
-    }
+    /// spelling. A response has a dozen fields or so: a linear search without lower-casing or
+    /// hashing is cheaper than a dictionary, and this runs for every header line of every
+    /// response.
+    private(set) var fields: [HTTPResponseHead.Field] = []
 
     /// The value of `name` (any case), if present.
     func value(for name: String) -> String? {
         var name = name
-        return name.withUTF8 { key in position(of: UnsafeRawBufferPointer(key)).map { values[$0] } }
+        return name.withUTF8 { key in position(of: UnsafeRawBufferPointer(key)).map { fields[$0].value } }
     }
 
     /// The `Content-Length` as a number, or `nil` when absent or malformed (repeated different
@@ -98,7 +85,7 @@ struct ResponseHeadParser {
         if Self.isSpace(bytes[0]) {
             // Obsolete line folding (RFC 9112 §5.2): the line continues the previous value.
             let continuation = Self.trimmed(bytes)
-            if !values.isEmpty, !continuation.isEmpty { values[values.count - 1] += " " + String(decoding: continuation, as: UTF8.self) }
+            if !fields.isEmpty, !continuation.isEmpty { fields[fields.count - 1].value += " " + String(decoding: continuation, as: UTF8.self) }
             return .none
         }
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return .none }
@@ -106,18 +93,17 @@ struct ResponseHeadParser {
         guard !name.isEmpty else { return .none }
         let value = String(decoding: Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...])), as: UTF8.self)
         if let position = position(of: name) {
-            values[position] += ", " + value
+            fields[position].value += ", " + value
         } else {
-            names.append(String(decoding: name, as: UTF8.self))
-            values.append(value)
+            fields.append(HTTPResponseHead.Field(name: String(decoding: name, as: UTF8.self), value: value))
         }
         return .none
     }
 
     /// The index of the field named `name`, compared ASCII case-insensitively.
     private func position(of name: UnsafeRawBufferPointer) -> Int? {
-        names.firstIndex { existing in
-            existing.utf8.count == name.count && zip(existing.utf8, name).allSatisfy { Self.lowercased($0) == Self.lowercased($1) }
+        fields.firstIndex { field in
+            field.name.utf8.count == name.count && zip(field.name.utf8, name).allSatisfy { Self.lowercased($0) == Self.lowercased($1) }
         }
     }
 
@@ -125,8 +111,7 @@ struct ResponseHeadParser {
         isComplete = false
         statusCode = nil
         httpVersion = nil
-        names.removeAll(keepingCapacity: true)
-        values.removeAll(keepingCapacity: true)
+        fields.removeAll(keepingCapacity: true)
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }

@@ -1,3 +1,4 @@
+import PictorCore
 @testable import PictorCurl
 import Testing
 
@@ -85,5 +86,12 @@ import Testing
         var parser = ResponseHeadParser()
         feed(&parser, ["HTTP/1.1 OK", ""])
         #expect(parser.statusCode == 0)
+    }
+}
+
+extension ResponseHeadParser {
+    /// The fields as one dictionary (each name appears once), for comparing with a literal.
+    var headerFields: [String: String] {
+        Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.value) })
     }
 }
