@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// The one place that decides which tier answers a fetch of original bytes: the disk cache,
 /// then the shared fleet tier, then the network; with HTTP freshness, revalidation, serving
@@ -163,14 +160,6 @@ struct FetchStateMachine {
             return serveShared(entry)
         }
         return load(stale: stale)
-    }
-
-    /// The network answered: `data` (empty for a 304) and a Foundation `response`, after
-    /// following `redirects` (their responses, in order).
-    mutating func loaded(
-        _ data: Data, response: URLResponse, redirects: [HTTPURLResponse] = [], exchange: HTTPFreshness.Exchange
-    ) -> Action {
-        loaded(data, response: LoadedResponse(response), redirects: redirects.map { HTTPResponseHead($0) }, exchange: exchange)
     }
 
     /// The network answered: `data` (empty for a 304) and `response`, after following
