@@ -10,9 +10,10 @@ import Synchronization
 /// is released (a custom deallocator), on whatever thread that happens. The pool is bounded in
 /// count and bytes; buffers outside the size range, or beyond the bounds, are freed.
 ///
-/// Buffers come in multiples of ``granularity``, so one kept for a body serves the next body
-/// of about the same size instead of only a smaller one, and the pool holds about one buffer
-/// per transfer in flight rather than one per size seen.
+/// Buffers come in size classes (``roundedCapacity(_:)``: powers of two up to ``granularity``,
+/// multiples of it above), so one kept for a body serves the next body of about the same size
+/// instead of only a smaller one, and the pool holds about one buffer per transfer in flight
+/// rather than one per size seen.
 final class BodyBufferPool: Sendable {
     /// Smallest and largest capacity kept, in bytes.
     static let capacityRange = (16 * 1024)...(4 * 1024 * 1024)

@@ -84,6 +84,12 @@ public struct HTTPResponseHead: Sendable, Hashable {
         return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: dictionary)
     }
 
+    /// ``makeHTTPURLResponse()``, or the status and URL alone should Foundation refuse the
+    /// fields: what ``TransportResponse/response`` and the pipeline's `urlResponse` give.
+    var httpURLResponse: HTTPURLResponse {
+        makeHTTPURLResponse() ?? HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: nil)!
+    }
+
     private static func folded(_ byte: UInt8) -> UInt8 {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
@@ -113,9 +119,8 @@ package final class LoadedResponse: Sendable {
     package var urlResponse: URLResponse {
         foundation.withLock { built in
             if let built { return built }
-            let head = head!
-            let made: URLResponse = head.makeHTTPURLResponse()
-                ?? URLResponse(url: head.url, mimeType: nil, expectedContentLength: -1, textEncodingName: nil)
+            // Made with a head or with a response, so one of the two is there.
+            let made = head!.httpURLResponse
             built = made
             return made
         }

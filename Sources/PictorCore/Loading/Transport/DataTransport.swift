@@ -99,10 +99,7 @@ public struct TransportResponse: Sendable {
     /// The response as Foundation's `HTTPURLResponse`, built from ``head`` on each read (a
     /// response Foundation refuses reads as status and URL only); setting it replaces the head.
     public var response: HTTPURLResponse {
-        get {
-            head.makeHTTPURLResponse()
-                ?? HTTPURLResponse(url: head.url, statusCode: head.statusCode, httpVersion: head.httpVersion, headerFields: nil)!
-        }
+        get { head.httpURLResponse }
         set { head = HTTPResponseHead(newValue) }
     }
 }
