@@ -57,18 +57,10 @@ struct LibwebpEncoderTests {
         if setting.lossless, !image.hasAlpha, image.layout == .rgb { #expect(decoded.pixels == image.pixels, "lossless is exact") }
     }
 
-    /// The corpus' still images as Pictor decodes them (those over 1024 px as 256-px thumbnails,
-    /// the size `pictor prefetch` keeps), each layout Pictor decodes to.
-    static let corpusPaths: [String] = ((try? Corpus.rows()) ?? []).filter {
-        $0.expect == .ok && $0.frames == 1 && ["webp", "pngsuite", "pillow", "libjpeg-turbo", "exif-orientation"].contains($0.folder)
-    }.map(\.path)
-
-    @Test(.enabled(if: Corpus.isAvailable, "needs ../shared/corpus"), arguments: corpusPaths)
+    /// The corpus' still images as Pictor decodes them, each layout Pictor decodes to.
+    @Test(.enabled(if: Corpus.isAvailable, "needs ../shared/corpus"), arguments: DecoderTestFixtures.stillCorpusPaths)
     func corpusMatchesLibvips(_ path: String) throws {
-        let row = try #require(try Corpus.rows().first { $0.path == path })
-        let large = (row.width ?? 0) > 1024 || (row.height ?? 0) > 1024
-        let options = ImageDecodingOptions(thumbnail: large ? ThumbnailOptions(width: 256, height: 256) : nil)
-        let image = try VipsDecoder().decode(try Corpus.data(path), options: options)
+        let image = try DecoderTestFixtures.decodedAsPrefetchKeepsIt(path)
         for setting in Self.corpusSettings { try Self.compare(image, setting, path) }
     }
 

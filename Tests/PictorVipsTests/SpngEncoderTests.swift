@@ -43,18 +43,10 @@ struct SpngEncoderTests {
         try Self.compare(source.image, source.rawValue)
     }
 
-    /// The corpus' still images as Pictor decodes them (those over 1024 px as 256-px thumbnails,
-    /// the size `pictor prefetch` keeps), every layout Pictor decodes to.
-    static let corpusPaths: [String] = ((try? Corpus.rows()) ?? []).filter {
-        $0.expect == .ok && $0.frames == 1 && ["webp", "pngsuite", "pillow", "libjpeg-turbo", "exif-orientation"].contains($0.folder)
-    }.map(\.path)
-
-    @Test(.enabled(if: Corpus.isAvailable, "needs ../shared/corpus"), arguments: corpusPaths)
+    /// The corpus' still images as Pictor decodes them, every layout Pictor decodes to.
+    @Test(.enabled(if: Corpus.isAvailable, "needs ../shared/corpus"), arguments: DecoderTestFixtures.stillCorpusPaths)
     func corpusRoundTripsExactly(_ path: String) throws {
-        let row = try #require(try Corpus.rows().first { $0.path == path })
-        let large = (row.width ?? 0) > 1024 || (row.height ?? 0) > 1024
-        let options = ImageDecodingOptions(thumbnail: large ? ThumbnailOptions(width: 256, height: 256) : nil)
-        try Self.compare(try VipsDecoder().decode(try Corpus.data(path), options: options), path)
+        try Self.compare(try DecoderTestFixtures.decodedAsPrefetchKeepsIt(path), path)
     }
 
     /// The zlib level is passed: level 0 stores, level 9 compresses; levels out of range are
