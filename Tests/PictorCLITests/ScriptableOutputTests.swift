@@ -66,6 +66,23 @@ struct ScriptableOutputTests {
         #expect(throws: CLIError.self) { try PrefetchCommand.readURLs(["-"], standardInput: { Data("ftp://x/y\n".utf8) }) }
     }
 
+    /// The byte-level split of an ASCII list gives exactly the lines, numbers and trimming of the
+    /// `Character`-level one used for any other list (a non-ASCII comment at the end forces it).
+    @Test func asciiListsSplitAsAnyOtherList() {
+        let alphabet = Array("ab/:# \t\r\n\u{0B}\u{0C}\r\n#")
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let text = String((0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
+            let ascii = PrefetchCommand.listLines(Data(text.utf8))
+            let unicode = PrefetchCommand.listLines(Data((text + "\n# é").utf8))
+            #expect(ascii.map(\.number) == unicode.map(\.number), "\(text.debugDescription)")
+            #expect(ascii.map(\.line) == unicode.map(\.line), "\(text.debugDescription)")
+        }
+        let lines = PrefetchCommand.listLines(Data("a\r\n\r\n  b # c\rd#e\n\t#f\n g".utf8))
+        #expect(lines.map(\.number) == [1, 3, 4, 6])
+        #expect(lines.map(\.line) == ["a", "b", "d#e", "g"])
+    }
+
     @Test func anInterruptionStartsNothingNewAndKeepsWhatFinished() async {
         let urls = (0..<50).map { URL(string: "https://example.org/\($0).png")! }
         let interruption = Interruption()
@@ -109,9 +126,10 @@ struct InterruptedPrefetchTests {
         #expect(outcome.status == 130, "\(output)")
         #expect(output.contains("Summary"), "\(output)")
         #expect(output.contains("interrupted:"), "\(output)")
-        // The images in flight were cancelled, not failed: two, or one when Ctrl-C came between
-        // an image's end and the start of the next
-        #expect(output.range(of: #"0 failed, [12] cancelled\)"#, options: .regularExpression) != nil, "\(output)")
+        // The images in flight were cancelled, not failed: with two downloads at once, four
+        // (two more wait queued), or fewer when Ctrl-C came between an image's end and the start
+        // of the next
+        #expect(output.range(of: #"0 failed, [1-4] cancelled\)"#, options: .regularExpression) != nil, "\(output)")
         #expect(!output.contains("× cancelled"), "\(output)")
         let lines = try String(contentsOf: report, encoding: .utf8).split(separator: "\n")
         #expect(lines.first?.hasPrefix("url\tstatus") == true)

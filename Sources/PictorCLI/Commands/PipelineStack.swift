@@ -15,8 +15,8 @@ struct PipelineStack: Sendable {
 
     /// - Parameters:
     ///   - shared: the Redis shared tier, when one was asked for.
-    ///   - concurrency: downloads at once (the loader's slots and libcurl's connections per
-    ///     host); `6` by default.
+    ///   - concurrency: downloads at once (libcurl's connections, over all hosts); `6` by
+    ///     default. See ``dataLoader(downloads:)``.
     ///   - storesThumbnails: also keep each resized image on disk (in its original's format), so a
     ///     warm run with the same `--resize` decodes nothing; the original is kept as well, so
     ///     another size is made from it without a download.
@@ -57,7 +57,7 @@ struct PipelineStack: Sendable {
         }
         var configuration = ImagePipeline.Configuration.standard(
             diskCache: diskCache, imageCache: ImageCache(configuration: Self.memoryCache),
-            dataLoader: DataLoader.standard(maximumConcurrentRequests: concurrency),
+            dataLoader: Self.dataLoader(downloads: concurrency),
             cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
         if storesThumbnails { configuration.diskCachePolicy = .both }
@@ -67,6 +67,32 @@ struct PipelineStack: Sendable {
         }
         pipeline = ImagePipeline(configuration: configuration)
     }
+
+    /// Requests handed to the transport ahead of the downloads running, per download: a
+    /// command that runs `n` downloads at once keeps `n` more requests waiting in libcurl. See
+    /// ``dataLoader(downloads:)``.
+    static let requestsAheadPerDownload = 1
+
+    /// The loader of a command: at most `downloads` transfers on the wire at once (libcurl's
+    /// connections, per host and in all), and the loader's slots set to ``imagesInFlight(downloads:)``,
+    /// so that requests for the next images already wait in libcurl.
+    ///
+    /// Why: when a transfer ends, libcurl starts a waiting one on the freed connection at once,
+    /// on its event thread, as `curl --parallel` does. With exactly `downloads` slots the next
+    /// request was only sent after the finished one had gone through the pipeline and the
+    /// command had started the next image, and the connection sat idle meanwhile.
+    static func dataLoader(downloads: Int) -> DataLoader {
+        var transport = CurlTransport.Configuration()
+        transport.maximumConnectionsPerHost = downloads
+        transport.maximumConnections = downloads
+        return DataLoader(transport: CurlTransport(configuration: transport)) {
+            $0.maximumConcurrentRequests = imagesInFlight(downloads: downloads)
+        }
+    }
+
+    /// Images a command keeps in flight for `downloads` downloads at once: those downloads, and
+    /// the requests waiting behind them (``requestsAheadPerDownload``).
+    static func imagesInFlight(downloads: Int) -> Int { downloads * (1 + requestsAheadPerDownload) }
 
     /// The memory cache of a command: small and bounded. A command reads each image once and
     /// writes it out; what it keeps in memory serves only a URL listed twice, while the

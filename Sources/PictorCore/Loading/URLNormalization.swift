@@ -9,14 +9,23 @@ import Foundation
 package enum URLNormalization {
     /// Characters kept as they are: RFC 3986 unreserved and reserved characters, and `%` when it
     /// starts a valid escape.
-    private static let allowed: Set<UInt8> = Set(
-        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=".utf8))
+    /// One flag per byte value: a table lookup, because every byte of every URL of a list is
+    /// checked.
+    private static let allowedBytes: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=".utf8 {
+            table[Int(byte)] = true
+        }
+        return table
+    }()
+
+    private static func isAllowed(_ byte: UInt8) -> Bool { allowedBytes[Int(byte)] }
 
     /// `string` with every byte outside the allowed set percent-encoded once.
     package static func percentEncoded(_ string: String) -> String {
         let bytes = Array(string.utf8)
         let start = authorityEnd(bytes)
-        guard bytes[start...].contains(where: { !allowed.contains($0) }) else { return string }
+        guard bytes[start...].contains(where: { !isAllowed($0) }) else { return string }
         var out = Array(bytes[..<start])
         out.reserveCapacity(bytes.count + 16)
         var i = start
@@ -27,7 +36,7 @@ package enum URLNormalization {
                 i += 3
                 continue
             }
-            if allowed.contains(b) {
+            if isAllowed(b) {
                 out.append(b)
             } else {
                 out.append(UInt8(ascii: "%"))
@@ -51,7 +60,7 @@ package enum URLNormalization {
         let rest = colon + 1
         guard bytes.count >= rest + 2, bytes[rest] == UInt8(ascii: "/"), bytes[rest + 1] == UInt8(ascii: "/") else { return rest }
         var i = rest + 2
-        while i < bytes.count, ![UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#")].contains(bytes[i]) { i += 1 }
+        while i < bytes.count, bytes[i] != UInt8(ascii: "/"), bytes[i] != UInt8(ascii: "?"), bytes[i] != UInt8(ascii: "#") { i += 1 }
         return i
     }
 
