@@ -66,14 +66,21 @@ final class BodyBufferPool: Sendable {
     }
 
     /// The smallest kept buffer of at least `minimumCapacity` bytes, the one kept last among
-    /// equals (its memory is the likeliest to be in a cache), or `nil` (the caller allocates).
+    /// equals (its memory is the likeliest to be in a cache); else the largest kept buffer,
+    /// which the caller grows with `realloc`; `nil` when the pool is empty (the caller
+    /// allocates).
+    ///
+    /// Why a smaller buffer rather than none: growing one keeps its pages, which are already
+    /// mapped (a large block grows by `mremap`), where a fresh allocation faults in every page
+    /// as the body is written.
     func take(minimumCapacity: Int) -> (pointer: UnsafeMutableRawPointer, capacity: Int)? {
         state.withLock { s in
-            var best: Int?
-            for (i, buffer) in s.buffers.enumerated() where buffer.capacity >= minimumCapacity {
-                if best == nil || buffer.capacity <= s.buffers[best!].capacity { best = i }
+            var best: Int?, largest: Int?
+            for (i, buffer) in s.buffers.enumerated() {
+                if buffer.capacity >= minimumCapacity, best == nil || buffer.capacity <= s.buffers[best!].capacity { best = i }
+                if largest == nil || buffer.capacity >= s.buffers[largest!].capacity { largest = i }
             }
-            guard let best else { return nil }
+            guard let best = best ?? largest else { return nil }
             let buffer = s.buffers.remove(at: best)
             s.bytes -= buffer.capacity
             return (buffer.pointer, buffer.capacity)
@@ -81,15 +88,28 @@ final class BodyBufferPool: Sendable {
     }
 
     /// Keeps `pointer` (a `malloc` block of `capacity` bytes) for reuse, or frees it.
+    ///
+    /// When the pool is full, the new buffer replaces the smallest kept one if it is larger and
+    /// the byte bound allows, so the pool comes to hold buffers that serve any ordinary body
+    /// (see ``take(minimumCapacity:)``).
     func recycle(_ pointer: UnsafeMutableRawPointer, capacity: Int) {
         let address = UInt(bitPattern: pointer)
-        let kept = Self.capacityRange.contains(capacity) && state.withLock { s -> Bool in
-            guard s.buffers.count < maximumCount, s.bytes + capacity <= maximumBytes else { return false }
-            s.buffers.append(Buffer(address: address, capacity: capacity))
-            s.bytes += capacity
-            return true
+        guard Self.capacityRange.contains(capacity) else { return free(pointer) }
+        let freed = state.withLock { s -> UInt? in
+            if s.buffers.count < maximumCount, s.bytes + capacity <= maximumBytes {
+                s.buffers.append(Buffer(address: address, capacity: capacity))
+                s.bytes += capacity
+                return nil
+            }
+            guard let smallest = s.buffers.indices.min(by: { s.buffers[$0].capacity < s.buffers[$1].capacity }),
+                  s.buffers[smallest].capacity < capacity,
+                  s.bytes - s.buffers[smallest].capacity + capacity <= maximumBytes else { return address }
+            let evicted = s.buffers[smallest]
+            s.buffers[smallest] = Buffer(address: address, capacity: capacity)
+            s.bytes += capacity - evicted.capacity
+            return evicted.address
         }
-        if !kept { free(pointer) }
+        if let freed { free(UnsafeMutableRawPointer(bitPattern: freed)) }
     }
 
     /// Buffers and bytes kept now (for tests).

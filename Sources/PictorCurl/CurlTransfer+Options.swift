@@ -83,16 +83,16 @@ extension CurlTransfer {
     }
 
     private func setRequestOptions(_ configuration: CurlTransport.Configuration) throws(CurlOptionError) {
-        let urlRequest = exchange.request.urlRequest
-        let method = urlRequest.httpMethod?.uppercased() ?? "GET"
-        switch method {
+        let headers = exchange.headers
+        switch headers.method {
         case "GET":
             break
         case "HEAD":
             try easy.set(CURLOPT_NOBODY, true)
         default:
+            let method = headers.method
             if method != "POST" { try easy.set(CURLOPT_CUSTOMREQUEST, method) }
-            if let body = urlRequest.httpBody ?? (method == "POST" ? Data() : nil) {
+            if let body = exchange.request.urlRequest.httpBody ?? (method == "POST" ? Data() : nil) {
                 // COPYPOSTFIELDS copies exactly POSTFIELDSIZE bytes (NULs included) now.
                 try easy.set(CURLOPT_POSTFIELDSIZE_LARGE, offset: Int64(body.count))
                 if body.isEmpty {
@@ -107,28 +107,11 @@ extension CurlTransfer {
                 }
             }
         }
-
-        var fields = urlRequest.allHTTPHeaderFields ?? [:]
-        var names = Set(fields.keys.map { $0.lowercased() })
-        for (name, value) in exchange.request.defaultHeaders where names.insert(name.lowercased()).inserted {
-            fields[name] = value
-        }
-        var lines = fields.map { name, value in
-            // "Name:" would remove a header libcurl adds; "Name;" sends it empty.
-            value.isEmpty ? "\(name);" : "\(name): \(value)"
-        }
-        // No `Expect: 100-continue` round trip before a body.
-        if !names.contains("expect") { lines.append("Expect:") }
-        if !names.contains("user-agent"), let userAgent = configuration.userAgent {
+        if headers.usesDefaultUserAgent, let userAgent = configuration.userAgent {
             try easy.set(CURLOPT_USERAGENT, userAgent)
         }
-        for line in lines {
-            guard let list = curl_slist_append(headerList, line) else {
-                throw CurlOptionError(code: CURLE_OUT_OF_MEMORY, option: CURLOPT_HTTPHEADER)
-            }
-            headerList = list
-        }
-        try easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headerList))
+        // Built by the calling task (CurlRequestHeaders); the exchange keeps it alive.
+        try easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(headers.list))
     }
 
     /// `seconds` as whole milliseconds, rounded up, at least 1; `0` (libcurl's default) when

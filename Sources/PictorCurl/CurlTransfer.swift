@@ -5,20 +5,19 @@ import PictorCore
 import FoundationNetworking
 #endif
 
-/// The event thread's side of one exchange: the easy handle, its header list and error buffer,
+/// The event thread's side of one exchange: the easy handle, its error buffer,
 /// the response head and body as they arrive, and the exchange's deadlines.
 ///
 /// Confined to the event thread (libcurl calls the callbacks from `curl_multi_perform` there).
 /// libcurl's callbacks get an unretained pointer to it; ``CurlMultiRunner`` keeps it alive
 /// while its easy handle is in the multi handle, and `deinit` frees everything libcurl was given
-/// (and the easy handle, unless the runner took it back for reuse, see ``detachHandle()``).
+/// (and the easy handle, unless the runner took it back for reuse, see ``detachHandle()``); the
+/// header list belongs to the exchange.
 final class CurlTransfer {
     let exchange: Exchange
     let easy: EasyHandle
     /// Whether `deinit` cleans up the easy handle (`false` once the runner took it back).
     private var ownsHandle = true
-    /// The `CURLOPT_HTTPHEADER` list; libcurl does not copy it, so it lives as long as the handle.
-    var headerList: UnsafeMutablePointer<curl_slist>?
     /// libcurl's message for this transfer (`CURLOPT_ERRORBUFFER`).
     let errorBuffer: UnsafeMutablePointer<CChar>
     private unowned let runner: CurlMultiRunner
@@ -61,7 +60,7 @@ final class CurlTransfer {
         let request = exchange.request
         maximumBodySize = request.maximumBodySize
         body = ResponseBodyBuffer(limit: request.maximumBodySize.map { Int(clamping: $0) }, pool: runner.bufferPool)
-        isHead = exchange.request.urlRequest.httpMethod?.uppercased() == "HEAD"
+        isHead = exchange.headers.method == "HEAD"
         acceptsEncoding = runner.configuration.acceptsEncoding
         overallDeadline = CurlLibrary.adding(exchange.submitted, CurlLibrary.nanoseconds(request.timeout))
         idleInterval = CurlLibrary.nanoseconds(request.idleTimeout)
@@ -70,7 +69,6 @@ final class CurlTransfer {
 
     deinit {
         if ownsHandle { curl_easy_cleanup(easy.raw) }
-        curl_slist_free_all(headerList)
         errorBuffer.deallocate()
         body.release()
         trackBuffer()
@@ -78,7 +76,8 @@ final class CurlTransfer {
     }
 
     /// Gives up the easy handle, which the runner has reset (so it no longer points at this
-    /// transfer's callbacks, header list or error buffer) and keeps for the next transfer.
+    /// transfer's callbacks, the exchange's header list or the error buffer) and keeps for the
+    /// next transfer.
     func detachHandle() { ownsHandle = false }
 
     /// When the idle timeout fires, or `nil` while the idle clock does not run.

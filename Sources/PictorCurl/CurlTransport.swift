@@ -102,8 +102,11 @@ public final class CurlTransport: DataTransport, Sendable {
         guard let loop else {
             throw DataLoadingError.transport(code: URLError.unknown.rawValue, message: "libcurl could not be initialised")
         }
+        guard let headers = CurlRequestHeaders(request: request) else {
+            throw DataLoadingError.transport(code: URLError.unknown.rawValue, message: "out of memory for the request headers")
+        }
         let id = nextID.add(1, ordering: .relaxed).oldValue
-        let exchange = Exchange(id: id, request: request, url: url, submitted: CurlLibrary.now())
+        let exchange = Exchange(id: id, request: request, url: url, submitted: CurlLibrary.now(), headers: headers)
         let received: ReceivedResponse = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: Exchange.Continuation) in
                 guard exchange.enqueue(continuation) else { return }

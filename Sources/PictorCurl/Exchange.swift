@@ -18,13 +18,16 @@ final class Exchange: Sendable {
     /// When ``CurlTransport/send(_:)`` was called, on the monotonic clock (nanoseconds): the
     /// overall timeout counts from here.
     let submitted: UInt64
+    /// The header list and method, prepared by the calling task.
+    let headers: CurlRequestHeaders
     private let machine = Mutex(TransferStateMachine<Continuation>())
 
-    init(id: UInt64, request: TransportRequest, url: URL, submitted: UInt64) {
+    init(id: UInt64, request: TransportRequest, url: URL, submitted: UInt64, headers: CurlRequestHeaders) {
         self.id = id
         self.request = request
         self.url = url
         self.submitted = submitted
+        self.headers = headers
     }
 
     /// Hands over the caller's continuation; `true` when the exchange must be posted to the event

@@ -94,7 +94,8 @@ struct ResponseBodyBuffer {
         if storage == nil, let reused = pool.take(minimumCapacity: newCapacity) {
             storage = reused.pointer
             capacity = reused.capacity
-            return true
+            // A smaller kept buffer is grown below: its pages stay mapped.
+            if capacity >= newCapacity { return true }
         }
         // A size the pool keeps is rounded up so the buffer can serve later bodies of about the
         // same size; never past the cap.

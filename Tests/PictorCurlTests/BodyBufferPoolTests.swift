@@ -11,9 +11,40 @@ import Testing
         pool.recycle(malloc(200_000)!, capacity: 200_000)
         let taken = try #require(pool.take(minimumCapacity: 150_000))
         #expect(taken.capacity == 200_000)
-        #expect(pool.take(minimumCapacity: 400_000) == nil)
         #expect(pool.kept.count == 2)
         free(taken.pointer)
+        // Nothing large enough: the largest kept buffer, for the caller to grow.
+        let largest = try #require(pool.take(minimumCapacity: 400_000))
+        #expect(largest.capacity == 300_000)
+        free(largest.pointer)
+        _ = pool.take(minimumCapacity: 1).map { free($0.pointer) }
+        #expect(pool.take(minimumCapacity: 1) == nil, "an empty pool hands out nothing")
+    }
+
+    /// A body larger than every kept buffer grows one of them (its pages are already mapped)
+    /// instead of allocating afresh, and a full pool keeps the larger of two buffers, so it
+    /// comes to hold buffers that fit any ordinary body.
+    @Test func aLargerBodyGrowsAKeptBufferAndAFullPoolKeepsTheLarger() {
+        let pool = BodyBufferPool(maximumCount: 2, maximumBytes: 1 << 20)
+        pool.recycle(malloc(131_072)!, capacity: 131_072)
+        var body = ResponseBodyBuffer(limit: nil, pool: pool)
+        let reserved = body.reserve(200_000)
+        #expect(reserved)
+        #expect(body.capacity == 262_144)
+        #expect(pool.kept.count == 0, "the kept buffer was taken and grown")
+        let chunk = [UInt8](repeating: 9, count: 200_000)
+        let appended = chunk.withUnsafeBytes { body.append($0.baseAddress!, count: $0.count) }
+        #expect(appended)
+        let data = body.takeData()
+        #expect(data.count == 200_000 && data.allSatisfy { $0 == 9 })
+        pool.recycle(malloc(65_536)!, capacity: 65_536)
+        pool.recycle(malloc(131_072)!, capacity: 131_072)
+        #expect(pool.kept == (2, 196_608))
+        pool.recycle(malloc(262_144)!, capacity: 262_144)             // full: replaces the smallest
+        #expect(pool.kept == (2, 393_216))
+        pool.recycle(malloc(32_768)!, capacity: 32_768)               // full, and smaller: freed
+        #expect(pool.kept == (2, 393_216))
+        _ = data
     }
 
     @Test func thePoolIsBoundedInCountBytesAndSize() {

@@ -76,7 +76,11 @@ final class SharedJob<Value: Sendable>: Sendable {
     func reportProgress(_ progress: TransferProgress) {
         // Closures rather than key paths, here and in `updatePriority`: a key path through this
         // generic type is instantiated at run time on every call.
-        let callbacks = state.withLock { $0.subscribers.values.compactMap { $0.progress } }
+        // Most loads have no progress observer: no array is built for them (this runs on the
+        // transport's event thread, several times per download).
+        let callbacks = state.withLock { s in
+            s.subscribers.values.contains { $0.progress != nil } ? s.subscribers.values.compactMap { $0.progress } : []
+        }
         for callback in callbacks { callback(progress) }
     }
 
