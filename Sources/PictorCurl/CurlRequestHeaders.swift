@@ -27,18 +27,24 @@ final class CurlRequestHeaders: @unchecked Sendable {
     init?(request: TransportRequest) {
         let urlRequest = request.urlRequest
         method = urlRequest.httpMethod?.uppercased() ?? "GET"
-        var fields = urlRequest.allHTTPHeaderFields ?? [:]
-        var names = Set(fields.keys.map { $0.lowercased() })
-        for (name, value) in request.defaultHeaders where names.insert(name.lowercased()).inserted {
-            fields[name] = value
-        }
-        var lines = fields.map { name, value in
+        // A request has a handful of fields: plain arrays and ASCII case-insensitive compares
+        // cost less here than a lower-cased set and a merged dictionary.
+        let own = urlRequest.allHTTPHeaderFields ?? [:]
+        var lines: [String] = []
+        lines.reserveCapacity(own.count + request.defaultHeaders.count + 1)
+        func line(_ name: String, _ value: String) -> String {
             // "Name:" would remove a header libcurl adds; "Name;" sends it empty.
             value.isEmpty ? "\(name);" : "\(name): \(value)"
         }
+        for (name, value) in own { lines.append(line(name, value)) }
+        var sent = Array(own.keys)
+        for (name, value) in request.defaultHeaders where !sent.contains(where: { Self.sameName($0, name) }) {
+            lines.append(line(name, value))
+            sent.append(name)
+        }
         // No `Expect: 100-continue` round trip before a body.
-        if !names.contains("expect") { lines.append("Expect:") }
-        usesDefaultUserAgent = !names.contains("user-agent")
+        if !sent.contains(where: { Self.sameName($0, "Expect") }) { lines.append("Expect:") }
+        usesDefaultUserAgent = !sent.contains(where: { Self.sameName($0, "User-Agent") })
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {
             guard let appended = curl_slist_append(list, line) else {
@@ -51,4 +57,10 @@ final class CurlRequestHeaders: @unchecked Sendable {
     }
 
     deinit { curl_slist_free_all(list) }
+
+    /// Whether two field names are equal without regard to ASCII case.
+    static func sameName(_ a: String, _ b: String) -> Bool {
+        func folded(_ byte: UInt8) -> UInt8 { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte }
+        return a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { folded($0) == folded($1) }
+    }
 }

@@ -64,7 +64,7 @@ struct ResponseHeadParser {
         var end = line.count
         while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         let bytes = UnsafeRawBufferPointer(rebasing: line[0..<end])
-        let isStatusLine = bytes.starts(with: "HTTP/".utf8)
+        let isStatusLine = Self.isStatusLine(bytes)
         guard !isComplete || isStatusLine else { return .none }
 
         if bytes.isEmpty {
@@ -115,6 +115,14 @@ struct ResponseHeadParser {
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+
+    /// Whether the line starts with `HTTP/`, compared byte by byte: this runs for every header
+    /// line, and the generic `starts(with:)` over a string's UTF-8 view cost more than the rest
+    /// of the line's handling.
+    private static func isStatusLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count >= 5 && bytes[0] == UInt8(ascii: "H") && bytes[1] == UInt8(ascii: "T") && bytes[2] == UInt8(ascii: "T")
+            && bytes[3] == UInt8(ascii: "P") && bytes[4] == UInt8(ascii: "/")
+    }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {
         (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte

@@ -167,3 +167,14 @@ struct CurlTransportBasicTests {
         #expect(await CurlFixtures.isDrained(transport))
     }
 }
+
+/// Field names compared as HTTP does: ASCII letters without regard to case, nothing else folded.
+@Suite struct CurlRequestHeaderNameTests {
+    @Test func namesCompareWithoutRegardToASCIICaseOnly() {
+        #expect(CurlRequestHeaders.sameName("User-Agent", "user-agent"))
+        #expect(CurlRequestHeaders.sameName("EXPECT", "Expect"))
+        #expect(!CurlRequestHeaders.sameName("Accept", "Accept-Encoding"))
+        #expect(!CurlRequestHeaders.sameName("X-@", "X-`"), "only letters fold")
+        #expect(!CurlRequestHeaders.sameName("Straße", "STRASSE"))
+    }
+}

@@ -271,30 +271,47 @@ enum PrefetchCommand {
     /// flight; results in input order.
     /// After an interruption no new URL is started, the running ones are cancelled, and only
     /// the results of URLs that were started are returned.
+    ///
+    /// `concurrency` lanes (child tasks) each take the next URL as soon as their last one is
+    /// done, rather than one child task per URL handed out by the parent: a long list then
+    /// creates no task per image, and a finished image does not wait for the parent to be
+    /// scheduled before the next one starts.
     static func runAll(
         urls: [URL], concurrency: Int, interruption: Interruption? = nil,
         work: @escaping @Sendable (Int, URL) async -> ImageJob.Result
     ) async -> [ImageJob.Result] {
+        let cursor = ListCursor()
         let task = Task {
-            var results = [ImageJob.Result?](repeating: nil, count: urls.count)
-            await withTaskGroup(of: (Int, ImageJob.Result).self) { group in
-                var next = 0
-                func submit() {
-                    let index = next
-                    let url = urls[index]
-                    next += 1
-                    group.addTask { (index, await work(index, url)) }
+            await withTaskGroup(of: [(Int, ImageJob.Result)].self) { group in
+                for _ in 0..<min(concurrency, urls.count) {
+                    group.addTask {
+                        var finished: [(Int, ImageJob.Result)] = []
+                        while !Task.isCancelled, let index = cursor.take(below: urls.count) {
+                            finished.append((index, await work(index, urls[index])))
+                        }
+                        return finished
+                    }
                 }
-                while next < min(concurrency, urls.count) { submit() }
-                while let (index, result) = await group.next() {
-                    results[index] = result
-                    if next < urls.count, !Task.isCancelled { submit() }
+                var results = [ImageJob.Result?](repeating: nil, count: urls.count)
+                for await lane in group {
+                    for (index, result) in lane { results[index] = result }
                 }
+                return results.compactMap { $0 }
             }
-            return results.compactMap { $0 }
         }
         // Cancelling the task cancels every load in flight.
         interruption?.onInterrupt { task.cancel() }
         return await task.value
+    }
+}
+
+/// The next position of a list that several lanes work through.
+private final class ListCursor: Sendable {
+    private let next = Atomic<Int>(0)
+
+    /// The next position, or `nil` once `count` were taken.
+    func take(below count: Int) -> Int? {
+        let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+        return index < count ? index : nil
     }
 }
