@@ -19,6 +19,7 @@ struct PrefetchConcurrencyTests {
         // Two connections in all: never a third download at once, though four images were in
         // flight.
         #expect(counted.connections <= 2, "\(counted)")
-        #expect(PipelineStack.imagesInFlight(downloads: 2) == 4)
+        #expect(PipelineStack.imagesInFlight(downloads: 2, decodes: false) == 4)
+        #expect(PipelineStack.imagesInFlight(downloads: 2, decodes: true) == 2, "an image waiting for a decoder holds its original")
     }
 }

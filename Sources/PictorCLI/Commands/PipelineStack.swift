@@ -68,31 +68,39 @@ struct PipelineStack: Sendable {
         pipeline = ImagePipeline(configuration: configuration)
     }
 
-    /// Requests handed to the transport ahead of the downloads running, per download: a
-    /// command that runs `n` downloads at once keeps `n` more requests waiting in libcurl. See
-    /// ``dataLoader(downloads:)``.
+    /// Requests handed to the transport ahead of the downloads running, per download, in a
+    /// run that decodes nothing (`--data-only`): `n` downloads at once keep `n` more requests
+    /// waiting in libcurl. See ``dataLoader(downloads:)`` and ``imagesInFlight(downloads:decodes:)``.
     static let requestsAheadPerDownload = 1
 
     /// The loader of a command: at most `downloads` transfers on the wire at once (libcurl's
-    /// connections, per host and in all), and the loader's slots set to ``imagesInFlight(downloads:)``,
-    /// so that requests for the next images already wait in libcurl.
+    /// connections, per host and in all), and room in the loader for the requests a run keeps
+    /// waiting behind them (``imagesInFlight(downloads:decodes:)``).
     ///
     /// Why: when a transfer ends, libcurl starts a waiting one on the freed connection at once,
-    /// on its event thread, as `curl --parallel` does. With exactly `downloads` slots the next
-    /// request was only sent after the finished one had gone through the pipeline and the
+    /// on its event thread, as `curl --parallel` does. With exactly `downloads` requests the
+    /// next one was only sent after the finished image had gone through the pipeline and the
     /// command had started the next image, and the connection sat idle meanwhile.
     static func dataLoader(downloads: Int) -> DataLoader {
         var transport = CurlTransport.Configuration()
         transport.maximumConnectionsPerHost = downloads
         transport.maximumConnections = downloads
         return DataLoader(transport: CurlTransport(configuration: transport)) {
-            $0.maximumConcurrentRequests = imagesInFlight(downloads: downloads)
+            $0.maximumConcurrentRequests = imagesInFlight(downloads: downloads, decodes: false)
         }
     }
 
-    /// Images a command keeps in flight for `downloads` downloads at once: those downloads, and
-    /// the requests waiting behind them (``requestsAheadPerDownload``).
-    static func imagesInFlight(downloads: Int) -> Int { downloads * (1 + requestsAheadPerDownload) }
+    /// Images a command keeps in flight for `downloads` downloads at once.
+    ///
+    /// - A run that only fetches bytes (`decodes` false): those downloads, and as many
+    ///   requests again waiting behind them (``requestsAheadPerDownload``). A waiting request
+    ///   holds no body yet.
+    /// - A run that decodes: `downloads`. An image past its download waits for a decoder with
+    ///   its original in memory, and twice as many in flight raised the peak memory of a run of
+    ///   1.5 MB PNGs by half, for downloads that the decoders, not the network, pace.
+    static func imagesInFlight(downloads: Int, decodes: Bool) -> Int {
+        decodes ? downloads : downloads * (1 + requestsAheadPerDownload)
+    }
 
     /// The memory cache of a command: small and bounded. A command reads each image once and
     /// writes it out; what it keeps in memory serves only a URL listed twice, while the

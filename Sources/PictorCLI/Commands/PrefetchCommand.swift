@@ -23,9 +23,9 @@ enum PrefetchCommand {
 
     OPTIONS:
       --concurrency N       downloads at once (connections), 1...256 (default 6,
-                            the SDWebImage default); as many more images wait
-                            queued, so a connection that frees starts the next
-                            download at once
+                            the SDWebImage default); with --data-only, as many
+                            more images wait queued, so a connection that frees
+                            starts the next download at once
     \(ResizeOption.help)
     \(HeaderOption.help)
       --no-cache-thumbnails with --resize, keep only originals on disk (by
@@ -123,7 +123,7 @@ enum PrefetchCommand {
             report?.append(result, finishedAfter: result.finishedAfter)
             if json { console.print(JSONOutput.line(JSONOutput.ImageRecord(result))) }
         }
-        var results = await runAll(urls: urls, concurrency: PipelineStack.imagesInFlight(downloads: concurrency), interruption: interruption) { index, url in
+        var results = await runAll(urls: urls, concurrency: PipelineStack.imagesInFlight(downloads: concurrency, decodes: !dataOnly), interruption: interruption) { index, url in
             let job = ImageJob(
                 url: url, index: index + 1, resize: resize, format: format, quality: quality, dataOnly: dataOnly, headers: headers)
             var result = await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true, naming: naming)
