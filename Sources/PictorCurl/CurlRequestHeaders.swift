@@ -38,13 +38,13 @@ final class CurlRequestHeaders: @unchecked Sendable {
         }
         for (name, value) in own { lines.append(line(name, value)) }
         var sent = Array(own.keys)
-        for (name, value) in request.defaultHeaders where !sent.contains(where: { Self.sameName($0, name) }) {
+        for (name, value) in request.defaultHeaders where !sent.contains(where: { HTTPResponseHead.sameFieldName($0.utf8, name.utf8) }) {
             lines.append(line(name, value))
             sent.append(name)
         }
         // No `Expect: 100-continue` round trip before a body.
-        if !sent.contains(where: { Self.sameName($0, "Expect") }) { lines.append("Expect:") }
-        usesDefaultUserAgent = !sent.contains(where: { Self.sameName($0, "User-Agent") })
+        if !sent.contains(where: { HTTPResponseHead.sameFieldName($0.utf8, "Expect".utf8) }) { lines.append("Expect:") }
+        usesDefaultUserAgent = !sent.contains(where: { HTTPResponseHead.sameFieldName($0.utf8, "User-Agent".utf8) })
         var list: UnsafeMutablePointer<curl_slist>?
         for line in lines {
             guard let appended = curl_slist_append(list, line) else {
@@ -57,10 +57,4 @@ final class CurlRequestHeaders: @unchecked Sendable {
     }
 
     deinit { curl_slist_free_all(list) }
-
-    /// Whether two field names are equal without regard to ASCII case.
-    static func sameName(_ a: String, _ b: String) -> Bool {
-        func folded(_ byte: UInt8) -> UInt8 { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte }
-        return a.utf8.count == b.utf8.count && zip(a.utf8, b.utf8).allSatisfy { folded($0) == folded($1) }
-    }
 }

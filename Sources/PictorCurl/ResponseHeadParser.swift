@@ -102,9 +102,7 @@ struct ResponseHeadParser {
 
     /// The index of the field named `name`, compared ASCII case-insensitively.
     private func position(of name: UnsafeRawBufferPointer) -> Int? {
-        fields.firstIndex { field in
-            field.name.utf8.count == name.count && zip(field.name.utf8, name).allSatisfy { Self.lowercased($0) == Self.lowercased($1) }
-        }
+        fields.firstIndex { HTTPResponseHead.sameFieldName($0.name.utf8, name) }
     }
 
     private mutating func reset() {
@@ -124,9 +122,6 @@ struct ResponseHeadParser {
             && bytes[3] == UInt8(ascii: "P") && bytes[4] == UInt8(ascii: "/")
     }
 
-    private static func lowercased(_ byte: UInt8) -> UInt8 {
-        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte | 0x20 : byte
-    }
 
     /// `bytes` without leading and trailing spaces and tabs (HTTP's optional whitespace).
     private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {

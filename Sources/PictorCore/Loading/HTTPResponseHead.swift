@@ -68,11 +68,7 @@ public struct HTTPResponseHead: Sendable, Hashable {
     /// The value of the field named `name`, compared without regard to ASCII case, as
     /// `HTTPURLResponse.value(forHTTPHeaderField:)`; `nil` when absent.
     public func value(forHTTPHeaderField name: String) -> String? {
-        let key = name.utf8
-        for field in fields where field.name.utf8.count == key.count {
-            if zip(field.name.utf8, key).allSatisfy({ Self.folded($0) == Self.folded($1) }) { return field.value }
-        }
-        return nil
+        fields.first { Self.sameFieldName($0.name.utf8, name.utf8) }?.value
     }
 
     /// The same response as Foundation's `HTTPURLResponse`, or `nil` when Foundation refuses
@@ -90,8 +86,15 @@ public struct HTTPResponseHead: Sendable, Hashable {
         makeHTTPURLResponse() ?? HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: httpVersion, headerFields: nil)!
     }
 
-    private static func folded(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+    /// Whether two field names (their UTF-8 bytes) are equal without regard to ASCII case, as
+    /// HTTP compares them (RFC 9110 §5.1): only `A`–`Z` fold. The one comparison of field names
+    /// for the heads here, the transport's parser and its request headers.
+    @inlinable
+    package static func sameFieldName<A: Collection<UInt8>, B: Collection<UInt8>>(_ a: A, _ b: B) -> Bool {
+        @inline(__always) func folded(_ byte: UInt8) -> UInt8 {
+            byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+        }
+        return a.count == b.count && zip(a, b).allSatisfy { folded($0) == folded($1) }
     }
 }
 
