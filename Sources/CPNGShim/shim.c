@@ -259,9 +259,30 @@ done:
     return status;
 }
 
-int cpng_check_image_data(const uint8_t *png, size_t length, size_t rowbytes, uint32_t height) {
-    if (rowbytes == 0 || height == 0 || rowbytes + 1 > SIZE_MAX / height) return CPNG_EMEMORY;
-    const size_t filtered_length = (rowbytes + 1) * height;
+/// Adam7's seven passes: first column and row, column and row steps.
+static const uint8_t adam7[7][4] = {{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4}, {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}};
+
+int cpng_check_image_data(const uint8_t *png, size_t length, uint32_t bits_per_pixel, uint32_t width, uint32_t height,
+                          int interlaced) {
+    if (bits_per_pixel == 0 || width == 0 || height == 0) return CPNG_EMEMORY;
+    // The reduced images (one for a plain file, up to seven for Adam7; an empty one has no
+    // rows and no filter bytes), each as rows of `rowbytes` plus their filter type byte.
+    size_t rowbytes[7];
+    uint32_t rows[7];
+    int passes = 0;
+    size_t filtered_length = 0;
+    for (int pass = 0; pass < (interlaced ? 7 : 1); pass++) {
+        const uint32_t x0 = interlaced ? adam7[pass][0] : 0, y0 = interlaced ? adam7[pass][1] : 0;
+        const uint32_t dx = interlaced ? adam7[pass][2] : 1, dy = interlaced ? adam7[pass][3] : 1;
+        if (width <= x0 || height <= y0) continue;
+        const uint64_t columns = ((uint64_t)width - x0 + dx - 1) / dx, lines = ((uint64_t)height - y0 + dy - 1) / dy;
+        const uint64_t bytes = (columns * bits_per_pixel + 7) / 8;
+        if (bytes + 1 > (SIZE_MAX - filtered_length) / lines) return CPNG_EMEMORY;
+        filtered_length += (size_t)(bytes + 1) * (size_t)lines;
+        rowbytes[passes] = (size_t)bytes;
+        rows[passes] = (uint32_t)lines;
+        passes++;
+    }
     // Cleared: with more data than the image holds, libdeflate stops without saying how much
     // it wrote, and the rows are then checked as far as they are known.
     uint8_t *filtered = calloc(filtered_length, 1);
@@ -269,8 +290,11 @@ int cpng_check_image_data(const uint8_t *png, size_t length, size_t rowbytes, ui
     int extra = 0;
     int status = inflate_image_data(png, length, filtered, filtered_length, &extra);
     if (status != CPNG_OK) goto done;
-    for (uint32_t y = 0; y < height; y++) {
-        if (filtered[(size_t)y * (rowbytes + 1)] > 4) { status = CPNG_EFILTER; goto done; }
+    size_t at = 0;
+    for (int pass = 0; pass < passes; pass++) {
+        for (uint32_t y = 0; y < rows[pass]; y++, at += rowbytes[pass] + 1) {
+            if (filtered[at] > 4) { status = CPNG_EFILTER; goto done; }
+        }
     }
 done:
     free(filtered);

@@ -14,9 +14,9 @@ internal import CPNGShim
 /// damaged such files undefined pixels without an error), a thumbnail larger than the image, a
 /// file without IEND (truncation has its own rules there), and any libspng, CRC or zlib-format
 /// error. Image data that passed its checksums but has unknown filter types, too few rows or a
-/// damaged stream is refused (``ImageDecodingError/corrupt(_:message:)``), here and before a
-/// non-interlaced file goes to libvips, which would return such a file with rows it never
-/// wrote. gAMA, cHRM and sRGB chunks are ignored, as libvips 8.14's PNG loader ignores them.
+/// damaged stream is refused (``ImageDecodingError/corrupt(_:message:)``), here and before any
+/// file goes to libvips (interlaced ones pass by pass), which would return such a file with
+/// rows it never wrote. gAMA, cHRM and sRGB chunks are ignored, as libvips 8.14's PNG loader ignores them.
 enum SpngDecoder {
     /// The image (a thumbnail when `target` is set) of the PNG in `raw`, or `nil` when libvips must do it.
     ///
@@ -108,6 +108,18 @@ enum SpngDecoder {
         }
     }
 
+    /// What is wrong with the chunks that carry the image data (`IDAT`), or `nil` when they are
+    /// whole and their CRCs match: the words for a PNG that libvips refused without a message
+    /// (it stops at a bad CRC of an interlaced file without one).
+    static func imageDataChunkProblem(_ raw: UnsafeRawBufferPointer) -> String? {
+        guard let base = raw.baseAddress else { return nil }
+        switch cpng_check_idat(base.assumingMemoryBound(to: UInt8.self), raw.count) {
+        case CPNG_ECRC.rawValue: return "an image data (IDAT) chunk's CRC does not match its bytes"
+        case CPNG_ESTRUCTURE.rawValue: return "the image data (IDAT) chunks are missing, not consecutive, or run past the end"
+        default: return nil
+        }
+    }
+
     /// ``invalidData(cpng:)`` for libspng's status codes.
     static func invalidData(spng status: Int32) -> String? {
         switch status {
@@ -118,26 +130,23 @@ enum SpngDecoder {
         }
     }
 
-    /// Checks the image data of a non-interlaced file left to libvips (a profile, EXIF, a
-    /// palette, 16-bit samples, an enlarged thumbnail), so that libvips never returns undefined
-    /// pixels for it: the data is inflated and its filter types read; no pixel is decoded.
+    /// Checks the image data of a file left to libvips (a profile, EXIF, a palette, interlacing,
+    /// other depths, an enlarged thumbnail), so that libvips never returns undefined pixels for
+    /// it: the data is inflated and its filter types read, pass by pass for an interlaced file;
+    /// no pixel is decoded.
     ///
     /// - Throws: ``/PictorCore/ImageDecodingError/corrupt(_:message:)`` for ``invalidData(cpng:)``.
     private static func checkImageData(_ context: OpaquePointer, _ header: spng_ihdr, png: UnsafePointer<UInt8>, length: Int) throws {
-        // Interlaced data is left unchecked: only libspng could read it, and it cannot be
-        // trusted with damaged files (see above).
-        guard header.interlace_method == 0 else { return }
-        let channels: Int
+        let channels: UInt32
         switch Int(header.color_type) {
         case Int(SPNG_COLOR_TYPE_GRAYSCALE.rawValue), Int(SPNG_COLOR_TYPE_INDEXED.rawValue): channels = 1
         case Int(SPNG_COLOR_TYPE_GRAYSCALE_ALPHA.rawValue): channels = 2
         case Int(SPNG_COLOR_TYPE_TRUECOLOR.rawValue): channels = 3
         default: channels = 4
         }
-        let (bits, overflow) = Int(header.width).multipliedReportingOverflow(by: channels * Int(header.bit_depth))
-        guard !overflow else { return }
-        let problem = invalidData(cpng: cpng_check_image_data(png, length, (bits + 7) / 8, header.height))
-        if let problem { throw ImageDecodingError.corrupt(.png, message: problem) }
+        let status = cpng_check_image_data(png, length, channels * UInt32(header.bit_depth), header.width, header.height,
+                                           header.interlace_method == 0 ? 0 : 1)
+        if let problem = invalidData(cpng: status) { throw ImageDecodingError.corrupt(.png, message: problem) }
     }
 
     /// How one PNG's samples become the image's: the layout libvips gives it, and the decoder.

@@ -185,6 +185,9 @@ public struct VipsDecoder: ImageDecoding {
             if !options.allowsTruncatedData, FileStructure.isTruncated(data, format: format) {
                 throw ImageDecodingError.truncated(format)
             }
+            if error.hasNoText, format == .png, let problem = data.withUnsafeBytes(SpngDecoder.imageDataChunkProblem) {
+                throw ImageDecodingError.corrupt(format, message: problem)
+            }
             throw ImageDecodingError.corrupt(format, message: error.message)
         }
     }

@@ -36,8 +36,14 @@ public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible {
             cvs_free(copy)
         }
         text = stableText(text)
-        return VipsError(operation: operation, message: text.isEmpty ? "libvips gave no message" : text)
+        return VipsError(operation: operation, message: text.isEmpty ? noText : text)
     }
+
+    /// The ``message`` of a failure libvips gave no text for.
+    static let noText = "libvips gave no message"
+
+    /// Whether libvips gave no text for this failure (the caller may know better words).
+    var hasNoText: Bool { message == Self.noText }
 
     /// libvips' text made the same from run to run and fit for one line: pointer values
     /// (`0x55d1…`) and temporary file names (`/tmp/vips-0-123.v`) replaced, each distinct line

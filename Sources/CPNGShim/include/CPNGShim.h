@@ -46,10 +46,12 @@ int cpng_check_idat(const uint8_t *png, size_t length);
 /// Stops, returning 0, at the first IDAT or at a chunk that runs past the end.
 int cpng_has_chunk_before_idat(const uint8_t *png, size_t length, const char *type);
 
-/// Checks the image data of a non-interlaced PNG without decoding its pixels: every IDAT CRC,
-/// the zlib stream (inflated into scratch memory), that it holds `height` rows of `rowbytes`
-/// bytes plus their filter type, and that every filter type is 0...4. Returns CPNG_OK,
-/// CPNG_ESHORT, CPNG_EZLIB, CPNG_EFILTER, or another negative cpng_status.
-int cpng_check_image_data(const uint8_t *png, size_t length, size_t rowbytes, uint32_t height);
+/// Checks the image data of a PNG without decoding its pixels: every IDAT CRC, the zlib stream
+/// (inflated into scratch memory), that it holds every row of the image, each with its filter
+/// type, and that every filter type is 0...4. `bits_per_pixel` is the samples per pixel times
+/// the bit depth; an interlaced (Adam7) image's rows are those of its seven reduced images.
+/// Returns CPNG_OK, CPNG_ESHORT, CPNG_EZLIB, CPNG_EFILTER, or another negative cpng_status.
+int cpng_check_image_data(const uint8_t *png, size_t length, uint32_t bits_per_pixel, uint32_t width, uint32_t height,
+                          int interlaced);
 
 #endif
