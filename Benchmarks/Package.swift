@@ -17,6 +17,10 @@ let package = Package(
         // SHA-256, libvips thumbnail and libjpeg-turbo decode.
         .target(name: "CBenchReference", dependencies: ["CVipsBench"],
                 linkerSettings: [.linkedLibrary("crypto"), .linkedLibrary("turbojpeg")]),
+        // The download rows' floor (N2-floor): libcurl's multi interface and one copy of each
+        // body, in C, run as its own process like curl and pictor.
+        .systemLibrary(name: "CBenchCurl"),
+        .executableTarget(name: "curl-multi-floor", dependencies: ["CBenchCurl"]),
         .executableTarget(
             name: "PictorBenchmarks",
             dependencies: [

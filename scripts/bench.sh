@@ -59,7 +59,7 @@ if [ -x "$VENV/bin/python" ] && ! "$VENV/bin/python" -c "$PEERS_OK" 2>/dev/null;
 fi
 
 echo "== building PictorBenchmarks (release)"
-(cd Benchmarks && build swift build -c release --product PictorBenchmarks) \
+(cd Benchmarks && build swift build -c release --product PictorBenchmarks && build swift build -c release --product curl-multi-floor) \
   || fail "the PictorBenchmarks build failed (see above); no benchmark was run"
 BIN="$(cd Benchmarks && swift build -c release --show-bin-path)/PictorBenchmarks"
 [ -x "$BIN" ] || fail "no PictorBenchmarks binary at $BIN after the build"

@@ -16,6 +16,10 @@ import FoundationNetworking
 ///   ceiling).
 /// - N2-cli: the whole CLI, `pictor prefetch --data-only --no-cache --concurrency 8`, vs curl
 ///   (process start-up included on both sides).
+/// - N2-floor: `curl-multi-floor` (this package, in C: libcurl's multi interface, one thread,
+///   reused handles, each body copied into a kept buffer) vs curl, and the CLI vs it: the least
+///   any loader that hands bodies to its caller costs here, measured beside the others rather
+///   than estimated. No goal: the rows say how much of N2-cli's gap is inherent.
 struct DownloadBenchmarks {
     let options: Options
     let report: Report
@@ -26,9 +30,11 @@ struct DownloadBenchmarks {
     static let h2ID = "network.download600.par8.h2.vs-curl"
     static let rawID = "network.download600.par8.vs-urlsession"
     static let cliID = "network.prefetch600.par8.cli.vs-curl"
+    static let floorID = "network.floor600.par8.vs-curl"
+    static let cliFloorID = "network.prefetch600.par8.cli.vs-floor"
 
     func run() {
-        let ids = [Self.h1ID, Self.h2ID, Self.rawID, Self.cliID]
+        let ids = [Self.h1ID, Self.h2ID, Self.rawID, Self.cliID, Self.floorID, Self.cliFloorID]
         guard ids.contains(where: options.selects) else { return }
         print("network: \(Self.count) downloads over loopback, \(Self.concurrency) at a time")
         guard let curl = which("curl") else { return ids.forEach { report.skip($0, "curl not installed") } }
@@ -64,19 +70,47 @@ struct DownloadBenchmarks {
                 let (a, b) = try Self.paired(plan, candidate: { Self.inProcess(tls.urls, loader) }, reference: tlsCurl)
                 addRows(id: Self.h2ID, target: "N2-h2", figure: figure + ", HTTP/2 over TLS", a, b, referenceName: "curl --http2 --parallel-max 8")
             }
-            if options.selects(Self.cliID) {
-                guard let pictor = options.pictorBinary else {
-                    return report.skip(Self.cliID, "the pictor binary was not given (scripts/bench.sh passes --pictor)")
-                }
-                let list = URL(fileURLWithPath: options.workDirectory).appendingPathComponent("urls-\(Self.count).txt")
+            let list = URL(fileURLWithPath: options.workDirectory).appendingPathComponent("urls-\(Self.count).txt")
+            if [Self.cliID, Self.floorID, Self.cliFloorID].contains(where: options.selects) {
                 try site.urls.map(\.absoluteString).joined(separator: "\n").write(to: list, atomically: false, encoding: .utf8)
-                let cli = {
-                    try MeasuredRun.run(pictor, ["prefetch", list.path, "--data-only", "--no-cache", "--concurrency", "\(Self.concurrency)"])
+            }
+            let cli = options.pictorBinary.map { pictor in
+                { try MeasuredRun.run(pictor, ["prefetch", list.path, "--data-only", "--no-cache", "--concurrency", "\(Self.concurrency)"]) }
+            }
+            let floor = Self.floorBinary.map { binary in
+                { try MeasuredRun.run(binary, [list.path, "\(Self.concurrency)"]) }
+            }
+            let noPictor = "the pictor binary was not given (scripts/bench.sh passes --pictor)"
+            let noFloor = "curl-multi-floor is not built beside this executable (scripts/bench.sh builds it)"
+            if options.selects(Self.cliID) {
+                if let cli {
+                    let (a, b) = try Self.paired(plan, candidate: cli, reference: curlPass)
+                    if let failed = a.first(where: { $0.status != 0 }) { throw BenchError("pictor prefetch exited \(failed.status)") }
+                    addRows(id: Self.cliID, target: "N2-cli", figure: "`pictor prefetch --data-only --no-cache`: " + figure, a, b,
+                            referenceName: "curl --parallel-max 8", memory: true)
+                } else {
+                    report.skip(Self.cliID, noPictor)
                 }
-                let (a, b) = try Self.paired(plan, candidate: cli, reference: curlPass)
-                if let failed = a.first(where: { $0.status != 0 }) { throw BenchError("pictor prefetch exited \(failed.status)") }
-                addRows(id: Self.cliID, target: "N2-cli", figure: "`pictor prefetch --data-only --no-cache`: " + figure, a, b,
-                        referenceName: "curl --parallel-max 8", memory: true)
+            }
+            if options.selects(Self.floorID) {
+                if let floor {
+                    let (a, b) = try Self.paired(plan, candidate: floor, reference: curlPass)
+                    if let failed = a.first(where: { $0.status != 0 }) { throw BenchError("curl-multi-floor exited \(failed.status)") }
+                    addRows(id: Self.floorID, target: "N2-floor",
+                            figure: "`curl-multi-floor` (libcurl multi + one copy per body, in C): " + figure, a, b,
+                            referenceName: "curl --parallel-max 8", throughputGoal: nil, cpuGoal: nil, memory: true)
+                } else {
+                    report.skip(Self.floorID, noFloor)
+                }
+            }
+            if options.selects(Self.cliFloorID) {
+                if let cli, let floor {
+                    let (a, b) = try Self.paired(plan, candidate: cli, reference: floor)
+                    addRows(id: Self.cliFloorID, target: "N2-floor", figure: "`pictor prefetch --data-only --no-cache`: " + figure,
+                            a, b, referenceName: "curl-multi-floor", throughputGoal: nil, cpuGoal: nil)
+                } else {
+                    report.skip(Self.cliFloorID, cli == nil ? noPictor : noFloor)
+                }
             }
         } catch {
             for id in ids where options.selects(id) { report.skip(id, "set-up failed: \(error)") }
@@ -87,7 +121,7 @@ struct DownloadBenchmarks {
     /// for whole processes, peak RSS rows from paired samples.
     private func addRows(
         id: String, target: String, figure: String, _ a: [MeasuredRun], _ b: [MeasuredRun], referenceName: String,
-        throughputGoal: Double = 0.8, cpuGoal: Double? = 2, memory: Bool = false
+        throughputGoal: Double? = 0.8, cpuGoal: Double? = 2, memory: Bool = false
     ) {
         let n = Double(Self.count)
         func ab(_ value: (MeasuredRun) -> Double) -> ABResult {
@@ -95,7 +129,8 @@ struct DownloadBenchmarks {
                      timeRatio: Summary(zip(a, b).map { value($0) / value($1) }).median)
         }
         report.add(.comparison(id: id, targetID: target, figure: figure, result: ab(\.wallNanoseconds),
-                               referenceName: referenceName, goal: .speedupAtLeast(throughputGoal)))
+                               referenceName: referenceName, goal: throughputGoal.map { .speedupAtLeast($0) } ?? .none,
+                               throughput: true))
         report.add(.comparison(id: id + ".cpu", targetID: target, figure: "… CPU time (user + system) per download",
                                result: ab(\.cpuNanoseconds), referenceName: referenceName,
                                goal: cpuGoal.map { .timeAtMost($0) } ?? .none))
@@ -108,6 +143,13 @@ struct DownloadBenchmarks {
                            pictorValue: pictor.median, referenceValue: reference.median))
         }
     }
+
+    /// `curl-multi-floor`, built beside this executable (same package), if it is there.
+    static let floorBinary: String? = {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let path = directory.appendingPathComponent("curl-multi-floor").path
+        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }()
 
     /// Alternating rounds (A B, B A, …) after one warm-up of each side.
     static func paired(
