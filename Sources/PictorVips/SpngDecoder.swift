@@ -108,11 +108,26 @@ enum SpngDecoder {
         }
     }
 
-    /// What is wrong with the chunks that carry the image data (`IDAT`), or `nil` when they are
-    /// whole and their CRCs match: the words for a PNG that libvips refused without a message
-    /// (it stops at a bad CRC of an interlaced file without one).
-    static func imageDataChunkProblem(_ raw: UnsafeRawBufferPointer) -> String? {
-        guard let base = raw.baseAddress else { return nil }
+    /// What is wrong with a PNG's chunks, in words, or `nil` when its header and the chunks
+    /// before and of the image data read cleanly: libspng's reason for a header or chunk it
+    /// refuses (a bad checksum, a width of 0, an unknown colour type, …), else a damaged image
+    /// data (`IDAT`) chunk. The words for a PNG libvips refused without a message (it gives none
+    /// for a bad header, or for a bad CRC in an interlaced file).
+    static func chunkProblem(_ raw: UnsafeRawBufferPointer) -> String? {
+        guard let base = raw.baseAddress, let context = spng_ctx_new(0) else { return nil }
+        defer { spng_ctx_free(context) }
+        guard spng_set_png_buffer(context, base, raw.count) == 0, spng_set_chunk_limits(context, 50 << 20, 100 << 20) == 0 else {
+            return nil
+        }
+        var header = spng_ihdr()
+        var status = spng_get_ihdr(context, &header)
+        if status == 0 {
+            // Reading one ancillary chunk makes libspng read and check every chunk before IDAT.
+            var palette = spng_plte()
+            status = spng_get_plte(context, &palette)
+            if status == Int32(SPNG_ECHUNKAVAIL.rawValue) { status = 0 }
+        }
+        if status != 0, let text = spng_strerror(status) { return String(cString: text) }
         switch cpng_check_idat(base.assumingMemoryBound(to: UInt8.self), raw.count) {
         case CPNG_ECRC.rawValue: return "an image data (IDAT) chunk's CRC does not match its bytes"
         case CPNG_ESTRUCTURE.rawValue: return "the image data (IDAT) chunks are missing, not consecutive, or run past the end"

@@ -174,6 +174,12 @@ public struct VipsDecoder: ImageDecoding {
            let image = try data.withUnsafeBytes({ try WebPDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
             return image
         }
+        // libvips 8.14 loads a JPEG it must rotate (EXIF orientation 5 to 8, at full size) with
+        // random access, and then does not fail on a cut scan: it returned such files mostly
+        // black. The file's structure decides for every JPEG, whichever way libvips reads it.
+        if format == .jpeg, !options.allowsTruncatedData, FileStructure.isTruncated(data, format: .jpeg) {
+            throw ImageDecodingError.truncated(.jpeg)
+        }
         try Self.prepareLibvips(for: format)
         do {
             return try data.withUnsafeBytes { raw in
@@ -185,7 +191,7 @@ public struct VipsDecoder: ImageDecoding {
             if !options.allowsTruncatedData, FileStructure.isTruncated(data, format: format) {
                 throw ImageDecodingError.truncated(format)
             }
-            if error.hasNoText, format == .png, let problem = data.withUnsafeBytes(SpngDecoder.imageDataChunkProblem) {
+            if error.hasNoText, format == .png, let problem = data.withUnsafeBytes(SpngDecoder.chunkProblem) {
                 throw ImageDecodingError.corrupt(format, message: problem)
             }
             throw ImageDecodingError.corrupt(format, message: error.message)

@@ -1,3 +1,5 @@
+import Foundation
+import Pictor
 import Testing
 @testable import PictorCLI
 
@@ -73,6 +75,19 @@ import Testing
         #expect(throws: CLIError.self) { try ResizeOption.parse("abc") }
         #expect(throws: CLIError.self) { try ResizeOption.parse("x") }
         #expect(throws: CLIError.self) { try ResizeOption.parse("10x20x30") }
+    }
+
+    /// `xH` leaves the width open for any image, including one wider than 65,535 pixels: it is
+    /// scaled by its height alone, and one already low enough is left as it is.
+    @Test func anOpenWidthDoesNotSqueezeAVeryWideImage() throws {
+        let width = 70_000
+        let pixels = Data((0..<(width * 4)).map { UInt8(truncatingIfNeeded: $0 / 7) })
+        let png = try VipsEncoder().encode(Image(width: width, height: 4, layout: .gray, pixels: pixels), as: .png)
+        for (text, expected) in [("x2", (35_000, 2)), ("x8", (width, 4)), ("x4", (width, 4))] {
+            let option = try #require(try ResizeOption.parse(text))
+            let image = try VipsDecoder().decode(png, options: ImageDecodingOptions(thumbnail: option.processor.options))
+            #expect(image.width == expected.0 && image.height == expected.1, "\(text): \(image.width)×\(image.height)")
+        }
     }
 
     @Test func resizeTakesTheGrammarOfVipsthumbnailAndImageMagick() throws {

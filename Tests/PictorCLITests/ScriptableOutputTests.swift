@@ -66,6 +66,39 @@ struct ScriptableOutputTests {
         #expect(throws: CLIError.self) { try PrefetchCommand.readURLs(["-"], standardInput: { Data("ftp://x/y\n".utf8) }) }
     }
 
+    /// A byte order mark, at the start of a list or of a line (lists joined), is not part of a
+    /// URL; a list with NUL bytes (a binary file) is refused as one, not read as URLs.
+    @Test func byteOrderMarksAreSkippedAndBinaryListsRefused() throws {
+        let bom = "\u{FEFF}"
+        let list = bom + "https://example.org/a.png\r\n" + bom + "https://example.org/b.png\n"
+        let urls = try PrefetchCommand.readURLs(["-"], standardInput: { Data(list.utf8) })
+        #expect(urls.map(\.absoluteString) == ["https://example.org/a.png", "https://example.org/b.png"])
+        let binary = Data("https://example.org/a.png\n".utf8) + Data([0x00, 0x9F, 0x1B, 0x41])
+        do {
+            _ = try PrefetchCommand.readURLs(["-"], standardInput: { binary })
+            Issue.record("a list with NUL bytes was read")
+        } catch let error as CLIError {
+            #expect("\(error)".contains("NUL"), "\(error)")
+        }
+    }
+
+    /// Control characters that came in a list line (an escape sequence that would recolour the
+    /// terminal or set its title) are written escaped, and a long line is shortened.
+    @Test func controlCharactersInInputAreEscapedInMessages() async throws {
+        let dir = try makeTemporaryDirectory("escapes")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let list = dir.appendingPathComponent("list.txt")
+        try Data("\u{1B}[31mRED\u{1B}]0;TITLE\u{07}\n".utf8).write(to: list)
+        let (code, console) = await runPictor(["prefetch", list.path, "--no-cache", "-q"])
+        #expect(code == 64)
+        #expect(!console.errors.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 }, "\(console.errors.debugDescription)")
+        #expect(console.errors.contains("\\u{1B}[31mRED"), "\(console.errors)")
+        try Data((String(repeating: "x", count: 5_000) + "\n").utf8).write(to: list)
+        let (_, long) = await runPictor(["prefetch", list.path, "--no-cache", "-q"])
+        #expect(long.errors.count < 400 && long.errors.contains("…"), "\(long.errors.count) characters")
+        #expect(Console.escapingControlCharacters("a\tb\nc\u{9B}d\u{7F}") == "a\tb\nc\\u{9B}d\\u{7F}")
+    }
+
     /// The byte-level split of an ASCII list gives exactly the lines, numbers and trimming of the
     /// `Character`-level one used for any other list (a non-ASCII comment at the end forces it).
     @Test func asciiListsSplitAsAnyOtherList() {

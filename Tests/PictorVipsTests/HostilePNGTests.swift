@@ -174,6 +174,27 @@ struct HostilePNGTests {
         }
     }
 
+    /// PngSuite's files with a bad header (an unknown colour type or bit depth, a wrong IHDR
+    /// checksum), which libvips refuses without a message, fail with libspng's reason.
+    @Test(arguments: [("xc1n0g08.png", "color type"), ("xc9n2c08.png", "color type"), ("xd0n2c08.png", "bit depth"),
+                      ("xd3n2c08.png", "bit depth"), ("xd9n2c08.png", "bit depth"), ("xhdn0g08.png", "checksum")])
+    func aBadHeaderIsNamed(name: String, words: String) throws {
+        try #require(Corpus.isAvailable, "needs ../shared/corpus")
+        let data = try Data(contentsOf: Corpus.root.appendingPathComponent("pngsuite/\(name)"))
+        for options in [ImageDecodingOptions(), ImageDecodingOptions(thumbnail: ThumbnailOptions(width: 8))] {
+            do {
+                _ = try VipsDecoder().decode(data, options: options)
+                Issue.record("\(name) was decoded")
+            } catch let error as ImageDecodingError {
+                guard case .corrupt(.png, let message) = error else {
+                    Issue.record("\(name): \(error)")
+                    continue
+                }
+                #expect(message.contains(words) && !message.contains(VipsError.noText), "\(name): \(message)")
+            }
+        }
+    }
+
     @Test func craftedFilesNeverCrashAndAgreeWithLibvips() throws {
         var generator = SplitMix64(seed: 20_261_201)
         let fast = VipsDecoder(), vips = VipsDecoder(usesSpng: false)

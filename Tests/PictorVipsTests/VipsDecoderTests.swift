@@ -60,6 +60,25 @@ struct VipsDecoderTests {
         #expect(image.width == 1800 && image.height == 1200)
     }
 
+    /// A cut JPEG that libvips must rotate (EXIF orientation 5 to 8, at full size: libvips loads
+    /// it with random access, which did not fail on the cut scan) is refused as truncated, as
+    /// an upright one is: it was delivered, and cached, mostly black.
+    @Test(arguments: ["pillow/hopper_orientation_5.jpg", "pillow/hopper_orientation_6.jpg", "pillow/hopper_orientation_7.jpg",
+                      "pillow/hopper_orientation_8.jpg", "exif-orientation/Landscape_6.jpg", "exif-orientation/Portrait_8.jpg"])
+    func aCutJPEGThatMustBeRotatedIsTruncated(name: String) throws {
+        let full = try corpus(name)
+        let whole = try decoder.decode(full, options: .init())
+        for fraction in [0.3, 0.5, 0.9] {
+            let cut = full.prefix(Int(Double(full.count) * fraction))
+            #expect(throws: ImageDecodingError.truncated(.jpeg), "\(name) cut at \(fraction)") { try decoder.decode(cut, options: .init()) }
+            #expect(throws: ImageDecodingError.truncated(.jpeg), "\(name) cut at \(fraction)") {
+                try decoder.decode(cut, options: .init(thumbnail: .init(width: 64)))
+            }
+            let accepted = try decoder.decode(cut, options: .init(allowsTruncatedData: true))
+            #expect(accepted.width == whole.width && accepted.height == whole.height, "\(name) cut at \(fraction)")
+        }
+    }
+
     @Test func junkAfterTheEndMarkerIsAccepted() throws {
         var data = try corpus("pillow/hopper.jpg")
         data.append(Data(repeating: 0x5A, count: 4096))

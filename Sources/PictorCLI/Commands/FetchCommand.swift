@@ -118,6 +118,12 @@ enum FetchCommand {
         return failures == 0 ? ExitCode.success : ExitCode.failure
     }
 
+    /// `text` shortened to its first 200 characters (and `…`) for a message: a line of a list
+    /// can be any length.
+    static func excerpt(_ text: String) -> String {
+        text.count > 200 ? String(text.prefix(200)) + "…" : text
+    }
+
     /// A URL argument or list line, checked before any work: an `http`, `https`, `file` or
     /// `data` URL (an `http(s)` URL must name a host), an absolute path, or a path relative to
     /// the current directory, `rel.png` and `./rel.png` alike. A relative path must name an
@@ -135,21 +141,21 @@ enum FetchCommand {
         // Spaces and non-ASCII characters are percent-encoded once, as a browser's address bar does.
         if !explicitlyRelative, let url = URLNormalization.url(text), let scheme = url.scheme?.lowercased() {
             guard ["http", "https", "file", "data"].contains(scheme) else {
-                throw CLIError.usage("invalid URL '\(text)': expected an http, https, file or data URL, or a file's path")
+                throw CLIError.usage("invalid URL '\(excerpt(text))': expected an http, https, file or data URL, or a file's path")
             }
             if scheme == "http" || scheme == "https", url.host?.isEmpty ?? true {
-                throw CLIError.usage("invalid URL '\(text)': no host (expected \(scheme)://host/path)")
+                throw CLIError.usage("invalid URL '\(excerpt(text))': no host (expected \(scheme)://host/path)")
             }
             if scheme == "file", url.path.isEmpty {
-                throw CLIError.usage("invalid URL '\(text)': no path (expected file:///path)")
+                throw CLIError.usage("invalid URL '\(excerpt(text))': no path (expected file:///path)")
             }
             if let port = url.port, !(1...65_535).contains(port) {
-                throw CLIError.usage("invalid URL '\(text)': port \(port) is outside 1...65535")
+                throw CLIError.usage("invalid URL '\(excerpt(text))': port \(port) is outside 1...65535")
             }
             return url
         }
         guard !text.isEmpty, FileManager.default.fileExists(atPath: text) else {
-            throw CLIError.usage("invalid URL '\(text)': not a URL (http, https, file or data), "
+            throw CLIError.usage("invalid URL '\(excerpt(text))': not a URL (http, https, file or data), "
                 + "and no file of that name in the current directory")
         }
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath + "/" + text, isDirectory: false).standardizedFileURL

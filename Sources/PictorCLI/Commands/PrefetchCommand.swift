@@ -182,19 +182,24 @@ enum PrefetchCommand {
                 }
             }
             let name = input == "-" ? "standard input" : input
+            // A list is text: a NUL byte means a binary file, or a damaged list, not URLs.
+            if bytes.contains(0) {
+                throw CLIError.usage("\(name) is not a list of URLs: it holds NUL bytes (a binary file?)")
+            }
             for (number, line) in listLines(bytes) {
                 do {
                     urls.append(try FetchCommand.parseURL(line))
                 } catch {
-                    throw CLIError.usage("\(name):\(number): invalid URL '\(line)'")
+                    throw CLIError.usage("\(name):\(number): invalid URL '\(FetchCommand.excerpt(line))'")
                 }
             }
         }
         return urls
     }
 
-    /// The non-blank lines of a URL list without their comments, each with its 1-based line
-    /// number. LF, CRLF and CR end a line alike, as do the other Unicode line breaks.
+    /// The non-blank lines of a URL list without their comments and byte order marks, each
+    /// with its 1-based line number. LF, CRLF and CR end a line alike, as do the other Unicode
+    /// line breaks.
     ///
     /// An all-ASCII list (the usual one) is split on its bytes: going through `Character`s cost
     /// several milliseconds of a 600-line list's start-up, before the first request. Anything
@@ -227,7 +232,9 @@ enum PrefetchCommand {
         let text = String(decoding: bytes, as: UTF8.self)
         // `isNewline` splits LF, CRLF (one Character in Swift) and CR alike.
         for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
-            let line = trimmingBlanks(stripComment(raw))
+            // A byte order mark (U+FEFF) starts lists saved by some editors, and each of several
+            // such lists joined: it is not part of a URL.
+            let line = trimmingBlanks(stripComment(raw.drop { $0 == "\u{FEFF}" }))
             if !line.isEmpty { lines.append((number + 1, line)) }
         }
         return lines

@@ -28,14 +28,36 @@ public struct Console: Sendable {
                 err: { FileHandle.standardError.write(Data($0.utf8)) })
     }
 
-    /// Writes `line` and a newline to standard output.
-    public func print(_ line: String) { writeOut(line + "\n") }
+    /// Writes `line` and a newline to standard output, control characters escaped (see
+    /// ``escapingControlCharacters(_:)``).
+    public func print(_ line: String) { writeOut(Self.escapingControlCharacters(line) + "\n") }
     /// Writes `text` to standard output as is.
     public func write(_ text: String) { writeOut(text) }
-    /// Writes `line` and a newline to standard error.
-    public func error(_ line: String) { writeErr(line + "\n") }
+    /// Writes `line` and a newline to standard error, control characters escaped (see
+    /// ``escapingControlCharacters(_:)``).
+    public func error(_ line: String) { writeErr(Self.escapingControlCharacters(line) + "\n") }
     /// Writes `text` to standard error as is.
     public func writeError(_ text: String) { writeErr(text) }
+
+    /// `text` with every control character other than newline and tab written as `\u{1B}`:
+    /// lines name URLs, list lines and servers' words, and a terminal must not run an escape
+    /// sequence that came in one (colours, a new window title, a cleared screen).
+    public static func escapingControlCharacters(_ text: String) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool {
+            let value = scalar.value
+            return (value < 0x20 && value != 0x0A && value != 0x09) || (0x7F...0x9F).contains(value)
+        }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) {
+                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16, uppercase: true))}".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
+        }
+        return String(escaped)
+    }
 }
 
 /// A console that records what was written, for tests.

@@ -78,6 +78,11 @@ struct ResizeOption: Equatable {
     /// The processor: a box side left open is as large as an image can be, so only the other
     /// side constrains it.
     var processor: ImageProcessors.Resize {
-        .resize(width: width ?? 65_535, height: height, contentMode: fit.contentMode)
+        .resize(width: width ?? Self.openSide, height: height, contentMode: fit.contentMode)
     }
+
+    /// The width of a box whose width is left open (`xH`): 10,000,000 pixels, the largest side
+    /// libvips gives an image (`VIPS_MAX_COORD`). A smaller stand-in squeezed wider images: a
+    /// 70,000-pixel-wide PNG at `x5` came out 65,535 wide.
+    static let openSide = 10_000_000
 }
