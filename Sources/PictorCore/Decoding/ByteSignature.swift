@@ -6,7 +6,8 @@ public struct ByteSignature: Sendable, Hashable, CustomStringConvertible {
     /// Up to the first 8 bytes.
     public var leadingBytes: [UInt8]
     /// What the bytes look like: `HTML`, `XML`, `JSON`, `PDF`, `gzip data`, `a ZIP archive`,
-    /// `text`; `nil` when they look like nothing known.
+    /// `text`, or the start of an image signature cut short (`the first 6 bytes of a PNG
+    /// signature: cut short`); `nil` when they look like nothing known.
     public var guess: String?
 
     /// The signature of `data`.
@@ -23,12 +24,23 @@ public struct ByteSignature: Sendable, Hashable, CustomStringConvertible {
         leadingBytes.isEmpty ? "no bytes" : "\(hex) (\(guess ?? "an unknown format"))"
     }
 
+    /// Image signatures a body can be cut inside of (a body that holds a whole one is an image).
+    private static let imageSignatures: [(name: String, bytes: [UInt8])] = [
+        ("PNG", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), ("JPEG", [0xFF, 0xD8, 0xFF]),
+        ("GIF", Array("GIF89a".utf8)), ("GIF", Array("GIF87a".utf8)),
+    ]
+
     private static func guess(_ b: [UInt8]) -> String? {
+        if b.count >= 2, let cut = imageSignatures.first(where: { b.count < $0.bytes.count && $0.bytes.starts(with: b) }) {
+            return "the first \(b.count) bytes of a \(cut.name) signature: cut short"
+        }
         if b.starts(with: [0x1F, 0x8B]) { return "gzip data" }
         if b.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "a ZIP archive" }
         if b.starts(with: Array("%PDF".utf8)) { return "PDF" }
         // Text only from here: no control bytes other than whitespace, and valid UTF-8.
         guard !b.isEmpty, !b.contains(where: { $0 < 0x20 && ![0x09, 0x0A, 0x0D].contains($0) }) else { return nil }
+        // Valid UTF-8, but for a character the 512-byte window may cut at its end.
+        guard String(validating: b.dropLast(min(3, max(0, b.count - 509))), as: UTF8.self) != nil else { return nil }
         var text = String(decoding: b, as: UTF8.self)
         if text.hasPrefix("\u{FEFF}") { text.removeFirst() }
         let start = text.drop(while: \.isWhitespace).lowercased()

@@ -27,6 +27,16 @@ import Testing
         #expect(ByteSignature(Data([0x50, 0x4B, 0x03, 0x04, 0x14])).guess == "a ZIP archive")
         #expect(ByteSignature(Data([0x00, 0x01, 0xFE, 0x99, 0x42])).guess == nil)
         #expect(ByteSignature(Data()).hex == "")
+        // Not text: bytes that are not UTF-8, such as a PNG signature's first byte.
+        #expect(ByteSignature(Data([0x89, 0x41, 0x42, 0x0A, 0x43])).guess == nil)
+    }
+
+    /// A body cut inside an image's signature is named as that, not as text.
+    @Test func aBodyCutInsideAnImageSignatureIsNamed() {
+        #expect(ByteSignature(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A])).guess == "the first 6 bytes of a PNG signature: cut short")
+        #expect(ByteSignature(Data([0xFF, 0xD8])).guess == "the first 2 bytes of a JPEG signature: cut short")
+        #expect(ByteSignature(Data("GIF8".utf8)).guess == "the first 4 bytes of a GIF signature: cut short")
+        #expect(ByteSignature(Data("GI".utf8)).guess == "the first 2 bytes of a GIF signature: cut short")
     }
 
     @Test func theMessageNamesWhatWasSeenAndWhatTheServerSaid() throws {
