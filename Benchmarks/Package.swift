@@ -19,8 +19,7 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("crypto"), .linkedLibrary("turbojpeg")]),
         // The download rows' floor (N2-floor): libcurl's multi interface and one copy of each
         // body, in C, run as its own process like curl and pictor.
-        .systemLibrary(name: "CBenchCurl"),
-        .executableTarget(name: "curl-multi-floor", dependencies: ["CBenchCurl"]),
+        .executableTarget(name: "curl-multi-floor", linkerSettings: [.linkedLibrary("curl")]),
         .executableTarget(
             name: "PictorBenchmarks",
             dependencies: [
