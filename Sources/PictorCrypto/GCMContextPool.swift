@@ -19,7 +19,7 @@ final class GCMContextPool: @unchecked Sendable {
     nonisolated(unsafe) private static let cipher: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
 
     private let template: OpaquePointer
-    private let idle = Mutex<[Int]>([])  // bit patterns of idle EVP_CIPHER_CTX pointers
+    private let idle = ContextPool(capacity: GCMContextPool.capacity) { EVP_CIPHER_CTX_free($0) }
 
     init(key: EncryptionKey) throws(CryptoError) {
         guard let cipher = Self.cipher else { throw CryptoError.openSSL("EVP_CIPHER_fetch(AES-256-GCM)") }
@@ -42,7 +42,7 @@ final class GCMContextPool: @unchecked Sendable {
     }
 
     private func take() throws(CryptoError) -> OpaquePointer {
-        if let bits = idle.withLock({ $0.popLast() }), let ctx = OpaquePointer(bitPattern: bits) { return ctx }
+        if let ctx = idle.take() { return ctx }
         guard let ctx = EVP_CIPHER_CTX_new() else { throw CryptoError.openSSL("EVP_CIPHER_CTX_new") }
         guard EVP_CIPHER_CTX_copy(ctx, template) == 1 else {
             EVP_CIPHER_CTX_free(ctx)
@@ -51,18 +51,7 @@ final class GCMContextPool: @unchecked Sendable {
         return ctx
     }
 
-    private func give(_ ctx: OpaquePointer) {
-        let bits = Int(bitPattern: UnsafeRawPointer(ctx))
-        let kept = idle.withLock { list -> Bool in
-            guard list.count < Self.capacity else { return false }
-            list.append(bits)
-            return true
-        }
-        if !kept { EVP_CIPHER_CTX_free(ctx) }
-    }
+    private func give(_ ctx: OpaquePointer) { idle.give(ctx) }
 
-    deinit {
-        for bits in idle.withLock({ $0 }) { EVP_CIPHER_CTX_free(OpaquePointer(bitPattern: bits)) }
-        EVP_CIPHER_CTX_free(template)
-    }
+    deinit { EVP_CIPHER_CTX_free(template) }
 }

@@ -18,17 +18,30 @@ public enum SHA256 {
         return md
     }()
 
+    /// Digest contexts kept for reuse: `EVP_Digest` makes and frees one per call, which cost as
+    /// much as hashing a URL.
+    private static let contexts = ContextPool(capacity: 8) { EVP_MD_CTX_free($0) }
+
     /// The 32-byte digest of `data`.
     public static func hash<D: ContiguousBytes>(_ data: D) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: byteCount)
-        var length: UInt32 = 0
-        let ok = data.withUnsafeBytes { input in
-            out.withUnsafeMutableBufferPointer { buffer in
-                EVP_Digest(input.baseAddress, input.count, buffer.baseAddress, &length, md, nil)
-            }
+        data.withUnsafeBytes { input in
+            out.withUnsafeMutableBytes { digest(input, into: $0) }
         }
-        precondition(ok == 1 && length == 32, "EVP_Digest(SHA256) failed")
         return out
+    }
+
+    /// Writes the 32-byte digest of `input` to `output` (at least 32 bytes).
+    static func digest(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) {
+        precondition(output.count >= byteCount)
+        // A context only fails to allocate when memory is exhausted: no meaningful recovery.
+        guard let context = contexts.take() ?? EVP_MD_CTX_new() else { fatalError("EVP_MD_CTX_new failed: out of memory") }
+        var length: UInt32 = 0
+        let ok = EVP_DigestInit_ex(context, md, nil) == 1
+            && EVP_DigestUpdate(context, input.baseAddress, input.count) == 1
+            && EVP_DigestFinal_ex(context, output.baseAddress!.assumingMemoryBound(to: UInt8.self), &length) == 1
+        contexts.give(context)
+        precondition(ok && length == 32, "SHA-256 failed")
     }
 
     /// The 32-byte digest of `parts` one after the other, without joining them in memory.
@@ -49,7 +62,12 @@ public enum SHA256 {
     /// The digest of the UTF-8 bytes of `string`, as 64 lowercase hexadecimal characters.
     public static func hexDigest(_ string: String) -> String {
         var s = string
-        return s.withUTF8 { Hex.encode(hash(UnsafeRawBufferPointer($0))) }
+        return s.withUTF8 { input in
+            withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: 16) { digest in
+                SHA256.digest(UnsafeRawBufferPointer(input), into: digest)
+                return Hex.encode(UnsafeRawBufferPointer(digest))
+            }
+        }
     }
 }
 
@@ -68,6 +86,23 @@ public struct SHA256KeyHashing: CacheKeyHashing {
 /// Lowercase hexadecimal encoding.
 public enum Hex {
     private static let digits = Array("0123456789abcdef".utf8)
+
+    /// Encodes `bytes` as lowercase hex, two characters per byte, straight into the string's
+    /// storage.
+    public static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { out in
+            for (i, byte) in bytes.enumerated() {
+                out[2 * i] = digit(byte >> 4)
+                out[2 * i + 1] = digit(byte & 0x0F)
+            }
+            return bytes.count * 2
+        }
+    }
+
+    /// The lowercase hex digit of `nibble` (0...15).
+    @inline(__always) private static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? nibble + 48 : nibble + 87
+    }
 
     /// Encodes `bytes` as lowercase hex, two characters per byte.
     public static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {

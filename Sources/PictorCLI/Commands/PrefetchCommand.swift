@@ -87,7 +87,9 @@ enum PrefetchCommand {
         if template != nil, out == nil { throw CLIError.usage("'--name' needs an output directory: --out DIR") }
         try template?.checkExtension(explicitFormat: format)
         let urls = try readURLs(inputs)
-        guard !urls.isEmpty else { throw CLIError.usage("no URLs found in \(inputs.joined(separator: " "))") }
+        guard !urls.isEmpty else {
+            throw CLIError.usage("no URLs found in \(inputs.map { $0 == "-" ? "standard input" : $0 }.joined(separator: " "))")
+        }
         if let out {
             if FileManager.default.fileExists(atPath: out), !FetchCommand.isDirectory(out) {
                 throw CLIError.usage("'--out \(out)' is a file; pass a directory")
