@@ -51,6 +51,39 @@ struct PictorBinaryTests {
         #expect(again.stdout.split(separator: "\n").allSatisfy { $0.contains("  disk  ") }, "\(again.stdout)")
     }
 
+    /// An output file is replaced only by a whole one. A write that fails part-way (here past a
+    /// file-size limit, as on a full disk) leaves the file that was there as it was, and no
+    /// partial or temporary file behind, for `-o FILE` and for a directory's default names.
+    @Test func aFailedWriteKeepsTheExistingOutputAndLeavesNoPartialFile() throws {
+        defer { try? FileManager.default.removeItem(at: temp) }
+        let source = sharedCorpus.appendingPathComponent("exif-orientation/Landscape_1.jpg").path
+        let out = temp.appendingPathComponent("out", isDirectory: true)
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        let keep = out.appendingPathComponent("keep.png")
+        let original = Data("a file that was there before".utf8)
+        try original.write(to: keep)
+        // At most 16 KiB per file, with SIGXFSZ ignored: a write past it fails with EFBIG.
+        func limited(_ arguments: [String]) throws -> Int32 {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "trap '' XFSZ; ulimit -f 16; exec \"$0\" \"$@\"", BinaryRunner.executable!.path] + arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(try limited(["fetch", source, "--no-cache", "-o", keep.path]) == 1)
+        #expect(try Data(contentsOf: keep) == original)
+        #expect(try limited(["fetch", source, "--no-cache", "--format", "png", "-o", out.path + "/"]) == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["keep.png"])
+        // Without the limit, the same command replaces the file with the image.
+        let run = try BinaryRunner.run(["fetch", source, "--no-cache", "-o", keep.path])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try Data(contentsOf: keep).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["keep.png"])
+    }
+
     @Test func secondPrefetchIsAllCacheHits() throws {
         let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }

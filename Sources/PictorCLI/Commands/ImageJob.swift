@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Pictor
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -128,22 +129,56 @@ struct ImageJob: Sendable {
         return result
     }
 
-    /// Writes `data` to `path` (created or truncated, mode 0644 before umask).
-    /// - Throws: ``CLIError/failure(_:)`` naming the path and the system's reason.
+    /// Writes `data` to `path` (mode 0644 before umask), replacing a file there only once the new
+    /// one is whole: the bytes go to a hidden temporary file in the same directory, which is
+    /// renamed over `path` when complete and removed when a write fails (a full disk, a size
+    /// limit). Writing in place truncated the user's file first, and a failed write left it
+    /// cut. A device or pipe (`-o /dev/stdout`) cannot be replaced and is written directly.
+    /// - Throws: ``CLIError/failure(_:)`` naming `path` and the system's reason.
     static func write(_ data: Data, to path: String) throws {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw CLIError.failure("cannot write '\(path)': \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        try data.withUnsafeBytes { raw in
+        func failure(_ code: Int32) -> CLIError { .failure("cannot write '\(path)': \(String(cString: strerror(code)))") }
+        var existing = stat()
+        if stat(path, &existing) == 0, existing.st_mode & S_IFMT != S_IFREG {
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw failure(errno) }
+            defer { close(fd) }
+            if let code = writeAll(data, to: fd) { throw failure(code) }
+            return
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        let temporary = ((directory.isEmpty ? "." : directory) as NSString)
+            .appendingPathComponent(".pictor-\(getpid())-\(temporaryNames.add(1, ordering: .relaxed).newValue).tmp")
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure(errno) }
+        let code = writeAll(data, to: fd)
+        close(fd)
+        if let code {
+            unlink(temporary)
+            throw failure(code)
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            unlink(temporary)
+            throw failure(code)
+        }
+    }
+
+    /// Numbers the temporary files of this process (see ``write(_:to:)``).
+    private static let temporaryNames = Atomic<Int>(0)
+
+    /// Writes all of `data` to `fd`; the `errno` of a failed write, or `nil`.
+    private static func writeAll(_ data: Data, to fd: Int32) -> Int32? {
+        data.withUnsafeBytes { raw -> Int32? in
             var offset = 0
             while offset < raw.count {
                 let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 if n < 0 {
                     if errno == EINTR { continue }
-                    throw CLIError.failure("cannot write '\(path)': \(String(cString: strerror(errno)))")
+                    return errno
                 }
                 offset += n
             }
+            return nil
         }
     }
 
