@@ -9,11 +9,18 @@ enum RedisTopology: Sendable {
 
     /// Reads a `CLUSTER SLOTS` reply from `endpoint`.
     ///
-    /// - Throws: ``RedisError/server(_:)`` for an error reply other than "cluster support
-    ///   disabled" (e.g. `NOAUTH`); ``RedisError/protocolError(_:)`` for a malformed map.
+    /// One server also answers with an error when its ACL user may not run `CLUSTER SLOTS`
+    /// (`NOPERM`: a user given only the commands the shared tier sends) or it has no `CLUSTER`
+    /// command (`ERR unknown command`: a Redis-compatible server without cluster support).
+    /// Such a server is taken as a single one: in a real cluster, the first `MOVED` reply
+    /// makes the client ask for the slot map again and fail with the server's error.
+    ///
+    /// - Throws: ``RedisError/server(_:)`` for another error reply (e.g. `NOAUTH`);
+    ///   ``RedisError/protocolError(_:)`` for a malformed map.
     init(clusterSlotsReply reply: RedisReply, from endpoint: RedisEndpoint) throws(RedisError) {
         switch reply {
-        case .error(let message) where message.localizedLowercaseContains("cluster support disabled"):
+        case .error(let message) where message.localizedLowercaseContains("cluster support disabled")
+            || message.hasPrefix("NOPERM") || message.localizedLowercaseContains("unknown command"):
             self = .single(endpoint)
         case .error(let message):
             throw .server(message)

@@ -110,6 +110,12 @@ import Testing
         let endpoint = RedisEndpoint(host: "h", port: 1)
         guard case .single(endpoint) = try RedisTopology(clusterSlotsReply: .error("ERR This instance has cluster support disabled"), from: endpoint)
         else { Issue.record("not single"); return }
+        // A user that may not run CLUSTER SLOTS, and a server without the CLUSTER command.
+        for refusal in ["NOPERM User app has no permissions to run the 'cluster|slots' command",
+                        "ERR unknown command 'CLUSTER', with args beginning with: 'SLOTS' "] {
+            guard case .single(endpoint) = try RedisTopology(clusterSlotsReply: .error(refusal), from: endpoint)
+            else { Issue.record("not single for \(refusal)"); return }
+        }
         #expect(throws: RedisError.server("NOAUTH Authentication required.")) {
             try RedisTopology(clusterSlotsReply: .error("NOAUTH Authentication required."), from: endpoint)
         }

@@ -40,6 +40,19 @@ struct RedisFaultTests {
         #expect(try await client.send(["SET", "k", "again"], key: "k") == .status("OK"))
     }
 
+    /// A single server whose ACL user may run only the commands the shared tier sends (not
+    /// `CLUSTER SLOTS`) is used as one server: the tier was skipped as unavailable.
+    @Test func aUserWithoutClusterPermissionUsesTheServer() async throws {
+        let server = try RedisServer()
+        defer { server.stop() }
+        _ = try server.command(["ACL", "SETUSER", "app", "on", ">secret", "~*", "+@all", "-cluster"])
+        let url = server.url.replacingOccurrences(of: "redis://", with: "redis://app:secret@")
+        let client = try makeClient(url)
+        defer { client.close() }
+        #expect(try await client.send(["SET", "k", "v"], key: "k") == .status("OK"))
+        #expect(try await client.send(["GET", "k"], key: "k") == .bulk(Data("v".utf8)))
+    }
+
     @Test func nothingListening() async throws {
         let port = try { () throws -> Int in
             let server = try RedisServer()
