@@ -58,7 +58,10 @@ enum CurlErrorMapping {
         case CURLE_OPERATION_TIMEDOUT: .timedOut
         case CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_PARTIAL_FILE, CURLE_HTTP2, CURLE_HTTP2_STREAM:
             .networkConnectionLost
-        case CURLE_GOT_NOTHING, CURLE_WEIRD_SERVER_REPLY: .badServerResponse
+        // A connection closed without a byte of response (a server restarting, a keep-alive
+        // race) is lost, and worth another attempt; a reply that is not valid HTTP is not.
+        case CURLE_GOT_NOTHING: .networkConnectionLost
+        case CURLE_WEIRD_SERVER_REPLY: .badServerResponse
         case CURLE_BAD_CONTENT_ENCODING: .cannotDecodeContentData
         case CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
              CURLE_SSL_ISSUER_ERROR:

@@ -64,19 +64,20 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// `URLError` codes of transport failures that a retry would only repeat.
     static let permanentTransportCodes: Set<Int> = [
-        URLError.cancelled, .badURL, .unsupportedURL, .cannotDecodeContentData, .cannotDecodeRawData,
+        URLError.cancelled, .badURL, .unsupportedURL, .badServerResponse, .cannotDecodeContentData, .cannotDecodeRawData,
         .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
         .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired,
     ].map(\.rawValue).reduce(into: Set<Int>()) { $0.insert($1) }
 
     /// Whether a retry may succeed: timeouts, transport errors (but the permanent ones: a
-    /// shut-down transport, a malformed URL, a body that does not decode, an untrusted
-    /// certificate), bodies cut short, 5xx, 408 and 429.
+    /// shut-down transport, a malformed URL, a response that is not valid HTTP, a body that
+    /// does not decode, an untrusted certificate), bodies cut short, 5xx, 408 and 429.
     public var isTransient: Bool {
         switch self {
         case .timedOut, .idleTimeout, .truncated: true
-        // Failures that a new attempt repeats: a shut-down transport, a malformed URL, a body
-        // that does not decode, a certificate that is not trusted.
+        // Failures that a new attempt repeats: a shut-down transport, a malformed URL, a
+        // response that is not valid HTTP, a body that does not decode, a certificate that is
+        // not trusted.
         case .transport(let code, _): !Self.permanentTransportCodes.contains(code)
         case .statusCode(let code): code >= 500 || code == 429 || code == 408
         default: false

@@ -196,4 +196,18 @@ struct LoaderHardeningTests {
         #expect(!shutDown.isTransient)
         #expect(DataLoadingError.transport(code: URLError.networkConnectionLost.rawValue, message: "").isTransient)
     }
+
+    /// A response that is not valid HTTP (conflicting lengths, a NUL in a header, an HTTP/0.9
+    /// reply) is the same on every attempt: it fails at once, as the README's retry rules say
+    /// (5xx, 429, timeouts, lost connections). It was retried twice.
+    @Test func aMalformedResponseIsNotRetried() async throws {
+        let transport = MockTransport()
+        let url = URL(string: "https://images.example/bad.png")!
+        let malformed = DataLoadingError.transport(code: URLError.badServerResponse.rawValue, message: "Nul byte in header")
+        transport.answer(url, error: malformed)
+        let loader = LoadingFixtures.loader()
+        let retrying = DataLoader(transport: transport, configuration: loader.configuration)
+        await #expect(throws: malformed) { _ = try await retrying.data(for: URLRequest(url: url)) }
+        #expect(transport.requests.count == 1)
+    }
 }
