@@ -29,7 +29,7 @@ public struct HMACKeyHashing: CacheKeyHashing, Sendable {
         return key.withUTF8 { utf8 in
             withUnsafeTemporaryAllocation(byteCount: HMACSHA256.byteCount, alignment: 16) { out in
                 mac.authenticationCode(for: UnsafeRawBufferPointer(utf8), into: out)
-                return Hex.encode(out)
+                return Hex.encode(UnsafeRawBufferPointer(out))
             }
         }
     }

@@ -85,8 +85,6 @@ public struct SHA256KeyHashing: CacheKeyHashing {
 
 /// Lowercase hexadecimal encoding.
 public enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
     /// Encodes `bytes` as lowercase hex, two characters per byte, straight into the string's
     /// storage.
     public static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
@@ -106,13 +104,7 @@ public enum Hex {
 
     /// Encodes `bytes` as lowercase hex, two characters per byte.
     public static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
-        var out: [UInt8] = []
-        out.reserveCapacity(64)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0F)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        Array(bytes).withUnsafeBytes { encode($0) }
     }
 
     /// Decodes a hex string (either case); `nil` when it has an odd length or a non-hex digit.

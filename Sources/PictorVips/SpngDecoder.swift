@@ -23,11 +23,26 @@ enum SpngDecoder {
     /// - Throws: ``ImageDecodingError/tooManyPixels(width:height:limit:)`` from the header,
     ///   before any pixel buffer is allocated.
     static func decode(_ raw: UnsafeRawBufferPointer, thumbnail target: ThumbnailOptions?, options: ImageDecodingOptions) throws -> Image? {
+        try withContext(reading: raw) { context, base in try decode(context, base, raw, thumbnail: target, options: options) }
+    }
+
+    /// Runs `body` with a libspng context reading `raw` (and `raw`'s first byte), under the limits
+    /// libvips gives libpng: no chunk over 50 MB (zTXt bombs), a bounded chunk cache. `nil` when
+    /// `raw` is empty or libspng cannot be set up.
+    private static func withContext<T>(
+        reading raw: UnsafeRawBufferPointer, _ body: (OpaquePointer, UnsafeRawPointer) throws -> T?
+    ) rethrows -> T? {
         guard let base = raw.baseAddress, let context = spng_ctx_new(0) else { return nil }
         defer { spng_ctx_free(context) }
-        // The limits libvips gives libpng: no chunk over 50 MB (zTXt bombs), a bounded cache.
         guard spng_set_png_buffer(context, base, raw.count) == 0,
               spng_set_chunk_limits(context, 50 << 20, 100 << 20) == 0 else { return nil }
+        return try body(context, base)
+    }
+
+    private static func decode(
+        _ context: OpaquePointer, _ base: UnsafeRawPointer, _ raw: UnsafeRawBufferPointer, thumbnail target: ThumbnailOptions?,
+        options: ImageDecodingOptions
+    ) throws -> Image? {
         var header = spng_ihdr()
         guard spng_get_ihdr(context, &header) == 0, header.width > 0, header.height > 0 else { return nil }
         let width = Int(header.width), height = Int(header.height)
@@ -114,11 +129,10 @@ enum SpngDecoder {
     /// data (`IDAT`) chunk. The words for a PNG libvips refused without a message (it gives none
     /// for a bad header, or for a bad CRC in an interlaced file).
     static func chunkProblem(_ raw: UnsafeRawBufferPointer) -> String? {
-        guard let base = raw.baseAddress, let context = spng_ctx_new(0) else { return nil }
-        defer { spng_ctx_free(context) }
-        guard spng_set_png_buffer(context, base, raw.count) == 0, spng_set_chunk_limits(context, 50 << 20, 100 << 20) == 0 else {
-            return nil
-        }
+        withContext(reading: raw) { context, base in chunkProblem(context, base, length: raw.count) }
+    }
+
+    private static func chunkProblem(_ context: OpaquePointer, _ base: UnsafeRawPointer, length: Int) -> String? {
         var header = spng_ihdr()
         var status = spng_get_ihdr(context, &header)
         if status == 0 {
@@ -128,7 +142,7 @@ enum SpngDecoder {
             if status == Int32(SPNG_ECHUNKAVAIL.rawValue) { status = 0 }
         }
         if status != 0, let text = spng_strerror(status) { return String(cString: text) }
-        switch cpng_check_idat(base.assumingMemoryBound(to: UInt8.self), raw.count) {
+        switch cpng_check_idat(base.assumingMemoryBound(to: UInt8.self), length) {
         case CPNG_ECRC.rawValue: return "an image data (IDAT) chunk's CRC does not match its bytes"
         case CPNG_ESTRUCTURE.rawValue: return "the image data (IDAT) chunks are missing, not consecutive, or run past the end"
         default: return nil

@@ -182,32 +182,25 @@ struct LoaderHardeningTests {
         #expect(target == "/image?k=\(key)&n=a%20b&kept=%41")
     }
 
-    // MARK: 7. A shut-down transport is not retried
+    // MARK: 7. Failures that a new attempt repeats are not retried
 
-    @Test func aShutDownTransportIsNotRetried() async throws {
+    /// A shut-down transport, and a response that is not valid HTTP (conflicting lengths, a NUL
+    /// in a header, an HTTP/0.9 reply), are the same on every attempt: the load fails at once,
+    /// as the README's retry rules say (5xx, 429, timeouts, lost connections). A malformed
+    /// response was retried twice.
+    @Test(arguments: [
+        DataLoadingError.transport(code: URLError.cancelled.rawValue, message: "the transport was shut down"),
+        DataLoadingError.transport(code: URLError.badServerResponse.rawValue, message: "Nul byte in header"),
+    ])
+    func aFailureThatARetryWouldRepeatIsNotRetried(failure: DataLoadingError) async throws {
         let transport = MockTransport()
         let url = URL(string: "https://images.example/a.png")!
-        let shutDown = DataLoadingError.transport(code: URLError.cancelled.rawValue, message: "the transport was shut down")
-        transport.answer(url, error: shutDown)
+        transport.answer(url, error: failure)
         let loader = LoadingFixtures.loader()
         let retrying = DataLoader(transport: transport, configuration: loader.configuration)
-        await #expect(throws: shutDown) { _ = try await retrying.data(for: URLRequest(url: url)) }
+        await #expect(throws: failure) { _ = try await retrying.data(for: URLRequest(url: url)) }
         #expect(transport.requests.count == 1)
-        #expect(!shutDown.isTransient)
+        #expect(!failure.isTransient)
         #expect(DataLoadingError.transport(code: URLError.networkConnectionLost.rawValue, message: "").isTransient)
-    }
-
-    /// A response that is not valid HTTP (conflicting lengths, a NUL in a header, an HTTP/0.9
-    /// reply) is the same on every attempt: it fails at once, as the README's retry rules say
-    /// (5xx, 429, timeouts, lost connections). It was retried twice.
-    @Test func aMalformedResponseIsNotRetried() async throws {
-        let transport = MockTransport()
-        let url = URL(string: "https://images.example/bad.png")!
-        let malformed = DataLoadingError.transport(code: URLError.badServerResponse.rawValue, message: "Nul byte in header")
-        transport.answer(url, error: malformed)
-        let loader = LoadingFixtures.loader()
-        let retrying = DataLoader(transport: transport, configuration: loader.configuration)
-        await #expect(throws: malformed) { _ = try await retrying.data(for: URLRequest(url: url)) }
-        #expect(transport.requests.count == 1)
     }
 }
