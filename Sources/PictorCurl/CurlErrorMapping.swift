@@ -19,7 +19,13 @@ enum CurlErrorMapping {
         var wireBytes: Int64
         /// libcurl's message for this transfer; empty when it wrote none.
         var message: String
+        /// Whether the final response's head arrived whole.
+        var isHeadComplete = false
     }
+
+    /// Our text for a head libcurl refused as "out of memory" without a message of its own.
+    static let oversizedHeaderMessage =
+        "the response head has a header line over libcurl's 100 kB limit (or memory ran out while reading it)"
 
     /// The error for `code` (never `CURLE_OK`).
     static func error(for code: CURLcode, context: Context) -> DataLoadingError {
@@ -38,6 +44,11 @@ enum CurlErrorMapping {
                 return .truncated(received: context.wireBytes, expected: expected)
             }
             return .transport(code: URLError.networkConnectionLost.rawValue, message: message)
+        case CURLE_OUT_OF_MEMORY where !context.isHeadComplete && context.message.isEmpty:
+            // libcurl 7.x keeps each header line in a buffer capped at 100 kB and reports a
+            // longer one as out of memory, with no text: a hostile or broken server, which a
+            // retry would only meet again.
+            return .transport(code: URLError.badServerResponse.rawValue, message: oversizedHeaderMessage)
         case CURLE_UNSUPPORTED_PROTOCOL:
             // The scheme was checked before the request went out: libcurl says this of a reply
             // that is not HTTP (HTTP/0.9, raw bytes), a bad server, not a bad URL.

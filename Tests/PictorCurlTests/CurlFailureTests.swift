@@ -37,6 +37,18 @@ struct CurlFailureTests {
         #expect(error?.transportCode == code.rawValue, "\(String(describing: error))")
     }
 
+    /// libcurl 7.88 refuses a header line over 100 kB with "out of memory" and no message of
+    /// its own; the error says what the server did instead, and is not retried.
+    @Test func aHeaderLineOverLibcurlsLimitIsABadServerResponse() async throws {
+        let transport = CurlFixtures.transport()
+        let error = try #require(await failure(transport, CurlFixtures.request(server.url("/raw?kind=hugeheader&k=\(CurlFixtures.key())"))))
+        #expect(error.transportCode == URLError.badServerResponse.rawValue, "\(error)")
+        #expect(!error.isTransient)
+        guard case .transport(_, let message) = error else { Issue.record("\(error)"); return }
+        #expect(message.contains("header") && message.contains("100 kB"), "\(message)")
+        #expect(!message.lowercased().contains("out of memory"), "\(message)")
+    }
+
     @Test func aBodyCutShortOfItsContentLengthIsTruncated() async throws {
         let transport = CurlFixtures.transport()
         let error = await failure(transport, CurlFixtures.request(server.url("/truncated?pad=1000&send=50&k=\(CurlFixtures.key())")))

@@ -90,15 +90,16 @@ public final class DataLoader: DataLoading, Sendable {
     package func loadResponse(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, LoadedResponse) {
         let request = try await prepare(request)
         let url = request.url!
+        let scheme = url.scheme?.lowercased() ?? ""
         let local: (Data, URLResponse)?
-        switch url.scheme?.lowercased() {
+        switch scheme {
         case "file": local = try await LocalDataLoader.loadFile(url, progress: options.progress)
         case "data": local = try LocalDataLoader.loadDataURL(url, progress: options.progress)
         default: local = nil
         }
         if let (data, response) = local {
             // Local bytes are validated like a download, but not held to the HTTP size cap.
-            try ResponseValidation.checkBody(data, response: response, limit: nil)
+            try ResponseValidation.checkLocalBody(data, scheme: scheme)
             return (data, LoadedResponse(response))
         }
         if let status = failedURLs?.status(for: url.absoluteString) { throw DataLoadingError.knownFailure(statusCode: status) }

@@ -10,6 +10,10 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
     /// they look like, and the `Content-Type` the server sent, if any (for the message only:
     /// the format always comes from the bytes).
     case notAnImage(contentType: String?, signature: ByteSignature)
+    /// Local bytes (a `file:` or `data:` URL; `scheme` is the lower-cased scheme without the
+    /// colon) are not a known image format: what they look like. There is no server here, so
+    /// no `Content-Type` is quoted.
+    case localNotAnImage(scheme: String, signature: ByteSignature)
     /// The body ended before its `Content-Length`: `received` of `expected` bytes.
     case truncated(received: Int64, expected: Int64)
     /// The body is larger than the configured limit, in bytes.
@@ -48,6 +52,8 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
                     // A server that claims an image is contradicted by the bytes; say so plainly.
                     (type.lowercased().hasPrefix("image/") ? ", though" : ", and") + " the server's Content-Type says \(type)"
                 } ?? "; the server sent no Content-Type")
+        case .localNotAnImage(let scheme, let signature):
+            (scheme == "file" ? "the file" : "the \(scheme): URL") + " is not an image format Pictor reads: it starts with \(signature)"
         case .truncated(let r, let e): "body truncated: \(r) of \(e) bytes"
         case .responseTooLarge(let limit): "response larger than \(limit) bytes"
         case .timedOut(let s): "timed out: no complete response within the overall deadline of \(s) s (all attempts and retry waits included)"

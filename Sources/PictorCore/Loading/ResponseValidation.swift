@@ -17,7 +17,7 @@ import FoundationNetworking
 enum ResponseValidation {
     /// What a status means for the loader.
     enum StatusVerdict: Equatable {
-        /// A body to check with ``checkBody(_:response:limit:)``.
+        /// A body to check with ``checkBody(_:head:limit:)``.
         case content
         /// `304` to a conditional request: the cached entry is still valid.
         case notModified
@@ -39,19 +39,23 @@ enum ResponseValidation {
         return .content
     }
 
-    /// Checks emptiness, size and image signature.
+    /// Checks emptiness, size and image signature of a body received with `head`.
     ///
     /// - Throws: ``DataLoadingError/emptyBody``, ``DataLoadingError/responseTooLarge(limit:)`` or
     ///   ``DataLoadingError/notAnImage(contentType:signature:)``.
-    static func checkBody(_ data: Data, response: URLResponse, limit: Int64?) throws(DataLoadingError) {
-        try checkBody(data, limit: limit) { (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type") ?? response.mimeType }
-    }
-
-    /// Checks emptiness, size and image signature of a body received with `head`.
-    ///
-    /// - Throws: as ``checkBody(_:response:limit:)``.
     static func checkBody(_ data: Data, head: HTTPResponseHead, limit: Int64?) throws(DataLoadingError) {
         try checkBody(data, limit: limit) { head.value(forHTTPHeaderField: "Content-Type") }
+    }
+
+    /// Checks emptiness and image signature of local bytes (a `file:` or `data:` URL, named by
+    /// `scheme`): like a download, but with no size cap (the pixel-count guard still applies at
+    /// decode) and no server whose `Content-Type` the error could quote.
+    ///
+    /// - Throws: ``DataLoadingError/emptyBody`` or
+    ///   ``DataLoadingError/localNotAnImage(scheme:signature:)``.
+    static func checkLocalBody(_ data: Data, scheme: String) throws(DataLoadingError) {
+        guard !data.isEmpty else { throw .emptyBody }
+        guard ImageFormat.sniff(data) != nil else { throw .localNotAnImage(scheme: scheme, signature: ByteSignature(data)) }
     }
 
     /// The checks, with the `Content-Type` read only for the error.

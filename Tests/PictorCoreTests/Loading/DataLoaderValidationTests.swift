@@ -123,8 +123,8 @@ struct DataLoaderValidationTests {
         let error = await #expect(throws: DataLoadingError.self) {
             _ = try await loader.data(for: URLRequest(url: text))
         }
-        guard case .notAnImage(let type, let signature) = error else { Issue.record("\(String(describing: error))"); return }
-        #expect(type == nil && signature.guess == "text")
+        guard case .localNotAnImage(let scheme, let signature) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(scheme == "file" && signature.guess == "text")
     }
 
     @Test func anExplicitAcceptHeaderIsKept() async throws {

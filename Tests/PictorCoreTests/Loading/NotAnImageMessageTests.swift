@@ -44,7 +44,7 @@ import Testing
         let response = HTTPURLResponse(url: URL(string: "https://example.test/a.png")!, statusCode: 200, httpVersion: "HTTP/1.1",
                                        headerFields: ["Content-Type": "image/png"])!
         #expect(throws: DataLoadingError.notAnImage(contentType: "image/png", signature: ByteSignature(html))) {
-            try ResponseValidation.checkBody(html, response: response, limit: nil)
+            try ResponseValidation.checkBody(html, head: HTTPResponseHead(response), limit: nil)
         }
         let text = DataLoadingError.notAnImage(contentType: "image/png", signature: ByteSignature(html)).description
         #expect(text == "body is not an image format Pictor reads: it starts with 3C 21 44 4F 43 54 59 50 (HTML), though the server's Content-Type says image/png")
@@ -52,5 +52,34 @@ import Testing
         #expect(untyped == "body is not an image format Pictor reads: it starts with 00 01 02 (an unknown format); the server sent no Content-Type")
         let html2 = DataLoadingError.notAnImage(contentType: "text/html; charset=utf-8", signature: ByteSignature(html)).description
         #expect(html2 == "body is not an image format Pictor reads: it starts with 3C 21 44 4F 43 54 59 50 (HTML), and the server's Content-Type says text/html; charset=utf-8")
+    }
+
+    /// A local file or a `data:` URL has no server and no `Content-Type`: the error says what
+    /// the bytes are and where they came from, never what "the server" sent.
+    @Test(arguments: ["file", "data"])
+    func localBytesThatAreNotAnImageAreNotBlamedOnAServer(scheme: String) async throws {
+        let text = Data("hello, not an image\n".utf8)
+        let url: URL
+        if scheme == "file" {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-not-an-image-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            url = directory.appendingPathComponent("notes.png")
+            try text.write(to: url)
+            try await check(url)
+        } else {
+            url = URL(string: "data:text/plain;base64," + text.base64EncodedString())!
+            try await check(url)
+        }
+        func check(_ url: URL) async throws {
+            let loader = DataLoader(transport: nil)
+            await #expect(throws: DataLoadingError.localNotAnImage(scheme: scheme, signature: ByteSignature(text))) {
+                _ = try await loader.data(for: URLRequest(url: url))
+            }
+        }
+        let message = DataLoadingError.localNotAnImage(scheme: scheme, signature: ByteSignature(text)).description
+        let source = scheme == "file" ? "the file" : "the data: URL"
+        #expect(message == "\(source) is not an image format Pictor reads: it starts with 68 65 6C 6C 6F 2C 20 6E (text)")
+        #expect(!message.contains("server"))
     }
 }
