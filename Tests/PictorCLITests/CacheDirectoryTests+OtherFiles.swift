@@ -39,4 +39,19 @@ extension CacheDirectoryTests {
         }
         #expect(FileManager.default.contents(atPath: download.path) == Data("a download".utf8))
     }
+
+    /// A cache whose `tmp` folder was replaced by a file cannot be written through: the refusal
+    /// names that file rather than "other files", and nothing is changed.
+    @Test func aCacheWhoseTmpIsAFileIsRefusedByName() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try fill()
+        let tmp = directory.appendingPathComponent("tmp")
+        try FileManager.default.removeItem(at: tmp)
+        try Data("x".utf8).write(to: tmp)
+        let (code, console) = await run(["cache", "stats", "--cache-dir", directory.path])
+        #expect(code == 73)
+        #expect(console.errors.contains("\(tmp.path) is not a folder"), "\(console.errors)")
+        #expect(!console.errors.contains("holds other files"), "\(console.errors)")
+        #expect(FileManager.default.contents(atPath: tmp.path) == Data("x".utf8))
+    }
 }

@@ -64,9 +64,16 @@ struct CacheOptions {
     /// deleted by its lock file or entry files.
     /// - Throws: ``CLIError/cacheUnavailable(_:)`` (exit 73).
     func checkIsCacheDirectory() throws {
-        if !DiskCache.looksLikeCacheDirectory(directory) {
-            throw CLIError.cacheUnavailable("\(directory.path) is not a Pictor cache (it holds other files); use a new or empty directory")
+        guard !DiskCache.looksLikeCacheDirectory(directory) else { return }
+        // A `tmp` that is not a folder is named: "other files" would send the user looking
+        // for files that are not there.
+        let tmp = directory.appendingPathComponent("tmp")
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: tmp.path, isDirectory: &isFolder), !isFolder.boolValue {
+            throw CLIError.cacheUnavailable(
+                "\(directory.path) is not a usable Pictor cache: \(tmp.path) is not a folder (a cache keeps its temporary files in a tmp folder); move it away, or use a new or empty directory")
         }
+        throw CLIError.cacheUnavailable("\(directory.path) is not a Pictor cache (it holds other files); use a new or empty directory")
     }
 
     /// Loads the key named by `--key-file`, if any.
