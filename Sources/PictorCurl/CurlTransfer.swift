@@ -38,6 +38,16 @@ final class CurlTransfer {
     private(set) var reportedBytes: Int64 = -1
     /// The buffer capacity last counted in ``CurlStatistics``.
     private var accountedCapacity = 0
+    /// Bytes of header lines received so far, every head of the transfer (interim ones too).
+    private var headBytes = 0
+
+    /// The most header bytes a transfer takes, in all its heads: 256 kB. Real image responses
+    /// send a few hundred bytes; libcurl's own limit (300 kB in all) fails as a receive error,
+    /// which reads as a lost connection and was retried.
+    static let maximumHeadSize = 256 * 1024
+    /// The message of the ``DataLoadingError/transport(code:message:)`` (`badServerResponse`)
+    /// for a head over ``maximumHeadSize``.
+    static let oversizedHeadMessage = "the response head is larger than 256 kB"
 
     /// When the exchange fails with ``DataLoadingError/timedOut(seconds:)`` (monotonic ns).
     let overallDeadline: UInt64
@@ -95,6 +105,11 @@ final class CurlTransfer {
     /// `CURLOPT_HEADERFUNCTION`: one header line; returns `line.count` to go on, `0` to abort.
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
         touch()
+        headBytes += line.count
+        if headBytes > Self.maximumHeadSize {
+            abortReason = .transport(code: URLError.badServerResponse.rawValue, message: Self.oversizedHeadMessage)
+            return 0
+        }
         guard head.consume(line) == .finalResponseEnded else { return line.count }
         body.removeAll()
         let status = head.statusCode ?? 0

@@ -33,6 +33,12 @@ struct ResponseHeadParser {
     /// hashing is cheaper than a dictionary, and this runs for every header line of every
     /// response.
     private(set) var fields: [HTTPResponseHead.Field] = []
+    /// Positions in ``fields`` by lower-cased name, kept once a head has more than
+    /// ``linearSearchLimit`` fields: past that, the linear search made a hostile head of
+    /// thousands of distinct names cost quadratic time on the event thread.
+    private var positions: [String: Int] = [:]
+    /// Fields searched linearly; more are looked up in ``positions``.
+    static let linearSearchLimit = 32
 
     /// The value of `name` (any case), if present.
     func value(for name: String) -> String? {
@@ -96,13 +102,28 @@ struct ResponseHeadParser {
             fields[position].value += ", " + value
         } else {
             fields.append(HTTPResponseHead.Field(name: String(decoding: name, as: UTF8.self), value: value))
+            if fields.count > Self.linearSearchLimit {
+                if positions.isEmpty {
+                    for (index, field) in fields.enumerated() { positions[Self.folded(field.name.utf8)] = index }
+                } else {
+                    positions[Self.folded(name)] = fields.count - 1
+                }
+            }
         }
         return .none
     }
 
     /// The index of the field named `name`, compared ASCII case-insensitively.
     private func position(of name: UnsafeRawBufferPointer) -> Int? {
-        fields.firstIndex { HTTPResponseHead.sameFieldName($0.name.utf8, name) }
+        guard fields.count > Self.linearSearchLimit else {
+            return fields.firstIndex { HTTPResponseHead.sameFieldName($0.name.utf8, name) }
+        }
+        return positions[Self.folded(name)]
+    }
+
+    /// `name` with ASCII letters lower-cased: the key of ``positions``.
+    private static func folded<C: Collection<UInt8>>(_ name: C) -> String {
+        String(decoding: name.lazy.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 
     private mutating func reset() {
@@ -110,6 +131,7 @@ struct ResponseHeadParser {
         statusCode = nil
         httpVersion = nil
         fields.removeAll(keepingCapacity: true)
+        positions.removeAll(keepingCapacity: true)
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }

@@ -66,6 +66,25 @@ struct ScriptableOutputTests {
         #expect(throws: CLIError.self) { try PrefetchCommand.readURLs(["-"], standardInput: { Data("ftp://x/y\n".utf8) }) }
     }
 
+    /// A list from a pipe (`<(…)`, `/dev/stdin`, a named FIFO) is read as a list: it was
+    /// refused as "not a readable file". A directory is still refused.
+    @Test func aListFromAPipeIsRead() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-fifo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("list").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = Thread {
+            guard let handle = FileHandle(forWritingAtPath: fifo) else { return }
+            handle.write(Data("https://example.org/a.png\nhttps://example.org/b.png\n".utf8))
+            try? handle.close()
+        }
+        writer.start()
+        let urls = try PrefetchCommand.readURLs([fifo])
+        #expect(urls.map(\.absoluteString) == ["https://example.org/a.png", "https://example.org/b.png"])
+        #expect(throws: CLIError.self) { try PrefetchCommand.readURLs([directory.path]) }
+    }
+
     /// A byte order mark, at the start of a list or of a line (lists joined), is not part of a
     /// URL; a list with NUL bytes (a binary file) is refused as one, not read as URLs.
     @Test func byteOrderMarksAreSkippedAndBinaryListsRefused() throws {

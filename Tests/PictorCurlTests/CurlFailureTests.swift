@@ -49,6 +49,19 @@ struct CurlFailureTests {
         #expect(!message.lowercased().contains("out of memory"), "\(message)")
     }
 
+    /// A head of many ordinary lines, half a megabyte in all, is refused by Pictor's own cap on
+    /// the head: a bad server response, named, and not retried (libcurl's own limit, 300 kB,
+    /// reported it as a receive error, which was retried as a lost connection).
+    @Test func aResponseHeadOverTheCapIsABadServerResponse() async throws {
+        let transport = CurlFixtures.transport()
+        let error = try #require(await failure(transport, CurlFixtures.request(server.url("/raw?kind=manyheaders&k=\(CurlFixtures.key())"))))
+        #expect(error.transportCode == URLError.badServerResponse.rawValue, "\(error)")
+        #expect(!error.isTransient)
+        guard case .transport(_, let message) = error else { Issue.record("\(error)"); return }
+        #expect(message == CurlTransfer.oversizedHeadMessage, "\(message)")
+        #expect(await CurlFixtures.isDrained(transport))
+    }
+
     @Test func aBodyCutShortOfItsContentLengthIsTruncated() async throws {
         let transport = CurlFixtures.transport()
         let error = await failure(transport, CurlFixtures.request(server.url("/truncated?pad=1000&send=50&k=\(CurlFixtures.key())")))

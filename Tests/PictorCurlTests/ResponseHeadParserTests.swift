@@ -42,6 +42,24 @@ import Testing
         #expect(parser.headerFields == ["Vary": "Accept, Accept-Encoding", "Set-Cookie": "a=1, b=2"])
     }
 
+    /// A head of thousands of distinct names (a hostile server's) is looked up by name rather
+    /// than searched line by line; repeated names still join, in any case, past that point.
+    @Test func aHeadOfManyFieldsStillJoinsRepeatedNames() {
+        var parser = ResponseHeadParser()
+        let names = (0..<3_000).map { "X-Filler-\($0)" }
+        feed(&parser, ["HTTP/1.1 200 OK"] + names.map { "\($0): a" } + ["x-filler-7: b", "X-FILLER-2999: c", "Content-Length: 4", ""])
+        #expect(parser.isComplete)
+        #expect(parser.fields.count == 3_001)
+        #expect(parser.value(for: "x-filler-7") == "a, b")
+        #expect(parser.value(for: "X-Filler-2999") == "a, c")
+        #expect(parser.value(for: "x-filler-1500") == "a")
+        #expect(parser.contentLength == 4)
+        #expect(parser.fields[7].name == "X-Filler-7")
+        // A new head starts from nothing.
+        feed(&parser, ["HTTP/1.1 200 OK", "X-Filler-7: d", ""])
+        #expect(parser.fields.count == 1 && parser.value(for: "x-filler-7") == "d")
+    }
+
     @Test func foldedLinesContinueTheValue() {
         var parser = ResponseHeadParser()
         feed(&parser, ["HTTP/1.1 200 OK", "X-Long: one", "\t two", "  three", ""])

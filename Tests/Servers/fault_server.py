@@ -50,7 +50,8 @@ Routes (all GET/HEAD; `key` query parameters isolate per-test state):
   /raw?kind=K                  raw bytes, then close: http09 (an image with no status line), midhead
                                (a status line and one header), dupcl (two different
                                Content-Lengths), badgzip (Content-Encoding gzip on a plain body),
-                               hugeheader (a 150 kB header line, then an image)
+                               hugeheader (a 150 kB header line, then an image), manyheaders
+                               (5000 header lines of 100 bytes, then an image)
   /no-headers?key=K            reads the request, then sends nothing until the client hangs up (at
                                most 60 s); records under K like /stall (written 0)
   /slow?key=K&bps=B&size=N     headers (Content-Length N, default 1000), then B bytes (default 1)
@@ -521,6 +522,10 @@ class Handler(BaseHTTPRequestHandler):
                    b"Content-Length: 10\r\n\r\n" % len(IMAGE)) + IMAGE
         elif kind == "badgzip":         # labelled gzip, but not gzip
             raw = (b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Encoding: gzip\r\n"
+                   b"Content-Length: %d\r\n\r\n" % len(IMAGE)) + IMAGE
+        elif kind == "manyheaders":     # 5000 header lines of 100 bytes: a 500 kB head
+            raw = (b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n" +
+                   b"".join(b"X-Filler-%04d: %s\r\n" % (i, b"f" * 84) for i in range(5000)) +
                    b"Content-Length: %d\r\n\r\n" % len(IMAGE)) + IMAGE
         elif kind == "hugeheader":      # one header line of 150 kB (libcurl takes at most 100 kB)
             raw = (b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nX-Padding: " + b"a" * 150_000 +

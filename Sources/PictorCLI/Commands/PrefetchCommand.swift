@@ -173,12 +173,13 @@ enum PrefetchCommand {
             if input == "-" {
                 bytes = standardInput()
             } else {
-                guard let contents = FileManager.default.contents(atPath: input) else {
+                guard let (contents, isRegularFile) = readInput(input) else {
                     throw CLIError.usage("cannot read '\(input)' (not a URL, and not a readable file)")
                 }
                 bytes = contents
-                // An image file given directly is one URL, not a list, however its path is spelled.
-                if ImageFormat.sniff(bytes) != nil {
+                // An image file given directly is one URL, not a list, however its path is spelled
+                // (a pipe is always a list: it cannot be read again as an image).
+                if isRegularFile, ImageFormat.sniff(bytes) != nil {
                     urls.append(try FetchCommand.parseURL(input.hasPrefix("/") ? input : "./" + input))
                     continue
                 }
@@ -197,6 +198,24 @@ enum PrefetchCommand {
             }
         }
         return urls
+    }
+
+    /// The bytes at `path`: a regular file's, or what a pipe or character device (`<(…)`,
+    /// `/dev/stdin`, a named FIFO) gives until its end; `nil` for a directory, a socket, or what
+    /// cannot be opened.
+    static func readInput(_ path: String) -> (bytes: Data, isRegularFile: Bool)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            return FileManager.default.contents(atPath: path).map { ($0, true) }
+        case S_IFIFO, S_IFCHR:
+            guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+            defer { try? handle.close() }
+            return ((try? handle.readToEnd()) ?? Data(), false)
+        default:
+            return nil
+        }
     }
 
     /// The non-blank lines of a URL list without their comments and byte order marks, each

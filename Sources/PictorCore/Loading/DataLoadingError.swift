@@ -77,7 +77,7 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// Whether a retry may succeed: timeouts, transport errors (but the permanent ones: a
     /// shut-down transport, a malformed URL, a response that is not valid HTTP, a body that
-    /// does not decode, an untrusted certificate), bodies cut short, 5xx, 408 and 429.
+    /// does not decode, an untrusted certificate), bodies cut short, 500–599, 408 and 429.
     public var isTransient: Bool {
         switch self {
         case .timedOut, .idleTimeout, .truncated: true
@@ -85,7 +85,7 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
         // response that is not valid HTTP, a body that does not decode, a certificate that is
         // not trusted.
         case .transport(let code, _): !Self.permanentTransportCodes.contains(code)
-        case .statusCode(let code): code >= 500 || code == 429 || code == 408
+        case .statusCode(let code): (500..<600).contains(code) || code == 429 || code == 408
         default: false
         }
     }

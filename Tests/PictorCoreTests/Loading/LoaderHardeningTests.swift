@@ -203,4 +203,12 @@ struct LoaderHardeningTests {
         #expect(!failure.isTransient)
         #expect(DataLoadingError.transport(code: URLError.networkConnectionLost.rawValue, message: "").isTransient)
     }
+
+    /// Only server errors (5xx), 408 and 429 are worth another attempt: a status past 599 is
+    /// no server error, and was retried twice as one.
+    @Test(arguments: [(500, true), (503, true), (599, true), (408, true), (429, true),
+                      (600, false), (999, false), (404, false), (400, false), (101, false)])
+    func onlyServerErrorStatusesAreRetried(status: Int, transient: Bool) {
+        #expect(DataLoadingError.statusCode(status).isTransient == transient)
+    }
 }
