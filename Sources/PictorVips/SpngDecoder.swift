@@ -52,20 +52,29 @@ enum SpngDecoder {
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         var profile = spng_iccp()
         let iccp = spng_get_iccp(context, &profile)
+        // Every file left to libvips from here has its image data checked first: a profile, eXIf
+        // or animation, and also a chunk libspng refuses that libpng only warns about (a palette
+        // longer than the bit depth allows), which libvips then decodes.
         guard iccp == Int32(SPNG_ECHUNKAVAIL.rawValue) else {   // a profile, or an error
-            if iccp == 0 { try checkImageData(context, header, png: bytes, length: raw.count) }
+            try checkImageData(context, header, png: bytes, length: raw.count)
             return nil
         }
         var exif = spng_exif()
         let exifStatus = spng_get_exif(context, &exif)
         guard exifStatus == Int32(SPNG_ECHUNKAVAIL.rawValue) else {
-            if exifStatus == 0 { try checkImageData(context, header, png: bytes, length: raw.count) }
+            try checkImageData(context, header, png: bytes, length: raw.count)
             return nil
         }
-        guard cpng_has_chunk_before_idat(bytes, raw.count, "acTL") == 0 else { return nil }
+        guard cpng_has_chunk_before_idat(bytes, raw.count, "acTL") == 0 else {
+            try checkImageData(context, header, png: bytes, length: raw.count)
+            return nil
+        }
         var transparency = spng_trns()
         let trnsStatus = spng_get_trns(context, &transparency)
-        guard trnsStatus == 0 || trnsStatus == Int32(SPNG_ECHUNKAVAIL.rawValue) else { return nil }
+        guard trnsStatus == 0 || trnsStatus == Int32(SPNG_ECHUNKAVAIL.rawValue) else {
+            try checkImageData(context, header, png: bytes, length: raw.count)
+            return nil
+        }
 
         // Only plain 8-bit images (grey, grey + alpha, RGB, RGBA; not interlaced, no palette or
         // tRNS) are decoded here: libspng 0.7.3 gives damaged palette and interlaced files

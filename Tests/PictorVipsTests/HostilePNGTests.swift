@@ -152,6 +152,33 @@ struct HostilePNGTests {
         }
     }
 
+    /// A file libspng objects to before its image data (a palette longer than the bit depth
+    /// allows), but libpng, so libvips, only warns about, has its image data checked too: short
+    /// data is refused instead of decoded into rows of whatever memory held (found by the
+    /// crafted-file test when it ran beside others, on round 899 of its seed).
+    @Test(arguments: [(UInt8(3), UInt8(2), 100), (3, 1, 7), (3, 4, 200)])
+    func imageDataIsCheckedWhenLibspngObjectsToAChunkBeforeIt(colourType: UInt8, depth: UInt8, palette: Int) throws {
+        let width = 17, height = 21
+        let rowLength = 1 + (width * Int(depth) + 7) / 8
+        let good = [UInt8](repeating: 0, count: rowLength * height)
+        func file(_ filtered: [UInt8]) -> Data {
+            Self.png(width: UInt32(width), height: UInt32(height), depth: depth, colourType: colourType, interlace: 0,
+                     palette: palette, filtered: filtered, splitIDAT: true)
+        }
+        let label = "depth \(depth), \(palette) palette entries"
+        let image = try VipsDecoder().decode(file(good), options: ImageDecodingOptions())
+        #expect(image.width == width && image.height == height, "\(label)")
+        for options in [ImageDecodingOptions(), ImageDecodingOptions(thumbnail: ThumbnailOptions(width: 5))] {
+            do {
+                _ = try VipsDecoder().decode(file(Array(good.dropLast(7))), options: options)
+                Issue.record("\(label): short image data was decoded")
+            } catch let error as ImageDecodingError {
+                guard case .corrupt(.png, let message) = error else { Issue.record("\(label): \(error)"); continue }
+                #expect(message.contains("ends before the last row"), "\(label): \(message)")
+            }
+        }
+    }
+
     /// A damaged image data chunk (its CRC no longer matches) in an interlaced file, which
     /// libvips refuses without a word, fails with the reason; so does a plain file's.
     @Test(arguments: ["basi0g08.png", "basi2c08.png", "basi6a16.png", "basi3p08.png", "basn2c08.png"])

@@ -35,7 +35,8 @@ Routes (all GET/HEAD; `key` query parameters isolate per-test state):
                                carry cc= / expires= / vary= like /cache
   /loop?hop=I                  redirect loop /loop?hop=0 -> 1 -> 0 ...
   /absolute-redirect?to=URL    one redirect to an absolute URL
-  /etag?key=K&cc=CC&tag=T      ETag T (default "v1"); If-None-Match match -> 304; optional Cache-Control
+  /etag?key=K&cc=CC&tag=T      ETag T (default "v1"); If-None-Match match -> 304; optional Cache-Control;
+                               tag304=U sends ETag U on the 304 instead
   /lastmod?key=K&cc=CC         Last-Modified fixed date; If-Modified-Since equal -> 304
   /cache?cc=CC&expires=E&vary=V  image with Cache-Control CC, optional Expires E and Vary V (raw)
   any route: dateoff=S         the Date header is the server's clock moved by S seconds (a
@@ -465,6 +466,9 @@ class Handler(BaseHTTPRequestHandler):
         h["ETag"] = tag
         inm = self.headers.get("If-None-Match")
         if inm is not None and tag in [t.strip() for t in inm.split(",")]:
+            # tag304=U: the 304 names another representation (a broken or racing server)
+            if self.q("tag304", ""):
+                h["ETag"] = '"%s"' % self.q("tag304", "")
             self.send(304, b"", None, h)
         else:
             self.send(200, self.body_image(), "image/png", h)

@@ -65,6 +65,10 @@ public final class ImagePrefetcher: Sendable {
         var isPaused = false
         var statistics = Statistics()
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Finished prefetches whose completion handler is running.
+        var delivering = 0
+        /// Nothing runs, no handler runs, and nothing is queued (or the queue is paused).
+        var isIdle: Bool { running.isEmpty && delivering == 0 && (queued.isEmpty || isPaused) }
 
         var pendingCount: Int { queued.count }
 
@@ -190,11 +194,12 @@ public final class ImagePrefetcher: Sendable {
         drain()
     }
 
-    /// Returns when nothing is queued or running (or, while paused, when nothing runs).
+    /// Returns when nothing is queued or running (or, while paused, when nothing runs), and
+    /// every completion handler called so far has returned.
     public func waitUntilIdle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let idle = state.withLock { s -> Bool in
-                if s.running.isEmpty && (s.queued.isEmpty || s.isPaused) { return true }
+                if s.isIdle { return true }
                 s.idleWaiters.append(continuation)
                 return false
             }
@@ -247,9 +252,13 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
+    /// Counts the outcome and delivers it. The entry stops running first (so the handler may
+    /// queue the same request again), but counts as delivering until the handler returns:
+    /// ``waitUntilIdle()`` must not return while a completion handler still runs.
     private func finish(_ entry: Entry, _ outcome: Outcome) {
         state.withLock { s in
             s.running[entry.key] = nil
+            s.delivering += 1
             switch outcome {
             case .success(let layer):
                 s.statistics.completed += 1
@@ -264,12 +273,13 @@ public final class ImagePrefetcher: Sendable {
             }
         }
         onCompletion?(entry.request, outcome)
+        state.withLock { $0.delivering -= 1 }
         drain()
     }
 
     private func notifyIfIdle() {
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
-            guard s.running.isEmpty, s.queued.isEmpty || s.isPaused else { return [] }
+            guard s.isIdle else { return [] }
             defer { s.idleWaiters.removeAll() }
             return s.idleWaiters
         }

@@ -115,6 +115,21 @@ struct FetchStageHTTPCachingTests {
         #expect(try server.requestCount(prefix: path) == 2)
     }
 
+    /// A 304 naming another `ETag` than the one asked about does not confirm the stored
+    /// bytes: the fetch asks once more, without validators, and serves that download.
+    @Test func a304ForAnotherETagIsFollowedByOneUnconditionalRequest() async throws {
+        let pipeline = pipeline()
+        let path = "/etag?key=\(LoadingFixtures.key())&cc=no-cache&tag=v1&tag304=v2"
+        _ = try await fetch(pipeline, path)
+        let second = try await fetch(pipeline, path)
+        #expect(second.source == .network)
+        let requests = try server.requests(prefix: path)
+        #expect(requests.count == 3)
+        #expect(requests[1].headers["if-none-match"] == "\"v1\"")
+        #expect(requests[2].headers["if-none-match"] == nil)
+        #expect(cache.storeCount == 2)
+    }
+
     @Test func staleEntryWithLastModifiedIsRevalidated() async throws {
         let pipeline = pipeline()
         let path = "/lastmod?key=\(LoadingFixtures.key())&cc=no-cache"

@@ -56,6 +56,66 @@ import Testing
         #expect(result.metadata.expiresAt == Self.now.addingTimeInterval(60))
     }
 
+    /// A 304 that names another representation (its `ETag` is not the stored one; RFC 9111
+    /// §4.3.4) confirms nothing: the image is asked for again without validators, and that
+    /// answer is what is served and stored. It used to serve the old entry as confirmed.
+    @Test(arguments: [("\"v2\"", "\"v1\""), ("W/\"v2\"", "\"v1\"")])
+    func a304ForAnotherRepresentationIsFollowedByAnUnconditionalRequest(sent: String, stored: String) {
+        var machine = FetchStateMachine(inputs())
+        _ = machine.start()
+        guard case .load(let validators) = machine.diskRead(entry(expiresIn: -1, etag: stored), now: Self.now) else {
+            Issue.record("expected load"); return
+        }
+        #expect(validators?.etag == stored)
+        guard case .load(let again) = machine.loaded(Data(), response: response(304, ["ETag": sent]), exchange: exchange) else {
+            Issue.record("expected an unconditional load"); return
+        }
+        #expect(again == nil)
+        // A 304 to the unconditional request is a server error, never the old bytes.
+        var bogus = machine
+        guard case .fail = bogus.loaded(Data(), response: response(304, ["ETag": sent]), exchange: exchange) else {
+            Issue.record("expected fail"); return
+        }
+        let fresh = Data(Self.png + [1, 2, 3])
+        guard case .finish(let result, let write, _) = machine.loaded(fresh, response: response(200, ["ETag": sent, "Cache-Control": "max-age=60"]), exchange: exchange) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .network && result.data == fresh && write == .store)
+        #expect(result.metadata.etag == sent)
+    }
+
+    /// The same tag, or a weak form of it, or a 304 without any `ETag`, confirms the entry.
+    @Test(arguments: [["ETag": "\"v1\""], ["ETag": "W/\"v1\""], [:]])
+    func a304ForTheStoredRepresentationConfirmsIt(headers: [String: String]) {
+        var machine = FetchStateMachine(inputs())
+        _ = machine.start()
+        _ = machine.diskRead(entry(expiresIn: -1, etag: "\"v1\""), now: Self.now)
+        guard case .finish(let result, let write, _) = machine.loaded(Data(), response: response(304, headers), exchange: exchange) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .revalidated && write == .updateMetadata)
+    }
+
+    /// An entry validated by date alone is not confirmed by a 304 that gives another date.
+    @Test func a304WithAnotherLastModifiedIsFollowedByAnUnconditionalRequest() {
+        var machine = FetchStateMachine(inputs())
+        _ = machine.start()
+        let stored = DataCacheEntry(data: Self.png, metadata: DataCacheMetadata(
+            lastModified: "Wed, 01 Jan 2025 00:00:00 GMT", expiresAt: Self.now.addingTimeInterval(-1), format: .png))
+        _ = machine.diskRead(stored, now: Self.now)
+        guard case .load(let again) = machine.loaded(Data(), response: response(304, ["Last-Modified": "Thu, 02 Jan 2025 00:00:00 GMT"]), exchange: exchange) else {
+            Issue.record("expected an unconditional load"); return
+        }
+        #expect(again == nil)
+        var same = FetchStateMachine(inputs())
+        _ = same.start()
+        _ = same.diskRead(stored, now: Self.now)
+        guard case .finish(let result, _, _) = same.loaded(Data(), response: response(304, ["Last-Modified": "Wed, 01 Jan 2025 00:00:00 GMT"]), exchange: exchange) else {
+            Issue.record("expected finish"); return
+        }
+        #expect(result.source == .revalidated)
+    }
+
     @Test func aStaleEntryWithoutValidatorsIsDownloadedUnconditionally() {
         var machine = FetchStateMachine(inputs())
         _ = machine.start()

@@ -125,6 +125,34 @@ struct ImagePrefetcherTests {
         #expect(prefetcher.statistics.completed == 3)
     }
 
+    /// `waitUntilIdle()` returns only once every outcome was delivered: a prefetch stopped
+    /// counting as running before its completion handler ran, so another prefetch ending
+    /// meanwhile woke the waiter with that outcome still undelivered (seen under load).
+    @Test func waitingUntilIdleReturnsOnlyAfterEveryOutcomeWasDelivered() async throws {
+        let h = Harness()
+        let slow = h.stub("slow.img")
+        let slowGate = h.network.gate(for: slow)
+        let gone = URL(string: "https://example.test/gone.img")!
+        let slowDelivered = DispatchSemaphore(value: 0)
+        let outcomes = OrderLog()
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline) { request, _ in
+            if request.url == gone {
+                // This handler is still running when the other prefetch ends.
+                slowGate.open()
+                _ = slowDelivered.wait(timeout: .now() + 5)
+                usleep(200_000)
+                outcomes.append("gone")
+            } else {
+                outcomes.append("slow")
+                slowDelivered.signal()
+            }
+        }
+        prefetcher.startPrefetching(with: [slow, gone])
+        await prefetcher.waitUntilIdle()
+        #expect(Set(outcomes.items) == ["slow", "gone"])
+        #expect(prefetcher.statistics.completed == 1 && prefetcher.statistics.failed == 1)
+    }
+
     @Test func duplicatesAreQueuedOnceAndFailuresAreReported() async throws {
         let h = Harness()
         let good = h.stub("g.img")

@@ -88,6 +88,9 @@ struct FetchStateMachine {
     private struct Stale {
         var entry: DataCacheEntry
         var onDisk: Bool
+        /// Whether the request in flight carries the entry's validators, so that a 304 may
+        /// confirm it (a request sent without them after a 304 named another representation).
+        var isConditional = true
     }
 
     private enum State {
@@ -169,7 +172,13 @@ struct FetchStateMachine {
     ) -> Action {
         guard case .loading(let stale) = state else { return invalid("loaded") }
         let http = response.head
-        if let stale, http?.statusCode == 304, Self.hasValidators(stale.entry) {
+        if let stale, http?.statusCode == 304, stale.isConditional, Self.hasValidators(stale.entry) {
+            // A 304 whose validators name another representation than the stored one confirms
+            // nothing (RFC 9111 §4.3.4): ask again without validators. The entry is kept to stand
+            // in for a failure of that request, never to answer a second 304.
+            if let http, !Self.confirms(http, stale.entry.metadata) {
+                return load(stale: Stale(entry: stale.entry, onDisk: stale.onDisk, isConditional: false))
+            }
             let metadata = HTTPFreshness.refreshed(stale.entry.metadata, with: http, exchange: exchange, heuristicCap: inputs.heuristicCap)
             var result = FetchResult(data: stale.entry.data, source: .revalidated, response: response, metadata: metadata)
             result.revalidatedTier = stale.onDisk ? .disk : .shared
@@ -241,7 +250,27 @@ struct FetchStateMachine {
 
     private mutating func load(stale: Stale?) -> Action {
         state = .loading(stale: stale)
-        return .load(validators: stale.flatMap { Self.hasValidators($0.entry) ? $0.entry.metadata : nil })
+        return .load(validators: stale.flatMap { $0.isConditional && Self.hasValidators($0.entry) ? $0.entry.metadata : nil })
+    }
+
+    /// Whether a 304 with `head` selects the entry stored with `stored` (RFC 9111 §4.3.4): its
+    /// `ETag`, when it sends one, is the stored one (weak comparison: a `W/` prefix aside, the
+    /// same opaque tag); without an `ETag`, its `Last-Modified`, when both have one, is the
+    /// stored date. A 304 that sends neither confirms what was asked about.
+    static func confirms(_ head: HTTPResponseHead, _ stored: DataCacheMetadata) -> Bool {
+        func opaque(_ tag: String) -> Substring {
+            let trimmed = tag.trimmingCharacters(in: .whitespaces)
+            return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : Substring(trimmed)
+        }
+        if let sent = head.value(forHTTPHeaderField: "ETag") {
+            guard let etag = stored.etag else { return false }
+            return opaque(sent) == opaque(etag)
+        }
+        if let sent = head.value(forHTTPHeaderField: "Last-Modified"), let date = stored.lastModified {
+            guard let sentDate = HTTPDate.parse(sent), let storedDate = HTTPDate.parse(date) else { return sent == date }
+            return sentDate == storedDate
+        }
+        return true
     }
 
     private static func hasValidators(_ entry: DataCacheEntry) -> Bool {
