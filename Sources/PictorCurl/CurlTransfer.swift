@@ -167,6 +167,12 @@ final class CurlTransfer {
     /// The exchange's result once libcurl reported `code` for it.
     func result(_ code: CURLcode) -> Result<ReceivedResponse, any Error> {
         if code != CURLE_OK, let abortReason { return .failure(abortReason) }
+        // Pictor never asks for an upgrade: nothing after a protocol switch is an image
+        // response, on this connection or on a retry (libcurl reports an empty reply).
+        if head.switchedProtocols, !head.isComplete {
+            return .failure(DataLoadingError.transport(
+                code: URLError.badServerResponse.rawValue, message: "the server switched protocols (101) though no upgrade was asked for"))
+        }
         guard code == CURLE_OK else {
             let context = CurlErrorMapping.Context(
                 declaredLength: head.isComplete ? head.contentLength : nil,

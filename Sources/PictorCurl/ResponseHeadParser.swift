@@ -28,6 +28,9 @@ struct ResponseHeadParser {
     private(set) var httpVersion: String?
     /// Whether the final response's head is complete.
     private(set) var isComplete = false
+    /// Whether a `101 Switching Protocols` head came: Pictor never asks for an upgrade, so what
+    /// follows is no HTTP response.
+    private(set) var switchedProtocols = false
     /// The fields in the order received, repeated names joined with `", "` under the first
     /// spelling. A response has a dozen fields or so: a linear search without lower-casing or
     /// hashing is cheaper than a dictionary, and this runs for every header line of every
@@ -76,6 +79,7 @@ struct ResponseHeadParser {
         if bytes.isEmpty {
             guard let code = statusCode else { return .none }
             if (100..<200).contains(code) {
+                if code == 101 { switchedProtocols = true }
                 reset()
                 return .interimResponseEnded
             }

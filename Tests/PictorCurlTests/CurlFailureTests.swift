@@ -28,6 +28,8 @@ struct CurlFailureTests {
         ("midhead", URLError.networkConnectionLost),
         ("dupcl", URLError.badServerResponse),
         ("badgzip", URLError.cannotDecodeContentData),
+        // A protocol switch nobody asked for: not a lost connection to retry.
+        ("switch101", URLError.badServerResponse),
     ])
     func answersThatAreNotValidHTTPAreTransportErrorsOfTheirKind(kind: String, code: URLError.Code) async throws {
         // Before: http09 said "unsupported URL scheme", midhead "empty response body" (a 200

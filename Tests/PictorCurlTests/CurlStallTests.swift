@@ -72,11 +72,12 @@ struct CurlStallTests {
         #expect(written.finished && written.hungUp)
     }
 
-    /// Six chunks 0.4 s apart under a 1.5 s idle timeout: 2 s in all, never 1.5 s without a byte.
+    /// Eight chunks 0.4 s apart under a 2.5 s idle timeout: 3.2 s in all, never 2.5 s without a
+    /// byte. (With 1.5 s, a loaded CI machine once held the server's next chunk that long.)
     @Test func everyByteRestartsTheIdleClock() async throws {
         let transport = CurlFixtures.transport()
         let result = try await transport.send(CurlFixtures.request(
-            server.url("/drip?chunks=6&ms=400&size=6000&k=\(CurlFixtures.key())"), idleTimeout: 1.5, timeout: 30))
+            server.url("/drip?chunks=8&ms=400&size=6000&k=\(CurlFixtures.key())"), idleTimeout: 2.5, timeout: 30))
         #expect(result.body.count == 6000)
     }
 }

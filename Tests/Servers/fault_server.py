@@ -51,6 +51,7 @@ Routes (all GET/HEAD; `key` query parameters isolate per-test state):
   /raw?kind=K                  raw bytes, then close: http09 (an image with no status line), midhead
                                (a status line and one header), dupcl (two different
                                Content-Lengths), badgzip (Content-Encoding gzip on a plain body),
+                               switch101 (101 Switching Protocols, then close),
                                hugeheader (a 150 kB header line, then an image), manyheaders
                                (5000 header lines of 100 bytes, then an image)
   /no-headers?key=K            reads the request, then sends nothing until the client hangs up (at
@@ -527,6 +528,8 @@ class Handler(BaseHTTPRequestHandler):
         elif kind == "badgzip":         # labelled gzip, but not gzip
             raw = (b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\nContent-Encoding: gzip\r\n"
                    b"Content-Length: %d\r\n\r\n" % len(IMAGE)) + IMAGE
+        elif kind == "switch101":       # 101 to a request that asked for no upgrade, then close
+            raw = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n"
         elif kind == "manyheaders":     # 5000 header lines of 100 bytes: a 500 kB head
             raw = (b"HTTP/1.1 200 OK\r\nContent-Type: image/png\r\n" +
                    b"".join(b"X-Filler-%04d: %s\r\n" % (i, b"f" * 84) for i in range(5000)) +
