@@ -55,40 +55,29 @@ enum SpngDecoder {
         // Every file left to libvips from here has its image data checked first: a profile, eXIf
         // or animation, and also a chunk libspng refuses that libpng only warns about (a palette
         // longer than the bit depth allows), which libvips then decodes.
-        guard iccp == Int32(SPNG_ECHUNKAVAIL.rawValue) else {   // a profile, or an error
+        func leftToLibvips() throws -> Image? {
             try checkImageData(context, header, png: bytes, length: raw.count)
             return nil
         }
+        // A profile, or an error.
+        guard iccp == Int32(SPNG_ECHUNKAVAIL.rawValue) else { return try leftToLibvips() }
         var exif = spng_exif()
         let exifStatus = spng_get_exif(context, &exif)
-        guard exifStatus == Int32(SPNG_ECHUNKAVAIL.rawValue) else {
-            try checkImageData(context, header, png: bytes, length: raw.count)
-            return nil
-        }
-        guard cpng_has_chunk_before_idat(bytes, raw.count, "acTL") == 0 else {
-            try checkImageData(context, header, png: bytes, length: raw.count)
-            return nil
-        }
+        guard exifStatus == Int32(SPNG_ECHUNKAVAIL.rawValue) else { return try leftToLibvips() }
+        guard cpng_has_chunk_before_idat(bytes, raw.count, "acTL") == 0 else { return try leftToLibvips() }
         var transparency = spng_trns()
         let trnsStatus = spng_get_trns(context, &transparency)
-        guard trnsStatus == 0 || trnsStatus == Int32(SPNG_ECHUNKAVAIL.rawValue) else {
-            try checkImageData(context, header, png: bytes, length: raw.count)
-            return nil
-        }
+        guard trnsStatus == 0 || trnsStatus == Int32(SPNG_ECHUNKAVAIL.rawValue) else { return try leftToLibvips() }
 
         // Only plain 8-bit images (grey, grey + alpha, RGB, RGBA; not interlaced, no palette or
         // tRNS) are decoded here: libspng 0.7.3 gives damaged palette and interlaced files
         // undefined pixels without an error, so those go to libvips.
         guard let shape = Shape(header, hasTRNS: trnsStatus == 0), shape.plainChannels != nil else {
-            try checkImageData(context, header, png: bytes, length: raw.count)
-            return nil
+            return try leftToLibvips()
         }
         let plan = target.map { TurboJPEGDecoder.Plan(width: width, height: height, orientation: 1, target: $0) }
         // Enlarging is libvips' (its interpolator, not this triangle filter, shapes the edges).
-        if let plan, plan.resizedSourceWidth > width || plan.resizedSourceHeight > height {
-            try checkImageData(context, header, png: bytes, length: raw.count)
-            return nil
-        }
+        if let plan, plan.resizedSourceWidth > width || plan.resizedSourceHeight > height { return try leftToLibvips() }
         // libspng reads past a bad IDAT CRC; libpng, so libvips, stops there.
         guard shape.plainChannels != nil || cpng_check_idat(bytes, raw.count) == CPNG_OK.rawValue else { return nil }
         let count = width * height * shape.layout.bands
