@@ -19,7 +19,8 @@ extension ImagePipeline.Configuration {
         .standard(diskCache: DefaultDiskCache.shared, logger: .standardError)
     }
 
-    /// The Linux stack around a given disk cache (or none).
+    /// The Linux stack around a given disk cache (or none), with SHA-256 as
+    /// ``/PictorCore/ImagePipeline/Configuration/varyKeyHashing``.
     ///
     /// - Parameters:
     ///   - diskCache: the disk layer; `nil` for memory and network only.
@@ -44,6 +45,8 @@ extension ImagePipeline.Configuration {
             encoder: VipsEncoder.processedVariants,
             renderer: VipsRenderer(),
             logger: logger)
+        // Entries of responses with `Vary` record the request's values by their SHA-256.
+        configuration.varyKeyHashing = SHA256KeyHashing()
         // A response with neither freshness nor validators is kept as long as the disk cache
         // keeps anything.
         if let maxAge = diskCache?.configuration.maxAge { configuration.defaultFreshnessLifetime = maxAge }

@@ -39,6 +39,9 @@ Routes (all GET/HEAD; `key` query parameters isolate per-test state):
                                tag304=U sends ETag U on the 304 instead
   /lastmod?key=K&cc=CC         Last-Modified fixed date; If-Modified-Since equal -> 304
   /cache?cc=CC&expires=E&vary=V  image with Cache-Control CC, optional Expires E and Vary V (raw)
+  /user?cc=CC&vary=V           a per-user image: the image, then "user:" and the request's
+                               Authorization and Cookie values (an origin that serves each
+                               signed-in user their own picture), with cc= / vary= like /cache
   any route: dateoff=S         the Date header is the server's clock moved by S seconds (a
                                server whose clock is off); Expires given as expoff=S is Date + S
   /hold?key=K                  waits (at most 30 s) until /_release?key=K, then 200 image
@@ -484,6 +487,10 @@ class Handler(BaseHTTPRequestHandler):
 
     def route_cache(self):
         self.send(200, self.body_image(), "image/png", self.cc_headers())
+
+    def route_user(self):
+        who = "user:%s|%s" % (self.headers.get("Authorization", ""), self.headers.get("Cookie", ""))
+        self.send(200, self.body_image() + who.encode("utf-8"), "image/png", self.cc_headers())
 
     def route_hold(self):
         hold_event(self.q("key", "")).wait(30)

@@ -164,6 +164,7 @@ enum CacheMaintenance {
         }
         console.print("  fleet:     \(f.hits + f.misses) reads (\(f.hits) found), \(f.stores) stored, \(f.leasesTaken) leases taken "
             + "(downloads for the fleet), \(f.waits) waits (\(f.fallbacks) fell back), \(f.oversized) too large, "
+            + "not shared: \(f.notSharedPrivate) private, \(f.notSharedAuthorized) authorized, "
             + "\(f.rejections) refused, \(f.errors) errors, \(f.skips) skipped")
         console.print("  sealed:    \(tier.isEncrypted ? "read with --key-file's key (entries other keys sealed are misses)" : "no key given: entries in clear, SHA-256 names")")
         return ExitCode.success

@@ -51,6 +51,9 @@ struct PrefetchSummary {
             var line = "  fleet:       \(s.hits + s.misses) reads (\(s.hits) found), \(s.leasesTaken) leases taken (downloads for the fleet), "
             line += "\(s.waits) waits (\(s.fallbacks) fell back), \(s.stores) stored"
             if s.oversized > 0 { line += ", \(s.oversized) too large to share" }
+            if s.notSharedPrivate + s.notSharedAuthorized > 0 {
+                line += ", not shared: \(s.notSharedPrivate) private, \(s.notSharedAuthorized) authorized"
+            }
             if s.rejections > 0 { line += "; Redis refused \(s.rejections) operations (full?)" }
             if s.errors + s.skips > 0 { line += "; Redis failed \(s.errors) times and was skipped \(s.skips) times" }
             lines.append(line)

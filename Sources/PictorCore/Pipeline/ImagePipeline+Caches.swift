@@ -42,6 +42,16 @@ extension ImagePipeline {
         return .png
     }
 
+    /// The rules of this pipeline's own tiers (memory, disk).
+    var localCacheRules: CacheRules {
+        CacheRules(scope: configuration.cacheScope, policy: configuration.httpCachePolicy)
+    }
+
+    /// What `p` brings to the cache rules.
+    func cacheFacts(_ p: PreparedRequest) -> CacheRequestFacts {
+        CacheRequestFacts(p.request.urlRequest, hashing: configuration.varyKeyHashing)
+    }
+
     /// Whether processed variants of `p` are kept on disk.
     private func usesVariants(_ p: PreparedRequest) -> Bool {
         p.request.isProcessed && configuration.diskCachePolicy.storesProcessed
@@ -51,15 +61,17 @@ extension ImagePipeline {
     /// The processed variant of `p` decoded from the disk cache, if the policy keeps variants
     /// and one is stored. A variant that fails to decode is removed (`discarded` set).
     ///
-    /// A variant carries the freshness of the original it was made from, and under
-    /// ``HTTPCachePolicy/http`` it answers only while that is fresh: once the original would
-    /// have to be asked about again (expired, `no-cache`), the request goes to the original,
-    /// which is revalidated or downloaded, and a new variant replaces this one.
+    /// A variant carries the freshness and `Vary` of the original it was made from, and follows
+    /// the same ``CacheRules``: it answers only a request the original would answer, and under
+    /// ``HTTPCachePolicy/http`` only while the original is fresh: once the original would have to
+    /// be asked about again (expired, `no-cache`), the request goes to the original, which is
+    /// revalidated or downloaded, and a new variant replaces this one.
     func processedVariant(_ p: PreparedRequest, priority: PriorityHandle, discarded: inout Bool) async throws -> StageOutput? {
         guard usesVariants(p), p.fetchKey.readsCaches, let cache = configuration.dataCache,
               let entry = cache.entry(for: p.imageKey.rawValue) else { return nil }
-        if !p.fetchKey.isCacheOnly,
-           !HTTPFreshness.serves(entry.metadata, under: configuration.httpCachePolicy, now: configuration.now()) { return nil }
+        let rules = localCacheRules
+        guard rules.matches(entry, cacheFacts(p)) else { return nil }
+        if !p.fetchKey.isCacheOnly, !rules.isFresh(entry.metadata, now: configuration.now()) { return nil }
         let decoder = configuration.decoder
         let options = configuration.decodingOptions
         let data = entry.data
@@ -93,24 +105,34 @@ extension ImagePipeline {
     /// (``Image/isTruncated``, only with ``ImageDecodingOptions/allowsTruncatedData``) is
     /// delivered but stored nowhere: a later request must not be served a partial image.
     ///
-    /// The variant is kept with the original's freshness (`expiresAt`, `Cache-Control`, `Vary`;
-    /// not its validators, which belong to the original bytes), and not at all when the
-    /// original may not be kept (`no-store`) or, under ``HTTPCachePolicy/http``, has no
-    /// freshness to inherit (it could never answer).
+    /// The variant is kept with the original's freshness (`expiresAt`, `sharedExpiresAt`,
+    /// `Cache-Control`, `Vary` and its key; not its validators, which belong to the original
+    /// bytes), and not at all when the original may not be kept (``CacheRules``: `no-store`;
+    /// `private` in a shared scope) or, under ``HTTPCachePolicy/http``, has no freshness to
+    /// inherit (it could never answer). In a ``CacheScope/shared`` scope an image made from an
+    /// original the rules refuse is not kept in memory either.
     func store(_ image: Image, _ p: PreparedRequest, writesVariant: Bool, original: DataCacheMetadata?, priority: PriorityHandle) async {
         guard !image.isTruncated else { return }
         let options = p.request.options
-        if !options.contains(.disableMemoryCacheWrites) {
+        let rules = localCacheRules
+        let refused = original.map { rules.refusal(toStore: $0, for: cacheFacts(p)) != nil } ?? false
+        if !options.contains(.disableMemoryCacheWrites), !(refused && rules.scope == .shared) {
             configuration.imageCache?.storeImage(image, for: p.imageKey)
         }
-        guard writesVariant, usesVariants(p), !options.contains(.disableDiskCacheWrites),
+        guard writesVariant, usesVariants(p), !options.contains(.disableDiskCacheWrites), !refused,
               let encoder = configuration.encoder, let cache = configuration.dataCache else { return }
         var metadata = DataCacheMetadata()
-        if configuration.httpCachePolicy == .http {
-            guard let original, original.expiresAt != nil, !CacheControl(original.cacheControl).noStore else { return }
+        if let original, configuration.httpCachePolicy == .http || original.vary != nil {
+            if configuration.httpCachePolicy == .http {
+                guard (rules.scope == .shared ? original.sharedExpiresAt : original.expiresAt) != nil else { return }
+            }
             metadata.expiresAt = original.expiresAt
+            metadata.sharedExpiresAt = original.sharedExpiresAt
             metadata.cacheControl = original.cacheControl
             metadata.vary = original.vary
+            metadata.varyKey = original.varyKey
+        } else if configuration.httpCachePolicy == .http {
+            return
         }
         let format = configuration.processedVariantFormat ?? Self.variantFormat(of: image)
         metadata.format = format

@@ -87,6 +87,21 @@ extension ImagePipeline {
         /// (timeout, transport error, 5xx) and the entry has no `must-revalidate` / `no-cache`
         /// (RFC 9111 §4.2.4). `true` by default.
         public var servesStaleOnError: Bool = true
+        /// The kind of cache this pipeline's own tiers (``imageCache`` and ``dataCache``) are.
+        /// ``CacheScope/private`` by default: one user's, as an app's or a command's caches are,
+        /// so `private` responses and responses to requests with `Authorization` are kept and
+        /// `max-age` decides freshness. Set ``CacheScope/shared`` for a service that answers many
+        /// clients from these tiers: they then follow the rules ``sharedCache`` always follows
+        /// (no `private` response, no response to a request with credentials unless it says
+        /// `public`, `s-maxage` or `must-revalidate`, `s-maxage` first, `proxy-revalidate`).
+        public var cacheScope: CacheScope = .private
+        /// Hashes a request's values of the header fields a response's `Vary` names, so that an
+        /// entry records which request it answers without holding the values (they may be
+        /// credentials or cookies), and answers only requests with the same values (RFC 9111
+        /// §4.1). `nil` by default in the core, which has no hash function: responses whose
+        /// `Vary` names a field other than `Accept-Encoding` are then not stored. The `Pictor`
+        /// product's `.default` and `.standard(…)` set SHA-256.
+        public var varyKeyHashing: (any CacheKeyHashing)?
         /// The current time, for freshness; replaced in tests.
         package var now: @Sendable () -> Date = { Date() }
         /// Decodes original bytes (and processed variants read from disk). Required.

@@ -20,7 +20,7 @@ enum EntryContainer {
     static let footerSize = 16
 
     private enum Tag: UInt8 {
-        case created = 1, expiresAt, etag, lastModified, cacheControl, format, userInfo, vary, keyBinding
+        case created = 1, expiresAt, etag, lastModified, cacheControl, format, userInfo, vary, keyBinding, varyKey, sharedExpiresAt
     }
 
     /// The metadata section and footer to write after `payloadCount` bytes of payload, bound to
@@ -47,6 +47,8 @@ enum EntryContainer {
         if let v = m.format { field(.format, Array(v.rawValue.utf8)) }
         if let v = m.userInfo { field(.userInfo, v) }
         if let v = m.vary { field(.vary, Array(v.utf8)) }
+        if let v = m.varyKey { field(.varyKey, Array(v.utf8)) }
+        if let v = m.sharedExpiresAt { double(.sharedExpiresAt, v.timeIntervalSince1970) }
         if let binding { field(.keyBinding, binding.bytes) }
         let metadataCount = out.count
         append(UInt64(payloadCount), to: &out)
@@ -121,6 +123,8 @@ enum EntryContainer {
                 case .format?: metadata.format = ImageFormat(rawValue: text())
                 case .userInfo?: metadata.userInfo = Data(bytes)
                 case .vary?: metadata.vary = text()
+                case .varyKey?: metadata.varyKey = text()
+                case .sharedExpiresAt?: metadata.sharedExpiresAt = number().map(Date.init(timeIntervalSince1970:))
                 case .keyBinding?: binding = KeyBinding(raw: bytes)
                 case nil: break
                 }

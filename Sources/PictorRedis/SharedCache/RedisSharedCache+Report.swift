@@ -83,7 +83,8 @@ extension RedisSharedCache {
     static func counterFields() -> [(name: String, counter: WritableKeyPath<SharedCacheStatistics, Int>)] {
         [("hits", \.hits), ("misses", \.misses), ("errors", \.errors), ("rejections", \.rejections), ("skips", \.skips),
          ("stores", \.stores), ("oversized", \.oversized), ("leases", \.leasesTaken), ("waits", \.waits),
-         ("fallbacks", \.fallbacks)]
+         ("fallbacks", \.fallbacks), ("not-shared-private", \.notSharedPrivate),
+         ("not-shared-authorized", \.notSharedAuthorized)]
     }
 
     static func fields(of s: SharedCacheStatistics) -> [(String, Int)] {

@@ -10,7 +10,7 @@ import PictorCrypto
 ///   (`mode` `e1`), or plain SHA-256 (`p1`) without one. The braces are a Redis Cluster hash tag:
 ///   an entry and its lease live in one slot. No name contains the key, a URL or a host.
 /// - Values: the bytes, the metadata (JSON), then a trailer: the metadata's length (UInt32,
-///   big-endian), a SHA-256 digest (32 bytes), format 1, `PXSE`. The trailer comes last so that
+///   big-endian), a SHA-256 digest (32 bytes), the format (``version``), `PXSE`. The trailer comes last so that
 ///   reading an entry cuts the value short instead of copying the image out of it. The digest
 ///   covers the cache key, the metadata and the bytes: a value stored for another key, or
 ///   damaged anywhere (one flipped bit), does not match. With a master key the whole value is
@@ -24,7 +24,10 @@ struct SharedEntryCodec: Sendable {
     static let contentKeyLabel = "pictor.shared-cache.content-key.v1"
     static let nameKeyLabel = "pictor.shared-cache.name-key.v1"
     static let magic: [UInt8] = Array("PXSE".utf8)
-    static let version: UInt8 = 1
+    /// 2 since the shared rules (RFC 9111 §3, §3.5): a format-1 value may hold a `private`
+    /// response or one to a request with `Authorization`, stored before the tier refused them,
+    /// so it is a miss.
+    static let version: UInt8 = 2
     static let trailerCount = 4 + SHA256.byteCount + 1 + 4
 
     private let encryption: DiskCacheEncryption?

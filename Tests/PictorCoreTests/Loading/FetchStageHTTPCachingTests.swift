@@ -29,11 +29,12 @@ struct FetchStageHTTPCachingTests {
 
     func pipeline(
         _ policy: ImagePipeline.HTTPCachePolicy = .http, cache: (any DataCaching)? = nil, withoutCache: Bool = false,
-        cacheKey: (@Sendable (ImageRequest) -> String)? = nil
+        cacheKey: (@Sendable (ImageRequest) -> String)? = nil, hashesVary: Bool = true
     ) -> ImagePipeline {
         var configuration = ImagePipeline.Configuration(
             dataLoader: LoadingFixtures.loader(), decoder: CountingImageDecoder(),
             dataCache: withoutCache ? nil : (cache ?? self.cache), httpCachePolicy: policy)
+        if hashesVary { configuration.varyKeyHashing = TestKeyHashing() }
         let clock = self.clock
         configuration.now = { clock.now }
         if let cacheKey { configuration.cacheKey = cacheKey }
@@ -41,9 +42,11 @@ struct FetchStageHTTPCachingTests {
     }
 
     func fetch(
-        _ pipeline: ImagePipeline, _ path: String, options: ImageRequest.Options = []
+        _ pipeline: ImagePipeline, _ path: String, options: ImageRequest.Options = [], headers: [String: String] = [:]
     ) async throws -> (source: FetchSource, data: Data, response: URLResponse?) {
-        let response = try await pipeline.data(for: ImageRequest(url: server.url(path), options: options))
+        var request = URLRequest(url: server.url(path))
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let response = try await pipeline.data(for: ImageRequest(urlRequest: request, options: options))
         let source: FetchSource = response.cacheLayer == .network ? .network : response.isRevalidated ? .revalidated : .disk
         return (source, response.data, response.urlResponse)
     }
@@ -287,21 +290,40 @@ struct FetchStageHTTPCachingTests {
 
     // MARK: - Vary
 
-    @Test func varyStarIsNeverServedWithoutRevalidation() async throws {
+    @Test func varyStarIsNeverStored() async throws {
         let pipeline = pipeline()
         let path = "/etag?key=\(LoadingFixtures.key())&cc=max-age%3D600&vary=*"
-        _ = try await fetch(pipeline, path)
-        #expect(try await fetch(pipeline, path).source == .revalidated)
-        // A 304 that does not repeat Vary does not make the entry fresh either.
-        #expect(try await fetch(pipeline, path).source == .revalidated)
-        #expect(try server.requestCount(prefix: path) == 3)
+        #expect(try await fetch(pipeline, path).source == .network)
+        #expect(try await fetch(pipeline, path).source == .network, "Vary: * matches no request (RFC 9111 §4.1)")
+        #expect(metadata(path) == nil)
+        #expect(try server.requestCount(prefix: path) == 2)
     }
 
-    @Test func varyOnARequestHeaderIsTreatedAsStale() async throws {
+    @Test func varyOnARequestHeaderAnswersOnlyTheSameValues() async throws {
         let pipeline = pipeline()
-        let path = "/etag?key=\(LoadingFixtures.key())&cc=max-age%3D600&vary=Accept%2C%20User-Agent"
+        let path = "/user?cc=max-age%3D600&vary=Cookie%2C%20Accept&k=\(LoadingFixtures.key())"
+        let ann = ["Cookie": "session=ann", "Accept": "image/*"]
+        let bob = ["Cookie": "session=bob", "Accept": "image/*"]
+        let first = try await fetch(pipeline, path, headers: ann)
+        #expect(first.source == .network)
+        let again = try await fetch(pipeline, path, headers: ann)
+        #expect(again.source == .disk, "the same values: fresh, as any entry")
+        #expect(again.data == first.data)
+        let other = try await fetch(pipeline, path, headers: bob)
+        #expect(other.source == .network, "other values: a miss")
+        #expect(other.data.suffix(11) == Data("session=bob".utf8))
+        #expect(try await fetch(pipeline, path, headers: [:]).source == .network, "absent values: a miss")
+        #expect(try server.requestCount(prefix: path) == 3)
+        #expect(metadata(path)?.varyKey != nil)
+        #expect(metadata(path)?.varyKey?.contains("bob") == false)
+    }
+
+    @Test func withoutHashingAVaryResponseIsNotStored() async throws {
+        let pipeline = pipeline(hashesVary: false)
+        let path = "/cache?cc=max-age%3D600&vary=Accept&k=\(LoadingFixtures.key())"
         _ = try await fetch(pipeline, path)
-        #expect(try await fetch(pipeline, path).source == .revalidated)
+        #expect(try await fetch(pipeline, path).source == .network)
+        #expect(metadata(path) == nil)
     }
 
     @Test func varyOnAcceptEncodingAloneIsServedFresh() async throws {

@@ -19,7 +19,8 @@ import Testing
 
     func entry(expiresIn seconds: Double, etag: String? = nil, byte: UInt8 = 0) -> DataCacheEntry {
         DataCacheEntry(data: Self.png + [byte], metadata: DataCacheMetadata(
-            etag: etag, expiresAt: Self.now.addingTimeInterval(seconds), format: .png))
+            etag: etag, expiresAt: Self.now.addingTimeInterval(seconds), format: .png,
+            sharedExpiresAt: Self.now.addingTimeInterval(seconds)))
     }
 
     func response(_ status: Int, _ headers: [String: String] = [:]) -> HTTPURLResponse {
@@ -40,7 +41,7 @@ import Testing
         }
         #expect(result.source == .network)
         #expect(write == .store)
-        #expect(shares)
+        #expect(shares == .store)
     }
 
     @Test func aNoStoreDownloadIsNeitherStoredNorShared() {
@@ -53,7 +54,7 @@ import Testing
             Issue.record("expected finish"); return
         }
         #expect(write == .none)
-        #expect(!shares)
+        #expect(shares == .refused(.noStore))
     }
 
     @Test func aLeaseHeldElsewhereWaitsAndServesTheHoldersResult() {
@@ -67,7 +68,7 @@ import Testing
         guard case .finish(let result, let write, let shares) = m.awaited(entry(expiresIn: -1)) else { Issue.record("expected finish"); return }
         #expect(result.source == .shared)
         #expect(write == .store, "written to the local disk cache")
-        #expect(!shares, "not written back to where it came from")
+        #expect(shares == .none, "not written back to where it came from")
     }
 
     @Test func aWaitThatEndsEmptyDownloadsItself() {
@@ -80,7 +81,7 @@ import Testing
         guard case .finish(_, _, let shares) = m.loaded(Self.png, response: response(200), exchange: exchange) else {
             Issue.record("expected finish"); return
         }
-        #expect(shares, "the fallback download is shared too")
+        #expect(shares == .store, "the fallback download is shared too")
     }
 
     @Test func aStaleSharedEntryIsRevalidatedWithItsValidatorsAndStoredLocally() {
@@ -98,7 +99,7 @@ import Testing
         #expect(result.revalidatedTier == .shared, "reported as the tier it came from")
         #expect(result.data == stale.data)
         #expect(write == .store, "the disk had no entry to update: it stores one")
-        #expect(shares, "the refreshed freshness goes back to the fleet")
+        #expect(shares == .store, "the refreshed freshness goes back to the fleet")
     }
 
     @Test func aStaleDiskEntryWinsOverAStaleSharedOneAndA304UpdatesBoth() {
@@ -114,7 +115,7 @@ import Testing
         }
         #expect(result.data == disk.data)
         #expect(write == .updateMetadata)
-        #expect(shares)
+        #expect(shares == .store)
     }
 
     @Test func aWaitCarriesTheStaleSharedEntrySoItIsNotMistakenForTheHoldersResult() {
@@ -137,7 +138,7 @@ import Testing
         #expect(result.source == .shared)
         #expect(result.data.last == 7)
         #expect(write == .store)
-        #expect(!shares)
+        #expect(shares == .none)
     }
 
     @Test func withoutADiskCacheTheSharedTierIsReadFirst() {
@@ -164,7 +165,7 @@ import Testing
         guard case .finish(_, _, let shares) = m.loaded(Self.png, response: response(200), exchange: exchange) else {
             Issue.record("expected finish"); return
         }
-        #expect(shares)
+        #expect(shares == .store)
     }
 
     @Test func aStaleSharedEntryStandsInForATransientFailure() {
@@ -178,7 +179,7 @@ import Testing
         }
         #expect(result.source == .shared)
         #expect(write == .store, "kept locally (stale), so this host revalidates it next time")
-        #expect(!shares)
+        #expect(shares == .none)
     }
 
     @Test func transitionsOutOfOrderFailTheFetchInsteadOfCrashing() {
@@ -203,6 +204,6 @@ extension FetchStateMachineSharedTierTests {
         #expect(result.source == .shared)
         #expect(result.data.last == 9)
         #expect(write == .store)
-        #expect(!shares)
+        #expect(shares == .none)
     }
 }

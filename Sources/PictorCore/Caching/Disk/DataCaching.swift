@@ -80,15 +80,27 @@ public struct DataCacheMetadata: Sendable, Hashable, Codable {
     public var format: ImageFormat?
     /// A small caller-defined blob (at most a few kB).
     public var userInfo: Data?
-    /// The response's `Vary` header, verbatim (RFC 9110 §12.5.5), when it names anything the
-    /// cache cannot match on (`*`, or a header other than `Accept-Encoding`): such an entry is
-    /// never served without revalidation.
+    /// The response's `Vary` header, verbatim (RFC 9110 §12.5.5), when it names anything but
+    /// `Accept-Encoding` (bodies are stored decoded): such an entry answers only a request whose
+    /// values of the named fields are those of the request it was stored for (``varyKey``), and
+    /// never when it names `*`.
     public var vary: String?
+    /// The digest of the request's values of the fields ``vary`` names, as the pipeline's
+    /// ``ImagePipeline/Configuration/varyKeyHashing`` made it (never the values themselves: they
+    /// may be credentials or cookies); `nil` without ``vary``. An entry with ``vary`` and no key
+    /// matches no request.
+    public var varyKey: String?
+    /// When the entry stops being fresh for a shared cache (RFC 9111 §4.2.1): as ``expiresAt``,
+    /// except that `s-maxage` comes first; `nil` when the response gave no freshness
+    /// information. The shared fleet tier, and every tier of a pipeline whose
+    /// ``ImagePipeline/Configuration/cacheScope`` is ``CacheScope/shared``, judge freshness by it.
+    public var sharedExpiresAt: Date?
 
     /// Creates metadata; every field defaults to `nil`.
     public init(
         etag: String? = nil, lastModified: String? = nil, cacheControl: String? = nil,
-        expiresAt: Date? = nil, format: ImageFormat? = nil, userInfo: Data? = nil, vary: String? = nil
+        expiresAt: Date? = nil, format: ImageFormat? = nil, userInfo: Data? = nil, vary: String? = nil,
+        varyKey: String? = nil, sharedExpiresAt: Date? = nil
     ) {
         self.etag = etag
         self.lastModified = lastModified
@@ -97,5 +109,7 @@ public struct DataCacheMetadata: Sendable, Hashable, Codable {
         self.format = format
         self.userInfo = userInfo
         self.vary = vary
+        self.varyKey = varyKey
+        self.sharedExpiresAt = sharedExpiresAt
     }
 }

@@ -33,6 +33,14 @@ public struct SharedCacheStatistics: Sendable, Hashable, Codable {
     /// name); the tier stays in use.
     public var rejections = 0
 
+    /// Downloads not shared because the response says `Cache-Control: private` (RFC 9111
+    /// §5.2.2.7: for one user's cache only).
+    public var notSharedPrivate = 0
+    /// Downloads not shared because they answer a request with credentials (`Authorization`,
+    /// or a user name in the URL) and the response does not say `public`, `s-maxage` or
+    /// `must-revalidate` (RFC 9111 §3.5).
+    public var notSharedAuthorized = 0
+
     /// Creates zeroed counters.
     public init() {}
 }

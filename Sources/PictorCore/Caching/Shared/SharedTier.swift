@@ -59,6 +59,16 @@ package final class SharedTier: Sendable {
         if done != nil { counters.withLock { $0.stores += 1 } }
     }
 
+    /// Counts a result the shared rules kept out of the tier (`private`, or a response to a
+    /// request with credentials that does not allow sharing).
+    func countNotShared(_ reason: CacheRules.Refusal) {
+        switch reason {
+        case .private: counters.withLock { $0.notSharedPrivate += 1 }
+        case .authorized: counters.withLock { $0.notSharedAuthorized += 1 }
+        case .noStore, .unmatchableVary: break
+        }
+    }
+
     /// Removes the entry for `key` (its bytes failed to decode).
     package func remove(_ key: String) async {
         _ = await perform { try await self.cache.removeEntry(for: key) }

@@ -2,9 +2,11 @@ import Foundation
 
 /// The one place that decides which tier answers a fetch of original bytes: the disk cache,
 /// then the shared fleet tier, then the network; with HTTP freshness, revalidation, serving
-/// stale on error, and the fleet's download leases. No I/O: every transition takes what the last
-/// action produced and returns the next action, so the rules are unit-tested without a disk, a
-/// Redis or a server, and ``ImagePipeline``'s fetch job only performs the actions.
+/// stale on error, and the fleet's download leases. Each tier follows the ``CacheRules`` of its
+/// kind: the local disk those of ``Inputs/localScope`` (private by default), the shared tier
+/// always those of a shared cache. No I/O: every transition takes what the last action produced
+/// and returns the next action, so the rules are unit-tested without a disk, a Redis or a
+/// server, and ``ImagePipeline``'s fetch job only performs the actions.
 struct FetchStateMachine {
     /// What a fetch may do, fixed when it starts.
     struct Inputs: Sendable {
@@ -25,6 +27,10 @@ struct FetchStateMachine {
         /// Freshness of a response with neither freshness nor validators, in seconds; `nil`
         /// leaves it stale.
         var defaultLifetime: Double? = nil
+        /// The request's credentials and header values, for `Vary` and the shared rules.
+        var request = CacheRequestFacts()
+        /// The kind of cache the local disk is.
+        var localScope: CacheScope = .private
     }
 
     /// Where the bytes of a finished fetch come from.
@@ -48,6 +54,16 @@ struct FetchStateMachine {
         case store
         /// Replace the stored entry's metadata (after a 304).
         case updateMetadata
+    }
+
+    /// What to do with the shared tier as the fetch finishes.
+    enum SharedWrite: Sendable, Equatable {
+        /// Nothing (no shared tier, or the bytes came from it).
+        case none
+        /// Store the result.
+        case store
+        /// The shared rules refuse it (counted by the tier when `private` or `authorized`).
+        case refused(CacheRules.Refusal)
     }
 
     /// What taking the shared tier's download lease gave.
@@ -77,9 +93,9 @@ struct FetchStateMachine {
         /// Load from the network, conditional on these validators when given, then call
         /// ``loaded(_:response:redirects:exchange:)`` or ``loadFailed(_:)``.
         case load(validators: DataCacheMetadata?)
-        /// Done: deliver this result after applying `write` to the disk cache and, when
-        /// `shares`, storing it in the shared tier.
-        case finish(FetchResult, write: CacheWrite, shares: Bool)
+        /// Done: deliver this result after applying `write` to the disk cache and `share` to
+        /// the shared tier.
+        case finish(FetchResult, write: CacheWrite, share: SharedWrite)
         /// Done: fail.
         case fail(any Error)
     }
@@ -106,9 +122,17 @@ struct FetchStateMachine {
     }
 
     let inputs: Inputs
+    /// The rules of the local disk.
+    private let localRules: CacheRules
+    /// The rules of the shared tier.
+    private let sharedRules: CacheRules
     private var state = State.idle
 
-    init(_ inputs: Inputs) { self.inputs = inputs }
+    init(_ inputs: Inputs) {
+        self.inputs = inputs
+        localRules = CacheRules(scope: inputs.localScope, policy: inputs.policy)
+        sharedRules = CacheRules(scope: .shared, policy: inputs.policy)
+    }
 
     /// The first action.
     mutating func start() -> Action {
@@ -123,8 +147,10 @@ struct FetchStateMachine {
     /// The disk read gave `entry` (or nothing) at `now`.
     mutating func diskRead(_ entry: DataCacheEntry?, now: Date) -> Action {
         guard case .readingDisk = state else { return invalid("diskRead") }
-        if let entry, inputs.isCacheOnly || isFresh(entry, now: now) {
-            return finish(.finish(FetchResult(data: entry.data, source: .disk, metadata: entry.metadata), write: .none, shares: false))
+        // An entry stored for other `Vary` values is not this request's: a miss.
+        let entry = entry.flatMap { localRules.matches($0, inputs.request) ? $0 : nil }
+        if let entry, inputs.isCacheOnly || localRules.isFresh(entry.metadata, now: now) {
+            return finish(.finish(FetchResult(data: entry.data, source: .disk, metadata: entry.metadata), write: .none, share: .none))
         }
         return afterDisk(stale: entry.map { Stale(entry: $0, onDisk: true) })
     }
@@ -132,10 +158,16 @@ struct FetchStateMachine {
     /// The shared tier gave `entry` (or nothing, or an error treated as nothing) at `now`.
     mutating func sharedRead(_ entry: DataCacheEntry?, now: Date) -> Action {
         guard case .readingShared(let stale) = state else { return invalid("sharedRead") }
-        if let entry, inputs.isCacheOnly || isFresh(entry, now: now) {
+        let entry = sharedEntry(entry)
+        if let entry, inputs.isCacheOnly || sharedRules.isFresh(entry.metadata, now: now) {
             return serveShared(entry)
         }
         if inputs.isCacheOnly { return finish(.fail(DataLoadingError.notCached)) }
+        // A request with credentials downloads for itself: its answer is shared only when the
+        // response allows it, so the fleet is not made to wait on it.
+        if inputs.request.isAuthorized {
+            return load(stale: stale ?? entry.map { Stale(entry: $0, onDisk: false) })
+        }
         state = .claiming(stale: stale ?? entry.map { Stale(entry: $0, onDisk: false) }, found: entry)
         return .claimShared(previous: entry)
     }
@@ -148,6 +180,7 @@ struct FetchStateMachine {
             state = .awaiting(stale: stale)
             return .awaitShared(previous: found)
         case .stored(let entry):
+            guard let entry = sharedEntry(entry) else { return load(stale: stale) }
             return serveShared(entry)
         case .leased, .unavailable:
             return load(stale: stale)
@@ -158,7 +191,7 @@ struct FetchStateMachine {
     /// nothing, or the wait bound passed).
     mutating func awaited(_ entry: DataCacheEntry?) -> Action {
         guard case .awaiting(let stale) = state else { return invalid("awaited") }
-        if let entry {
+        if let entry = sharedEntry(entry) {
             // Just validated by the holder's download: served whatever its freshness says.
             return serveShared(entry)
         }
@@ -179,11 +212,14 @@ struct FetchStateMachine {
             if let http, !Self.confirms(http, stale.entry.metadata) {
                 return load(stale: Stale(entry: stale.entry, onDisk: stale.onDisk, isConditional: false))
             }
-            let metadata = HTTPFreshness.refreshed(stale.entry.metadata, with: http, exchange: exchange, heuristicCap: inputs.heuristicCap)
+            var metadata = HTTPFreshness.refreshed(stale.entry.metadata, with: http, exchange: exchange, heuristicCap: inputs.heuristicCap)
+            metadata.varyKey = metadata.vary.flatMap { inputs.request.varyKey(for: $0) }
             var result = FetchResult(data: stale.entry.data, source: .revalidated, response: response, metadata: metadata)
             result.revalidatedTier = stale.onDisk ? .disk : .shared
-            result.isStaleOnArrival = isStaleOnArrival(metadata, at: exchange.received)
-            return finish(.finish(result, write: stale.onDisk ? .updateMetadata : .store, shares: inputs.hasSharedTier))
+            let storable = localRules.refusal(toStore: metadata, for: inputs.request) == nil
+            result.isStaleOnArrival = storable && isStaleOnArrival(metadata, at: exchange.received)
+            let write: CacheWrite = storable ? (stale.onDisk ? .updateMetadata : .store) : .none
+            return finish(.finish(result, write: write, share: shareAction(metadata)))
         }
         guard http.map({ (200..<300).contains($0.statusCode) && $0.statusCode != 206 }) ?? true, !data.isEmpty else {
             // Only a loader that does not validate gets here (a 304 nobody asked for, an error status).
@@ -199,25 +235,27 @@ struct FetchStateMachine {
         // A `no-store` redirect makes the whole chain unstorable: the result says so, so that
         // nothing made from it (a processed variant, which inherits these headers) is kept.
         if chained == nil { metadata.cacheControl = "no-store" }
-        // Only HTTP answers are cached (`file:` and `data:` are read each time), and under the
-        // HTTP policy never a `no-store` one, nor one reached through a `no-store` redirect.
-        let storable = http != nil && (inputs.policy == .ignoreHTTPHeaders || (chained != nil && !CacheControl(metadata.cacheControl).noStore))
+        metadata.varyKey = metadata.vary.flatMap { inputs.request.varyKey(for: $0) }
+        // Only HTTP answers are cached (`file:` and `data:` are read each time); each tier's
+        // rules say whether this one may be.
+        guard http != nil else {
+            return finish(.finish(FetchResult(data: data, source: .network, response: response, metadata: metadata), write: .none, share: .none))
+        }
+        let storable = localRules.refusal(toStore: metadata, for: inputs.request) == nil
         var result = FetchResult(data: data, source: .network, response: response, metadata: metadata)
         result.isStaleOnArrival = storable && isStaleOnArrival(metadata, at: exchange.received)
-        return finish(.finish(result, write: storable ? .store : .none, shares: storable && inputs.hasSharedTier))
+        return finish(.finish(result, write: storable ? .store : .none, share: shareAction(metadata)))
     }
 
     /// The network failed with `error`.
     mutating func loadFailed(_ error: any Error) -> Action {
         guard case .loading(let stale) = state else { return invalid("loadFailed") }
-        if let stale, inputs.servesStaleOnError, let loading = error as? DataLoadingError, loading.isTransient {
-            let control = CacheControl(stale.entry.metadata.cacheControl)
-            if !control.mustRevalidate && !control.noCache {
-                let result = FetchResult(data: stale.entry.data, source: stale.onDisk ? .disk : .shared, metadata: stale.entry.metadata)
-                // A shared entry is kept locally as it is (stale), so the next use of this host
-                // revalidates it instead of reading the tier again.
-                return finish(.finish(result, write: stale.onDisk ? .none : .store, shares: false))
-            }
+        if let stale, inputs.servesStaleOnError, let loading = error as? DataLoadingError, loading.isTransient,
+           (stale.onDisk ? localRules : sharedRules).servesStale(stale.entry.metadata) {
+            let result = FetchResult(data: stale.entry.data, source: stale.onDisk ? .disk : .shared, metadata: stale.entry.metadata)
+            // A shared entry is kept locally as it is (stale), so the next use of this host
+            // revalidates it instead of reading the tier again.
+            return finish(.finish(result, write: stale.onDisk ? .none : localWrite(stale.entry.metadata), share: .none))
         }
         return finish(.fail(error))
     }
@@ -225,17 +263,30 @@ struct FetchStateMachine {
     /// Done with an entry from the shared tier: delivered, and written to the local disk (never
     /// back to the tier it came from).
     private mutating func serveShared(_ entry: DataCacheEntry) -> Action {
-        finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: .store, shares: false))
+        finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: localWrite(entry.metadata), share: .none))
+    }
+
+    /// `entry` when it may answer this request under the shared rules (its `Vary` values are
+    /// the request's; a request with credentials only gets an entry that allows it).
+    private func sharedEntry(_ entry: DataCacheEntry?) -> DataCacheEntry? {
+        entry.flatMap { sharedRules.matches($0, inputs.request) ? $0 : nil }
+    }
+
+    /// Whether bytes with `metadata` are written to the local disk.
+    private func localWrite(_ metadata: DataCacheMetadata) -> CacheWrite {
+        localRules.refusal(toStore: metadata, for: inputs.request) == nil ? .store : .none
+    }
+
+    /// What the shared tier does with a result stored with `metadata`.
+    private func shareAction(_ metadata: DataCacheMetadata) -> SharedWrite {
+        guard inputs.hasSharedTier else { return .none }
+        return sharedRules.refusal(toStore: metadata, for: inputs.request).map { .refused($0) } ?? .store
     }
 
     /// Whether the origin's answer, stored with `metadata`, is stale the moment it is received
     /// (so every later use asks the server again); never under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``.
     private func isStaleOnArrival(_ metadata: DataCacheMetadata, at received: Date) -> Bool {
-        !HTTPFreshness.serves(metadata, under: inputs.policy, now: received)
-    }
-
-    private func isFresh(_ entry: DataCacheEntry, now: Date) -> Bool {
-        HTTPFreshness.serves(entry.metadata, under: inputs.policy, now: now)
+        !localRules.isFresh(metadata, now: received)
     }
 
     /// After the disk tier: the shared tier, else the network (unless cache-only).

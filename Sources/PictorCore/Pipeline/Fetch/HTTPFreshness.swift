@@ -3,47 +3,23 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The parts of `Cache-Control` (RFC 9111 §5.2.2) a private image cache acts on.
-struct CacheControl: Sendable, Hashable {
-    /// `max-age` in seconds.
-    var maxAge: Double?
-    /// `no-store`: never write the response to disk.
-    var noStore = false
-    /// `no-cache`: store, but revalidate before every use.
-    var noCache = false
-    /// `must-revalidate`: never serve it stale (not even when the network fails).
-    var mustRevalidate = false
-
-    /// Parses a header value such as `public, max-age=3600, must-revalidate`.
-    init(_ header: String?) {
-        for directive in (header ?? "").split(separator: ",") {
-            let parts = directive.split(separator: "=", maxSplits: 1).map {
-                $0.trimmingCharacters(in: .whitespaces).trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()
-            }
-            guard let name = parts.first else { continue }
-            switch name {
-            case "max-age": maxAge = parts.count > 1 ? Double(parts[1]).map { max(0, $0) } : nil
-            case "no-store": noStore = true
-            case "no-cache": noCache = true
-            case "must-revalidate", "proxy-revalidate": mustRevalidate = true
-            default: break
-            }
-        }
-    }
-}
-
-/// Freshness, age and validators of a response (RFC 9111 §4.2), as a private cache computes
-/// them. Pure functions: the fetch stage passes the times.
+/// Freshness, age and validators of a response (RFC 9111 §4.2), for both kinds of cache
+/// (``CacheScope``). Pure functions: the fetch stage passes the times.
 ///
-/// - Freshness lifetime (§4.2.1): `max-age`; else `Expires` − `Date` (both the server's clock,
-///   so a server whose clock is off neither shortens nor lengthens it; without `Date`, `Expires`
-///   − the local receive time; an invalid `Expires` is in the past); else 10 % of `Date` −
-///   `Last-Modified`, capped (the heuristic of §4.2.2); else none.
+/// - Freshness lifetime (§4.2.1): in a shared cache `s-maxage` first; then `max-age`; else
+///   `Expires` − `Date` (both the server's clock, so a server whose clock is off neither shortens
+///   nor lengthens it; without `Date`, `Expires` − the local receive time; an invalid `Expires`
+///   is in the past); else 10 % of `Date` − `Last-Modified`, capped (the heuristic of §4.2.2);
+///   else none. A `max-age` (or, for a shared cache, an `s-maxage`) that is present but not valid
+///   delta-seconds makes the response stale: invalid freshness information is not the absence
+///   of it.
 /// - Age (§4.2.3): the `Age` header plus the time the request took. The apparent age from
 ///   `Date` is not used: with a server clock that is off it would make every fresh response
 ///   stale (or the reverse), and caches on the way report their residence time in `Age`.
-/// - `expiresAt` = local receive time + lifetime − age; `no-cache`, `Vary: *` and a `Vary` on
-///   any header but `Accept-Encoding` are stale at once (revalidated on every use).
+/// - `expiresAt` (private) and `sharedExpiresAt` = local receive time + lifetime − age;
+///   `no-cache` is stale at once (revalidated on every use). `Vary` does not change freshness:
+///   ``CacheRules/matches(_:_:)`` serves an entry only to a request with the same selected
+///   values.
 enum HTTPFreshness {
     /// When a response was asked for and received, on the local clock.
     struct Exchange: Sendable {
@@ -65,8 +41,8 @@ enum HTTPFreshness {
         metadata.etag = http.value(forHTTPHeaderField: "ETag")
         metadata.lastModified = http.value(forHTTPHeaderField: "Last-Modified")
         metadata.cacheControl = http.value(forHTTPHeaderField: "Cache-Control")
-        metadata.vary = unmatchableVary(http.value(forHTTPHeaderField: "Vary"))
-        metadata.expiresAt = expiry(of: metadata, headers: http, exchange: exchange, heuristicCap: heuristicCap, defaultLifetime: defaultLifetime)
+        metadata.vary = selectingVary(http.value(forHTTPHeaderField: "Vary"))
+        setExpiries(of: &metadata, headers: http, exchange: exchange, heuristicCap: heuristicCap, defaultLifetime: defaultLifetime)
         return metadata
     }
 
@@ -78,8 +54,8 @@ enum HTTPFreshness {
         if let etag = http.value(forHTTPHeaderField: "ETag") { metadata.etag = etag }
         if let lastModified = http.value(forHTTPHeaderField: "Last-Modified") { metadata.lastModified = lastModified }
         if let cacheControl = http.value(forHTTPHeaderField: "Cache-Control") { metadata.cacheControl = cacheControl }
-        if let vary = http.value(forHTTPHeaderField: "Vary") { metadata.vary = unmatchableVary(vary) }
-        metadata.expiresAt = expiry(of: metadata, headers: http, exchange: exchange, heuristicCap: heuristicCap)
+        if let vary = http.value(forHTTPHeaderField: "Vary") { metadata.vary = selectingVary(vary) }
+        setExpiries(of: &metadata, headers: http, exchange: exchange, heuristicCap: heuristicCap)
         return metadata
     }
 
@@ -104,59 +80,89 @@ enum HTTPFreshness {
         for hop in redirects {
             let own = Self.metadata(for: hop, data: Data(), exchange: exchange, heuristicCap: heuristicCap)
             if CacheControl(own.cacheControl).noStore { return nil }
-            if metadata.vary == nil { metadata.vary = own.vary }
-            let limit: Date? = own.expiresAt ?? ([301, 308].contains(hop.statusCode) ? nil : exchange.received)
-            if let limit { metadata.expiresAt = min(metadata.expiresAt ?? limit, limit) }
+            // The entry stands for every hop: it varies on what each of them varies on.
+            if let hopVary = own.vary { metadata.vary = metadata.vary.map { $0 + ", " + hopVary } ?? hopVary }
+            let permanent = [301, 308].contains(hop.statusCode)
+            if let limit = own.expiresAt ?? (permanent ? nil : exchange.received) {
+                metadata.expiresAt = min(metadata.expiresAt ?? limit, limit)
+            }
+            if let limit = own.sharedExpiresAt ?? (permanent ? nil : exchange.received) {
+                metadata.sharedExpiresAt = min(metadata.sharedExpiresAt ?? limit, limit)
+            }
         }
         return metadata
     }
 
-    /// Whether an entry stored with `metadata` may be served without asking the server at `now`
-    /// under `policy`: always under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``, while
-    /// fresh under ``ImagePipeline/HTTPCachePolicy/http``. The one rule for originals (the fetch
-    /// state machine) and processed variants alike.
-    static func serves(_ metadata: DataCacheMetadata, under policy: ImagePipeline.HTTPCachePolicy, now: Date) -> Bool {
-        policy == .ignoreHTTPHeaders || isFresh(metadata, now: now)
-    }
-
-    /// Whether `metadata` may be served without asking the server at `now`.
-    static func isFresh(_ metadata: DataCacheMetadata, now: Date) -> Bool {
-        guard metadata.vary == nil, !CacheControl(metadata.cacheControl).noCache, let expiresAt = metadata.expiresAt else { return false }
-        return now < expiresAt
-    }
-
     /// The `Vary` value when it names `*` or a header other than `Accept-Encoding` (the body is
-    /// stored decoded, so the encoding does not change what is served), else `nil`.
-    static func unmatchableVary(_ header: String?) -> String? {
+    /// stored decoded, so the encoding does not change what is served), else `nil`: the fields
+    /// whose request values an entry is matched on (``CacheRequestFacts/varyKey(for:)``).
+    static func selectingVary(_ header: String?) -> String? {
         guard let header else { return nil }
         let names = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
         return names.contains(where: { $0 != "accept-encoding" }) ? header : nil
     }
 
-    /// When the response stops being fresh on the local clock, or `nil` when it has no
-    /// freshness information.
-    private static func expiry(
-        of metadata: DataCacheMetadata, headers http: HTTPResponseHead, exchange: Exchange, heuristicCap: Double, defaultLifetime: Double? = nil
-    ) -> Date? {
+    /// Sets ``DataCacheMetadata/expiresAt`` and ``DataCacheMetadata/sharedExpiresAt`` for a
+    /// response with `metadata`'s `Cache-Control` and validators and `http`'s other headers.
+    private static func setExpiries(
+        of metadata: inout DataCacheMetadata, headers http: HTTPResponseHead, exchange: Exchange, heuristicCap: Double,
+        defaultLifetime: Double? = nil
+    ) {
         let control = CacheControl(metadata.cacheControl)
-        if control.noCache || metadata.vary != nil { return exchange.received }
-        let date = http.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse)
-        let lifetime: Double
-        if let maxAge = control.maxAge {
-            lifetime = maxAge
-        } else if let expires = http.value(forHTTPHeaderField: "Expires") {
-            guard let expiresDate = HTTPDate.parse(expires) else { return .distantPast }
-            lifetime = expiresDate.timeIntervalSince(date ?? exchange.received)
-        } else if let lastModified = metadata.lastModified.flatMap(HTTPDate.parse) {
-            lifetime = min(heuristicCap, max(0, (date ?? exchange.received).timeIntervalSince(lastModified)) * 0.1)
-        } else if metadata.etag == nil, metadata.lastModified == nil, let defaultLifetime {
-            lifetime = defaultLifetime
+        let privateLifetime = lifetime(of: metadata, control: control, headers: http, exchange: exchange,
+                                       heuristicCap: heuristicCap, defaultLifetime: defaultLifetime)
+        let sharedLifetime: Lifetime
+        if control.hasInvalidSharedMaxAge {
+            sharedLifetime = .stale
+        } else if let sharedMaxAge = control.sharedMaxAge {
+            sharedLifetime = .seconds(sharedMaxAge)
         } else {
-            return nil
+            sharedLifetime = privateLifetime
         }
         let responseDelay = max(0, exchange.received.timeIntervalSince(exchange.requested))
         let age = Self.age(http) + responseDelay
-        return exchange.received.addingTimeInterval(lifetime - age)
+        func expiry(_ lifetime: Lifetime) -> Date? {
+            if control.noCache { return exchange.received }
+            switch lifetime {
+            case .none: return nil
+            case .stale: return exchange.received
+            case .expired: return .distantPast
+            case .seconds(let seconds): return exchange.received.addingTimeInterval(seconds - age)
+            }
+        }
+        metadata.expiresAt = expiry(privateLifetime)
+        metadata.sharedExpiresAt = expiry(sharedLifetime)
+    }
+
+    /// A freshness lifetime as the headers give it.
+    private enum Lifetime {
+        /// No freshness information.
+        case none
+        /// Freshness information that cannot be read: stale from the start.
+        case stale
+        /// An `Expires` that is not a date: in the past.
+        case expired
+        case seconds(Double)
+    }
+
+    /// The freshness lifetime a private cache gives the response (shared caches start from
+    /// `s-maxage`).
+    private static func lifetime(
+        of metadata: DataCacheMetadata, control: CacheControl, headers http: HTTPResponseHead, exchange: Exchange,
+        heuristicCap: Double, defaultLifetime: Double?
+    ) -> Lifetime {
+        if control.hasInvalidMaxAge { return .stale }
+        if let maxAge = control.maxAge { return .seconds(maxAge) }
+        let date = http.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse)
+        if let expires = http.value(forHTTPHeaderField: "Expires") {
+            guard let expiresDate = HTTPDate.parse(expires) else { return .expired }
+            return .seconds(expiresDate.timeIntervalSince(date ?? exchange.received))
+        }
+        if let lastModified = metadata.lastModified.flatMap(HTTPDate.parse) {
+            return .seconds(min(heuristicCap, max(0, (date ?? exchange.received).timeIntervalSince(lastModified)) * 0.1))
+        }
+        if metadata.etag == nil, metadata.lastModified == nil, let defaultLifetime { return .seconds(defaultLifetime) }
+        return .none
     }
 
     /// The `Age` header in seconds, or 0.

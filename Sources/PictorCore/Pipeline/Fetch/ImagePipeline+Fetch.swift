@@ -55,7 +55,9 @@ extension ImagePipeline {
         var machine = FetchStateMachine(FetchStateMachine.Inputs(
             readsCaches: key.readsCaches, isCacheOnly: key.isCacheOnly, policy: configuration.httpCachePolicy,
             servesStaleOnError: configuration.servesStaleOnError, hasDiskCache: cache != nil, hasSharedTier: shared != nil,
-            heuristicCap: configuration.maximumHeuristicLifetime, defaultLifetime: configuration.defaultFreshnessLifetime))
+            heuristicCap: configuration.maximumHeuristicLifetime, defaultLifetime: configuration.defaultFreshnessLifetime,
+            request: cacheFacts(p),
+            localScope: configuration.cacheScope))
         // The fleet's download lease, when this job took it: released however the job ends,
         // after the result is shared, so that waiters find it.
         var lease: SharedCacheLease?
@@ -85,7 +87,7 @@ extension ImagePipeline {
                     action = machine.awaited(entry)
                 case .load(let validators):
                     action = await load(p, validators: validators, context: context, machine: &machine)
-                case .finish(let result, let write, let shares):
+                case .finish(let result, let write, let share):
                     var stored = false
                     if let cache {
                         switch write {
@@ -98,8 +100,13 @@ extension ImagePipeline {
                             break
                         }
                     }
-                    if shares, let shared {
-                        await shared.store(DataCacheEntry(data: result.data, metadata: result.metadata), for: key.dataKey)
+                    switch share {
+                    case .store:
+                        await shared?.store(DataCacheEntry(data: result.data, metadata: result.metadata), for: key.dataKey)
+                    case .refused(let reason):
+                        shared?.countNotShared(reason)
+                    case .none:
+                        break
                     }
                     if let lease { await shared?.release(lease) }
                     return FetchOutput(fetched: result, duration: 0, isStorable: write == .store, storedToDisk: stored)

@@ -1,0 +1,159 @@
+import Foundation
+
+/// The parts of `Cache-Control` (RFC 9111 §5.2.2) that Pictor's caches act on, parsed by the
+/// field's grammar (RFC 9110 §5.6: `token [ "=" ( token / quoted-string ) ]`, comma-separated).
+///
+/// A freshness directive the grammar does not allow (`max-age='3600'`, `max-age =100`,
+/// `max-age= 100`, `max-age=a100`, `max-age=100a`, a `max-age` without a value, two `max-age`s
+/// that disagree) is not ignored: the server said something a cache cannot read, and RFC 9111
+/// §4.2.1 has such a response treated as stale (``hasInvalidMaxAge``, ``hasInvalidSharedMaxAge``).
+/// The quoted form (`max-age="3600"`) is read, as §5.2 asks of recipients.
+struct CacheControl: Sendable, Hashable {
+    /// `max-age` in seconds (at most 2^31, §1.2.2), when valid.
+    var maxAge: Double?
+    /// A `max-age` was present but is not valid delta-seconds: the response is stale.
+    var hasInvalidMaxAge = false
+    /// `s-maxage` in seconds, when valid: a shared cache's freshness lifetime, over `max-age`.
+    var sharedMaxAge: Double?
+    /// An `s-maxage` was present, valid or not (it allows a shared cache to reuse a response to
+    /// a request with `Authorization`, §3.5, and implies `proxy-revalidate`).
+    var hasSharedMaxAge = false
+    /// An `s-maxage` was present but is not valid delta-seconds: stale in a shared cache.
+    var hasInvalidSharedMaxAge = false
+    /// `no-store`: never write the response to any cache.
+    var noStore = false
+    /// `no-cache` (with or without field names): store, but revalidate before every use.
+    var noCache = false
+    /// `must-revalidate`: never serve it stale (not even when the network fails).
+    var mustRevalidate = false
+    /// `proxy-revalidate`: as `must-revalidate`, for shared caches only.
+    var proxyRevalidate = false
+    /// `private` (with or without field names): for one user's cache only; a shared cache never
+    /// stores it.
+    var isPrivate = false
+    /// `public`: any cache may store it, even a response to a request with `Authorization`.
+    var isPublic = false
+
+    /// The largest delta-seconds a cache must read (RFC 9111 §1.2.2); larger values are this.
+    static let deltaSecondsLimit = 2_147_483_648.0
+
+    /// Parses a header value such as `public, max-age=3600, must-revalidate`; `nil` is an
+    /// absent header.
+    init(_ header: String?) {
+        guard let header else { return }
+        var maxAges: [Substring?] = []
+        var sharedMaxAges: [Substring?] = []
+        for directive in Self.directives(header) {
+            switch directive.name.lowercased() {
+            case "max-age": maxAges.append(directive.isMalformed ? nil : directive.argument)
+            case "s-maxage": sharedMaxAges.append(directive.isMalformed ? nil : directive.argument)
+            case "no-store": noStore = true
+            case "no-cache": noCache = true
+            case "must-revalidate": mustRevalidate = true
+            case "proxy-revalidate": proxyRevalidate = true
+            case "private": isPrivate = true
+            case "public": isPublic = true
+            default: break
+            }
+        }
+        (maxAge, hasInvalidMaxAge) = Self.deltaSeconds(maxAges)
+        (sharedMaxAge, hasInvalidSharedMaxAge) = Self.deltaSeconds(sharedMaxAges)
+        hasSharedMaxAge = !sharedMaxAges.isEmpty
+    }
+
+    /// The one value of a directive that appeared `values.count` times (`nil` for a malformed
+    /// occurrence): valid when every occurrence is the same delta-seconds.
+    private static func deltaSeconds(_ values: [Substring?]) -> (Double?, invalid: Bool) {
+        guard !values.isEmpty else { return (nil, false) }
+        let parsed = values.map { $0.flatMap(deltaSeconds) }
+        guard let first = parsed[0], parsed.allSatisfy({ $0 == first }) else { return (nil, true) }
+        return (first, false)
+    }
+
+    /// `1*DIGIT`, capped at 2^31; `nil` for anything else (sign, space, letters, empty).
+    static func deltaSeconds(_ text: Substring) -> Double? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
+        let digits = text.drop(while: { $0 == "0" })
+        guard digits.count <= 10, let value = Double(digits.isEmpty ? "0" : String(digits)) else { return deltaSecondsLimit }
+        return min(value, deltaSecondsLimit)
+    }
+
+    /// One directive as written.
+    struct Directive: Equatable {
+        var name: Substring
+        /// The argument (a token, or a quoted string's content with its escapes removed).
+        var argument: Substring?
+        /// The element did not follow the grammar past its name (a space before `=`, a bad
+        /// argument, text after the argument); its name is still reported so that a freshness
+        /// directive in this state makes the response stale rather than vanishing.
+        var isMalformed = false
+    }
+
+    /// The directives of `header`, in order: list elements separated by commas outside quoted
+    /// strings, each `token [ "=" ( token / quoted-string ) ]` with optional white space around
+    /// the element only. An element that does not start with a token is skipped.
+    static func directives(_ header: String) -> [Directive] {
+        var result: [Directive] = []
+        var rest = Substring(header)
+        while !rest.isEmpty {
+            rest = rest.drop(while: { $0 == " " || $0 == "\t" })
+            let name = rest.prefix(while: isTokenCharacter)
+            rest = rest.dropFirst(name.count)
+            var directive = Directive(name: name)
+            if rest.first == "=" {
+                rest = rest.dropFirst()
+                if rest.first == "\"" {
+                    if let (content, after) = quotedString(rest) {
+                        directive.argument = content
+                        rest = after
+                    } else {
+                        directive.isMalformed = true
+                    }
+                } else {
+                    let token = rest.prefix(while: isTokenCharacter)
+                    rest = rest.dropFirst(token.count)
+                    if token.isEmpty { directive.isMalformed = true } else { directive.argument = token }
+                }
+            }
+            rest = rest.drop(while: { $0 == " " || $0 == "\t" })
+            if let next = rest.first, next != "," { directive.isMalformed = true }
+            // Skip to the next element, past any quoted string in what is left of this one.
+            var inQuotes = false, escaped = false
+            while let c = rest.first {
+                if !inQuotes && c == "," { break }
+                if escaped { escaped = false } else if inQuotes && c == "\\" { escaped = true } else if c == "\"" { inQuotes.toggle() }
+                rest = rest.dropFirst()
+            }
+            rest = rest.dropFirst()
+            if !name.isEmpty { result.append(directive) }
+        }
+        return result
+    }
+
+    /// A quoted string at the start of `text`: its content (escapes removed) and what follows
+    /// the closing quote; `nil` when it is not closed.
+    private static func quotedString(_ text: Substring) -> (Substring, Substring)? {
+        var content = ""
+        var index = text.index(after: text.startIndex)
+        while index < text.endIndex {
+            let c = text[index]
+            if c == "\"" { return (Substring(content), text[text.index(after: index)...]) }
+            if c == "\\" {
+                index = text.index(after: index)
+                guard index < text.endIndex else { return nil }
+            }
+            content.append(text[index])
+            index = text.index(after: index)
+        }
+        return nil
+    }
+
+    /// `tchar` of RFC 9110 §5.6.2.
+    private static func isTokenCharacter(_ c: Character) -> Bool {
+        guard let ascii = c.asciiValue else { return false }
+        switch ascii {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
+        default: return "!#$%&'*+-.^_`|~".utf8.contains(ascii)
+        }
+    }
+}

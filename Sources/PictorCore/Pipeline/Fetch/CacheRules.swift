@@ -1,0 +1,143 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Which kind of cache a tier is, in RFC 9111's sense (§1): whose responses it may keep and
+/// whom it may serve them to.
+public enum CacheScope: String, Sendable, Hashable, CaseIterable, Codable {
+    /// One user's cache: an app's or a command's own memory and disk. It may keep `private`
+    /// responses and responses to requests with `Authorization`, and uses `max-age`.
+    case `private`
+    /// A cache that many users read: the shared fleet tier always, and every tier of a service
+    /// that answers many clients. It never keeps a `private` response; it keeps a response to a
+    /// request with `Authorization` only when the response says `public`, `s-maxage` or
+    /// `must-revalidate` (§3.5); `s-maxage` is its freshness lifetime; it honours
+    /// `proxy-revalidate`.
+    case shared
+}
+
+/// What a request brings to the caches' decisions: its credentials (RFC 9111 §3.5) and the
+/// values of the header fields a response's `Vary` names (§4.1).
+struct CacheRequestFacts: Sendable {
+    /// The request as the caller built it (before the loader adds its own defaults).
+    var urlRequest: URLRequest?
+    /// Hashes the `Vary`-selected values, so that entries record them without holding them
+    /// (they may be credentials or cookies); `nil` leaves such entries unmatchable.
+    var hashing: (any CacheKeyHashing)?
+
+    /// A request with no header fields and no credentials.
+    init() {}
+
+    init(_ urlRequest: URLRequest, hashing: (any CacheKeyHashing)?) {
+        self.urlRequest = urlRequest
+        self.hashing = hashing
+    }
+
+    /// Whether the request carries credentials: an `Authorization` field, or a user name or
+    /// password in its URL (which the loader sends as Basic authorization).
+    var isAuthorized: Bool {
+        guard let urlRequest else { return false }
+        if urlRequest.value(forHTTPHeaderField: "Authorization") != nil { return true }
+        return urlRequest.url.map { $0.user != nil || $0.password != nil } ?? false
+    }
+
+    /// The key of this request's values of the fields `vary` names (RFC 9111 §4.1): the digest
+    /// of each name (lower-cased, sorted, `Accept-Encoding` left out since bodies are stored
+    /// decoded) with its value (trimmed) or its absence. `nil` when `vary` has `*` (it never
+    /// matches) or there is no hashing.
+    func varyKey(for vary: String) -> String? {
+        let names = Set(vary.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
+            .subtracting(["", "accept-encoding"]).sorted()
+        guard !names.contains("*"), let hashing else { return nil }
+        var text = "vary-key.v1"
+        for name in names {
+            text += "\n" + name
+            if let value = urlRequest?.value(forHTTPHeaderField: name) {
+                text += ":" + value.trimmingCharacters(in: .whitespaces)
+            } else {
+                text += "\u{0}"
+            }
+        }
+        return hashing.digest(for: text)
+    }
+}
+
+/// The rules of one kind of cache (``CacheScope``) under one ``ImagePipeline/HTTPCachePolicy``:
+/// what may be stored, which entry may answer a request, when it is fresh, and whether it may be
+/// served stale. The one place these are decided for every tier (the fetch state machine for
+/// originals, the variant path for processed images); pure, unit-tested without I/O.
+struct CacheRules: Sendable, Hashable {
+    /// Why a response is not written to a tier.
+    enum Refusal: Sendable, Hashable {
+        /// `no-store` (under ``ImagePipeline/HTTPCachePolicy/http``).
+        case noStore
+        /// `private`, in a shared cache.
+        case `private`
+        /// A response to a request with credentials that does not allow sharing (no `public`,
+        /// `s-maxage` or `must-revalidate`), in a shared cache.
+        case authorized
+        /// Its `Vary` can never be matched (`*`, or no hashing for the values it selects).
+        case unmatchableVary
+    }
+
+    let scope: CacheScope
+    let policy: ImagePipeline.HTTPCachePolicy
+
+    /// Whether `Vary` and credentials are set aside: a private cache under
+    /// ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders`` serves any entry it has, as that
+    /// policy promises; a shared cache never does.
+    private var ignoresRequest: Bool { scope == .private && policy == .ignoreHTTPHeaders }
+
+    /// Why a response stored with `metadata`, answering `request`, may not be written; `nil`
+    /// when it may.
+    func refusal(toStore metadata: DataCacheMetadata, for request: CacheRequestFacts) -> Refusal? {
+        let control = CacheControl(metadata.cacheControl)
+        if scope == .shared {
+            if control.isPrivate { return .private }
+            if request.isAuthorized && !Self.allowsAuthorizedSharing(control) { return .authorized }
+        }
+        if policy == .http && control.noStore { return .noStore }
+        if !ignoresRequest, metadata.vary != nil, metadata.varyKey == nil { return .unmatchableVary }
+        return nil
+    }
+
+    /// Whether `entry` may answer `request` at all (fresh or not, and as a source of
+    /// validators): its `Vary`-selected values are the request's, and in a shared cache a request
+    /// with credentials gets only an entry that allows it.
+    func matches(_ entry: DataCacheEntry, _ request: CacheRequestFacts) -> Bool {
+        if ignoresRequest { return true }
+        if scope == .shared, request.isAuthorized, !Self.allowsAuthorizedSharing(CacheControl(entry.metadata.cacheControl)) {
+            return false
+        }
+        guard let vary = entry.metadata.vary else { return true }
+        guard let stored = entry.metadata.varyKey, let asked = request.varyKey(for: vary) else { return false }
+        return stored == asked
+    }
+
+    /// Whether an entry stored with `metadata` may be served without asking the server at
+    /// `now`: always under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``; under
+    /// ``ImagePipeline/HTTPCachePolicy/http`` while this scope's expiry
+    /// (``DataCacheMetadata/expiresAt``, or ``DataCacheMetadata/sharedExpiresAt`` in a shared
+    /// cache) is ahead and it has no `no-cache`.
+    func isFresh(_ metadata: DataCacheMetadata, now: Date) -> Bool {
+        if policy == .ignoreHTTPHeaders { return true }
+        guard let expiry = scope == .shared ? metadata.sharedExpiresAt : metadata.expiresAt else { return false }
+        return now < expiry && !CacheControl(metadata.cacheControl).noCache
+    }
+
+    /// Whether a stale entry stored with `metadata` may stand in when revalidation fails
+    /// (RFC 9111 §4.2.4): not with `no-cache` or `must-revalidate`, nor in a shared cache with
+    /// `proxy-revalidate` or `s-maxage` (which implies it, §5.2.2.10).
+    func servesStale(_ metadata: DataCacheMetadata) -> Bool {
+        let control = CacheControl(metadata.cacheControl)
+        if control.noCache || control.mustRevalidate { return false }
+        return scope == .private || !(control.proxyRevalidate || control.hasSharedMaxAge)
+    }
+
+    /// RFC 9111 §3.5: a response to a request with `Authorization` may be reused by a shared
+    /// cache only when it says `public`, `s-maxage` or `must-revalidate`.
+    private static func allowsAuthorizedSharing(_ control: CacheControl) -> Bool {
+        control.isPublic || control.hasSharedMaxAge || control.mustRevalidate
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+@testable import PictorCore
+import PictorTestSupport
+import Testing
+
+/// The shared fleet tier is a shared cache (RFC 9111): the fetch state machine keeps `private`
+/// and authorized responses out of it, serves a request with credentials only what allows it,
+/// judges its freshness by `s-maxage`, and matches `Vary` in every tier; all without I/O.
+@Suite struct FetchStateMachineSharedRulesTests {
+    static let now = CacheRulesTests.now
+    static let url = CacheRulesTests.url
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+
+    func machine(_ request: CacheRequestFacts = CacheRulesTests.anonymous, localScope: CacheScope = .private) -> FetchStateMachine {
+        FetchStateMachine(.init(readsCaches: true, isCacheOnly: false, policy: .http, servesStaleOnError: true,
+                                hasSharedTier: true, heuristicCap: 86_400, defaultLifetime: 604_800,
+                                request: request, localScope: localScope))
+    }
+
+    func response(_ headers: [String: String]) -> HTTPURLResponse {
+        HTTPURLResponse(url: Self.url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers)!
+    }
+
+    var exchange: HTTPFreshness.Exchange { .init(requested: Self.now, received: Self.now) }
+
+    /// Runs a fetch that misses both tiers and downloads a response with `headers`.
+    func download(_ headers: [String: String], _ m: inout FetchStateMachine) -> (FetchResult, FetchStateMachine.CacheWrite, FetchStateMachine.SharedWrite)? {
+        _ = m.start()
+        _ = m.diskRead(nil, now: Self.now)
+        if case .claimShared = m.sharedRead(nil, now: Self.now) { _ = m.claimed(.leased) }
+        guard case .finish(let result, let write, let share) = m.loaded(Self.png, response: response(headers), exchange: exchange) else {
+            return nil
+        }
+        return (result, write, share)
+    }
+
+    func entry(_ headers: [String: String], for request: CacheRequestFacts = CacheRulesTests.anonymous) -> DataCacheEntry {
+        DataCacheEntry(data: Self.png, metadata: CacheRulesTests.stored(headers, for: request))
+    }
+
+    @Test func aPrivateResponseIsKeptLocallyButNeverShared() throws {
+        var m = machine()
+        let (_, write, share) = try #require(download(["Cache-Control": "private, max-age=3600"], &m))
+        #expect(write == .store, "one user's disk may keep it")
+        #expect(share == .refused(.private))
+    }
+
+    @Test func anAuthorizedResponseIsSharedOnlyWhenItSaysSo() throws {
+        for (cacheControl, shared) in [("max-age=3600", false), ("public, max-age=3600", true), ("max-age=3600, s-maxage=600", true),
+                                       ("max-age=3600, must-revalidate", true)] {
+            var m = machine(CacheRulesTests.authorized)
+            let (_, write, share) = try #require(download(["Cache-Control": cacheControl], &m))
+            #expect(write == .store, "\(cacheControl)")
+            #expect(share == (shared ? .store : .refused(.authorized)), "\(cacheControl)")
+        }
+    }
+
+    @Test func aRequestWithCredentialsTakesNoLeaseAndIsNotServedAnotherUsersEntry() {
+        var m = machine(CacheRulesTests.authorized)
+        _ = m.start()
+        _ = m.diskRead(nil, now: Self.now)
+        // Stored from an anonymous request, fresh, without public: not for a request with credentials.
+        guard case .load(let validators) = m.sharedRead(entry(["Cache-Control": "max-age=3600"]), now: Self.now) else {
+            Issue.record("expected a download without a lease"); return
+        }
+        #expect(validators == nil)
+        var allowed = machine(CacheRulesTests.authorized)
+        _ = allowed.start()
+        _ = allowed.diskRead(nil, now: Self.now)
+        guard case .finish(let result, _, _) = allowed.sharedRead(entry(["Cache-Control": "public, max-age=3600"]), now: Self.now) else {
+            Issue.record("expected a shared hit"); return
+        }
+        #expect(result.source == .shared)
+    }
+
+    @Test func sharedMaxAgeZeroIsStaleInTheSharedTierAndRevalidated() {
+        var m = machine()
+        _ = m.start()
+        _ = m.diskRead(nil, now: Self.now)
+        let stale = entry(["Cache-Control": "max-age=3600, s-maxage=0", "ETag": "\"v1\""])
+        guard case .claimShared(let previous) = m.sharedRead(stale, now: Self.now.addingTimeInterval(1)) else {
+            Issue.record("expected the lease: stale in a shared cache"); return
+        }
+        #expect(previous == stale)
+        guard case .load(let validators) = m.claimed(.leased) else { Issue.record("expected load"); return }
+        #expect(validators?.etag == "\"v1\"", "revalidated, not downloaded")
+    }
+
+    @Test func aStaleSharedEntryWithSharedMaxAgeIsNotServedWhenTheOriginFails() {
+        for (cacheControl, servesStale) in [("max-age=0", true), ("max-age=0, s-maxage=0", false), ("max-age=0, proxy-revalidate", false)] {
+            var m = machine()
+            _ = m.start()
+            _ = m.diskRead(nil, now: Self.now)
+            _ = m.sharedRead(entry(["Cache-Control": cacheControl, "ETag": "\"v1\""]), now: Self.now.addingTimeInterval(1))
+            _ = m.claimed(.leased)
+            let action = m.loadFailed(DataLoadingError.statusCode(503))
+            if case .finish(let result, _, _) = action {
+                #expect(servesStale && result.source == .shared, "\(cacheControl)")
+            } else {
+                #expect(!servesStale, "\(cacheControl)")
+            }
+        }
+    }
+
+    @Test func aDiskEntryForOtherVaryValuesIsAMiss() {
+        let a = CacheRulesTests.request(["Cookie": "session=A"])
+        let b = CacheRulesTests.request(["Cookie": "session=B"])
+        let stored = entry(["Cache-Control": "max-age=3600", "Vary": "Cookie", "ETag": "\"a\""], for: a)
+        var same = machine(a)
+        _ = same.start()
+        guard case .finish(let hit, _, _) = same.diskRead(stored, now: Self.now) else { Issue.record("expected a disk hit"); return }
+        #expect(hit.source == .disk)
+        var other = machine(b)
+        _ = other.start()
+        // Neither served nor used for validators: the shared tier is asked, then the network.
+        guard case .readShared = other.diskRead(stored, now: Self.now) else { Issue.record("expected readShared"); return }
+        guard case .claimShared(let previous) = other.sharedRead(stored, now: Self.now) else { Issue.record("expected claimShared"); return }
+        #expect(previous == nil)
+        guard case .load(let validators) = other.claimed(.leased) else { Issue.record("expected load"); return }
+        #expect(validators == nil)
+        // Nor served stale when the origin fails.
+        guard case .fail = other.loadFailed(DataLoadingError.statusCode(503)) else { Issue.record("expected fail"); return }
+    }
+
+    @Test func aHoldersResultForOtherVaryValuesIsNotServed() {
+        let a = CacheRulesTests.request(["Cookie": "session=A"])
+        let b = CacheRulesTests.request(["Cookie": "session=B"])
+        var m = machine(b)
+        _ = m.start()
+        _ = m.diskRead(nil, now: Self.now)
+        _ = m.sharedRead(nil, now: Self.now)
+        _ = m.claimed(.heldElsewhere)
+        guard case .load = m.awaited(entry(["Cache-Control": "max-age=60", "Vary": "Cookie"], for: a)) else {
+            Issue.record("expected its own download"); return
+        }
+        var claimed = machine(b)
+        _ = claimed.start()
+        _ = claimed.diskRead(nil, now: Self.now)
+        _ = claimed.sharedRead(nil, now: Self.now)
+        guard case .load = claimed.claimed(.stored(entry(["Cache-Control": "max-age=60", "Vary": "Cookie"], for: a))) else {
+            Issue.record("expected its own download"); return
+        }
+    }
+
+    @Test func aDownloadRecordsItsVaryKey() throws {
+        let a = CacheRulesTests.request(["Cookie": "session=A"])
+        var m = machine(a)
+        let (result, write, share) = try #require(download(["Cache-Control": "max-age=60", "Vary": "Cookie"], &m))
+        #expect(result.metadata.varyKey == a.varyKey(for: "Cookie"))
+        #expect(write == .store)
+        #expect(share == .store)
+        var star = machine(a)
+        let (_, starWrite, starShare) = try #require(download(["Cache-Control": "max-age=60", "Vary": "*"], &star))
+        #expect(starWrite == .none)
+        #expect(starShare == .refused(.unmatchableVary))
+    }
+
+    @Test(arguments: ["max-age='3600'", "max-age =100", "max-age= 100", "max-age=a100", "max-age=100a"])
+    func aMalformedMaxAgeIsStaleOnArrival(cacheControl: String) throws {
+        var m = machine()
+        let (result, write, _) = try #require(download(["Cache-Control": cacheControl, "ETag": "\"v\""], &m))
+        #expect(result.isStaleOnArrival, "\(cacheControl)")
+        #expect(write == .store, "kept for revalidation")
+    }
+
+    @Test func aServiceAppliesTheSharedRulesToItsOwnDisk() throws {
+        var m = machine(localScope: .shared)
+        let (_, write, share) = try #require(download(["Cache-Control": "private, max-age=3600"], &m))
+        #expect(write == .none)
+        #expect(share == .refused(.private))
+        var fresh = machine(localScope: .shared)
+        _ = fresh.start()
+        // Fresh for one user (max-age), stale for many (s-maxage=0): revalidated.
+        guard case .readShared = fresh.diskRead(entry(["Cache-Control": "max-age=3600, s-maxage=0"]), now: Self.now.addingTimeInterval(1)) else {
+            Issue.record("expected the disk entry to be stale"); return
+        }
+    }
+}
