@@ -1,7 +1,7 @@
 import Foundation
 import PictorCore
 
-/// A deterministic ``CacheKeyHashing`` for tests of the core, which has no hash function of its
+/// A deterministic ``/PictorCore/CacheKeyHashing`` for tests of the core, which has no hash function of its
 /// own: two 64-bit FNV-1a digests of the key's UTF-8 bytes, as 32 lowercase hex characters.
 /// Distinct for the keys tests use; not a cryptographic hash (production uses SHA-256).
 public struct TestKeyHashing: CacheKeyHashing {
