@@ -39,6 +39,11 @@ struct SharedRulesOverRedisTests {
         }
     }
 
+    /// A new redis-server and an origin answering with `headers`.
+    static func start(_ headers: [String: String]) async throws -> (RedisServer, PerUserOrigin) {
+        (try await offPool { try RedisServer() }, PerUserOrigin(headers))
+    }
+
     /// One user's process: its own disk cache, the fleet's Redis.
     static func member(_ redis: RedisServer, origin: PerUserOrigin) throws -> ImagePipeline {
         var configuration = ImagePipeline.Configuration(
@@ -63,9 +68,8 @@ struct SharedRulesOverRedisTests {
     static let tokenB = ["Authorization": "Bearer token-B"]
 
     @Test func aPrivateResponseIsNotServedToAnotherProcess() async throws {
-        let redis = try await offPool { try RedisServer() }
+        let (redis, origin) = try await Self.start(["Cache-Control": "private, max-age=3600"])
         defer { redis.stop() }
-        let origin = PerUserOrigin(["Cache-Control": "private, max-age=3600"])
         let first = try Self.member(redis, origin: origin), second = try Self.member(redis, origin: origin)
         let url = Self.url("private")
         #expect(try await Self.load(first, url, ["Cookie": "s=1"]).layer == .network)
@@ -80,9 +84,8 @@ struct SharedRulesOverRedisTests {
     }
 
     @Test func anAuthorizedResponseIsNotServedToAnotherTokenNorToNoToken() async throws {
-        let redis = try await offPool { try RedisServer() }
+        let (redis, origin) = try await Self.start(["Cache-Control": "max-age=3600"])
         defer { redis.stop() }
-        let origin = PerUserOrigin(["Cache-Control": "max-age=3600"])
         let first = try Self.member(redis, origin: origin), second = try Self.member(redis, origin: origin)
         let third = try Self.member(redis, origin: origin)
         let url = Self.url("authorized")
@@ -101,9 +104,8 @@ struct SharedRulesOverRedisTests {
 
     @Test(arguments: ["public, max-age=3600", "max-age=3600, s-maxage=3600", "max-age=3600, must-revalidate"])
     func anAuthorizedResponseThatAllowsSharingIsShared(cacheControl: String) async throws {
-        let redis = try await offPool { try RedisServer() }
+        let (redis, origin) = try await Self.start(["Cache-Control": cacheControl])
         defer { redis.stop() }
-        let origin = PerUserOrigin(["Cache-Control": cacheControl])
         let first = try Self.member(redis, origin: origin), second = try Self.member(redis, origin: origin)
         let url = Self.url("public")
         _ = try await Self.load(first, url, Self.tokenA)
@@ -113,9 +115,8 @@ struct SharedRulesOverRedisTests {
     }
 
     @Test func sharedMaxAgeZeroIsStaleInTheFleet() async throws {
-        let redis = try await offPool { try RedisServer() }
+        let (redis, origin) = try await Self.start(["Cache-Control": "max-age=3600, s-maxage=0"])
         defer { redis.stop() }
-        let origin = PerUserOrigin(["Cache-Control": "max-age=3600, s-maxage=0"])
         let first = try Self.member(redis, origin: origin), second = try Self.member(redis, origin: origin)
         let url = Self.url("smaxage")
         _ = try await Self.load(first, url)
@@ -126,9 +127,8 @@ struct SharedRulesOverRedisTests {
 
     @Test(arguments: ["max-age='3600'", "max-age =100", "max-age= 100", "max-age=a100", "max-age=100a"])
     func aMalformedMaxAgeIsStaleInEveryTier(cacheControl: String) async throws {
-        let redis = try await offPool { try RedisServer() }
+        let (redis, origin) = try await Self.start(["Cache-Control": cacheControl])
         defer { redis.stop() }
-        let origin = PerUserOrigin(["Cache-Control": cacheControl])
         let first = try Self.member(redis, origin: origin), second = try Self.member(redis, origin: origin)
         let url = Self.url("malformed")
         _ = try await Self.load(first, url)
@@ -139,9 +139,8 @@ struct SharedRulesOverRedisTests {
 
     @Test(arguments: ["Authorization", "Cookie"])
     func varyWithOtherValuesIsAMissInTheFleet(field: String) async throws {
-        let redis = try await offPool { try RedisServer() }
+        let (redis, origin) = try await Self.start(["Cache-Control": "public, max-age=3600", "Vary": field])
         defer { redis.stop() }
-        let origin = PerUserOrigin(["Cache-Control": "public, max-age=3600", "Vary": field])
         let first = try Self.member(redis, origin: origin), second = try Self.member(redis, origin: origin)
         let third = try Self.member(redis, origin: origin)
         let url = Self.url("vary")
