@@ -16,17 +16,18 @@ extension DataLoader {
     /// The deadline covers every attempt and backoff wait: an attempt still running at the
     /// deadline fails with ``DataLoadingError/timedOut(seconds:)``; a retry whose backoff would end
     /// after the deadline is not made (the last attempt's error is thrown).
+    ///
+    /// - Returns: the body, the final head, and the redirect heads the successful attempt
+    ///   followed, in order.
     func performWithRetries(
-        _ request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?,
-        redirectObserver: (@Sendable (HTTPResponseHead) -> Void)? = nil
-    ) async throws -> (Data, HTTPResponseHead) {
+        _ request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> (Data, HTTPResponseHead, redirects: [HTTPResponseHead]) {
         let policy = configuration.retryPolicy
         let deadline = Deadline(seconds: configuration.timeout)
         var retry = 0
         while true {
             do {
-                return try await performFollowingRedirects(
-                    request, deadline: deadline, progress: progress, redirectObserver: redirectObserver)
+                return try await performFollowingRedirects(request, deadline: deadline, progress: progress)
             } catch let failure as AttemptFailure {
                 if case .statusCode(let code) = failure.error, let url = request.url?.absoluteString {
                     failedURLs?.record(code, for: url)
@@ -48,11 +49,11 @@ extension DataLoader {
     /// One attempt, following redirects by ``RedirectPolicy`` and validating the final answer
     /// by ``ResponseValidation``.
     func performFollowingRedirects(
-        _ original: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?,
-        redirectObserver: (@Sendable (HTTPResponseHead) -> Void)?
-    ) async throws -> (Data, HTTPResponseHead) {
+        _ original: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> (Data, HTTPResponseHead, redirects: [HTTPResponseHead]) {
         var request = original
         var redirects = RedirectPolicy(maximumRedirects: configuration.maximumRedirects, start: original.url)
+        var followed: [HTTPResponseHead] = []
         while true {
             let exchange = try await exchange(request, deadline: deadline, progress: progress)
             switch ResponseValidation.status(of: exchange.head, for: request) {
@@ -62,9 +63,9 @@ extension DataLoader {
                 } catch {
                     throw AttemptFailure(error: error)
                 }
-                redirectObserver?(exchange.head)
+                followed.append(exchange.head)
             case .notModified:
-                return (Data(), exchange.head)
+                return (Data(), exchange.head, followed)
             case .failure(let status, let retryAfter):
                 throw AttemptFailure(error: .statusCode(status), retryAfter: retryAfter)
             case .content:
@@ -73,7 +74,7 @@ extension DataLoader {
                 } catch {
                     throw AttemptFailure(error: error)
                 }
-                return (exchange.body, exchange.head)
+                return (exchange.body, exchange.head, followed)
             }
         }
     }

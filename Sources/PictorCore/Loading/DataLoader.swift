@@ -81,13 +81,21 @@ public final class DataLoader: DataLoading, Sendable {
     ///   `unsupportedURL`, `malformedDataURL`, `knownFailure`, `transport`), `CancellationError`,
     ///   or what the request modifier throws.
     public func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse) {
-        let (data, response) = try await loadResponse(for: request, options: options)
-        return (data, response.urlResponse)
+        let result = try await load(request, options: options)
+        return (result.data, result.response)
     }
 
-    /// ``loadData(for:options:)`` for the pipeline: the same load, with the response as the
-    /// transport's head, so that no `HTTPURLResponse` is built unless someone asks for it.
-    package func loadResponse(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, LoadedResponse) {
+    /// ``loadData(for:options:)`` with the redirects it followed, as the pipeline's fetch stage
+    /// asks for it: the response stays the transport's head, so that no `HTTPURLResponse` is
+    /// built unless someone reads ``DataLoadResult/response``.
+    ///
+    /// - Parameters:
+    ///   - request: the request to send (`http`, `https`, `file` or `data` URL).
+    ///   - options: priority and progress.
+    /// - Returns: the validated body (empty for a `304` to a conditional request), the final
+    ///   response and the redirect responses followed.
+    /// - Throws: as ``loadData(for:options:)``.
+    public func load(_ request: URLRequest, options: DataLoadOptions) async throws -> DataLoadResult {
         let request = try await prepare(request)
         let url = request.url!
         let scheme = url.scheme?.lowercased() ?? ""
@@ -100,13 +108,13 @@ public final class DataLoader: DataLoading, Sendable {
         if let (data, response) = local {
             // Local bytes are validated like a download, but not held to the HTTP size cap.
             try ResponseValidation.checkLocalBody(data, scheme: scheme)
-            return (data, LoadedResponse(response))
+            return DataLoadResult(data: data, loaded: LoadedResponse(response), redirects: [])
         }
         if let status = failedURLs?.status(for: url.absoluteString) { throw DataLoadingError.knownFailure(statusCode: status) }
-        let (data, head) = try await slots.withSlot(priority: options.priorityHandle) {
-            try await performWithRetries(request, progress: options.progress, redirectObserver: options.redirectObserver)
+        let (data, head, redirects) = try await slots.withSlot(priority: options.priorityHandle) {
+            try await performWithRetries(request, progress: options.progress)
         }
-        return (data, LoadedResponse(head: head))
+        return DataLoadResult(data: data, loaded: LoadedResponse(head: head), redirects: redirects)
     }
 
     /// Transfers running now.

@@ -20,6 +20,76 @@ public protocol DataLoading: Sendable {
     ///   body.
     /// - Throws: ``DataLoadingError``, or `CancellationError` when the task was cancelled.
     func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse)
+
+    /// Loads `request` for the pipeline's fetch stage: the body, the final response and the
+    /// redirect responses followed on the way, whose own caching headers limit what is stored
+    /// under the URL asked for (RFC 9111 §3).
+    ///
+    /// The default implementation calls ``loadData(for:options:)`` and judges the status as
+    /// ``DataLoader`` does (2xx other than 206; 304 only to a conditional request; anything else
+    /// is ``DataLoadingError/statusCode(_:)``, an empty 2xx body ``DataLoadingError/emptyBody``).
+    /// Since it cannot see the redirects the loader followed, a final URL other than the one
+    /// asked for counts as one temporary redirect without caching headers: the entry is stored
+    /// stale, and asked about again on its next use. ``DataLoader`` implements it with the
+    /// redirects it followed.
+    ///
+    /// - Parameters:
+    ///   - request: the request to send.
+    ///   - options: priority and progress.
+    /// - Throws: ``DataLoadingError``, or `CancellationError`.
+    func load(_ request: URLRequest, options: DataLoadOptions) async throws -> DataLoadResult
+}
+
+extension DataLoading {
+    /// The default ``DataLoading/load(_:options:)``: ``loadData(for:options:)``, the status
+    /// judged, unknown redirects accounted for.
+    public func load(_ request: URLRequest, options: DataLoadOptions) async throws -> DataLoadResult {
+        let (data, response) = try await loadData(for: request, options: options)
+        let loaded = LoadedResponse(response)
+        if let head = loaded.head {
+            switch ResponseValidation.status(of: head, for: request) {
+            case .content: if data.isEmpty { throw DataLoadingError.emptyBody }
+            case .notModified: break
+            case .redirect, .failure: throw DataLoadingError.statusCode(head.statusCode)
+            }
+        } else if data.isEmpty {
+            throw DataLoadingError.emptyBody
+        }
+        var redirects: [HTTPResponseHead] = []
+        if let asked = request.url, let final = response.url, final.absoluteString != asked.absoluteString {
+            redirects = [HTTPResponseHead(url: asked, statusCode: 302)]
+        }
+        return DataLoadResult(data: data, loaded: loaded, redirects: redirects)
+    }
+}
+
+/// What one load gives the pipeline's fetch stage: the body, the final response, and the
+/// redirect responses followed on the way.
+public struct DataLoadResult: Sendable {
+    /// The body: validated, empty for a `304` to a conditional request.
+    public var data: Data
+    /// The final response (for ``DataLoader``, built from the transport's head on first read).
+    public var response: URLResponse { loaded.urlResponse }
+    /// The redirect responses followed before the final one, in order; empty when none.
+    public var redirects: [HTTPResponseHead]
+    /// The final response as the stages carry it.
+    package let loaded: LoadedResponse
+
+    /// A result made by a custom ``DataLoading``.
+    ///
+    /// - Parameters:
+    ///   - data: the body (empty for a `304`).
+    ///   - response: the final response.
+    ///   - redirects: the redirect responses followed, in order; empty by default.
+    public init(data: Data, response: URLResponse, redirects: [HTTPResponseHead] = []) {
+        self.init(data: data, loaded: LoadedResponse(response), redirects: redirects)
+    }
+
+    package init(data: Data, loaded: LoadedResponse, redirects: [HTTPResponseHead]) {
+        self.data = data
+        self.loaded = loaded
+        self.redirects = redirects
+    }
 }
 
 extension DataLoading {
@@ -50,9 +120,6 @@ public struct DataLoadOptions: Sendable {
     /// The live priority of the pipeline job behind this load: it changes while the load
     /// waits, and a loader that queues follows it.
     package var handle: PriorityHandle?
-    /// Called with each redirect response a loader follows, so the fetch stage can apply the
-    /// redirects' own caching headers to what it stores under the URL asked for.
-    package var redirectObserver: (@Sendable (HTTPResponseHead) -> Void)?
 
     /// Creates options; defaults: normal priority, no progress.
     public init(priority: RequestPriority = .normal, progress: (@Sendable (TransferProgress) -> Void)? = nil) {

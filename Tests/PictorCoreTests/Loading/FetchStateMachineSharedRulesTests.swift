@@ -30,7 +30,7 @@ import Testing
     func download(_ headers: [String: String], _ m: inout FetchStateMachine) -> (FetchResult, FetchStateMachine.CacheWrite, FetchStateMachine.SharedWrite)? {
         _ = m.start()
         _ = m.diskRead(nil, now: Self.now)
-        if case .claimShared = m.sharedRead(nil, now: Self.now) { _ = m.claimed(.leased) }
+        if case .claimShared = m.sharedRead(nil, now: Self.now) { _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) }
         guard case .finish(let result, let write, let share) = m.loaded(Self.png, response: response(headers), exchange: exchange) else {
             return nil
         }
@@ -85,7 +85,7 @@ import Testing
             Issue.record("expected the lease: stale in a shared cache"); return
         }
         #expect(previous == stale)
-        guard case .load(let validators) = m.claimed(.leased) else { Issue.record("expected load"); return }
+        guard case .load(let validators) = m.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) else { Issue.record("expected load"); return }
         #expect(validators?.etag == "\"v1\"", "revalidated, not downloaded")
     }
 
@@ -95,7 +95,7 @@ import Testing
             _ = m.start()
             _ = m.diskRead(nil, now: Self.now)
             _ = m.sharedRead(entry(["Cache-Control": cacheControl, "ETag": "\"v1\""]), now: Self.now.addingTimeInterval(1))
-            _ = m.claimed(.leased)
+            _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")))
             let action = m.loadFailed(DataLoadingError.statusCode(503))
             if case .finish(let result, _, _) = action {
                 #expect(servesStale && result.source == .shared, "\(cacheControl)")
@@ -119,7 +119,7 @@ import Testing
         guard case .readShared = other.diskRead(stored, now: Self.now) else { Issue.record("expected readShared"); return }
         guard case .claimShared(let previous) = other.sharedRead(stored, now: Self.now) else { Issue.record("expected claimShared"); return }
         #expect(previous == nil)
-        guard case .load(let validators) = other.claimed(.leased) else { Issue.record("expected load"); return }
+        guard case .load(let validators) = other.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) else { Issue.record("expected load"); return }
         #expect(validators == nil)
         // Nor served stale when the origin fails.
         guard case .fail = other.loadFailed(DataLoadingError.statusCode(503)) else { Issue.record("expected fail"); return }

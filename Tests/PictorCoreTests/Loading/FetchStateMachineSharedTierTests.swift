@@ -34,7 +34,7 @@ import Testing
         _ = m.start()
         guard case .readShared = m.diskRead(nil, now: Self.now) else { Issue.record("expected readShared"); return }
         guard case .claimShared(_) = m.sharedRead(nil, now: Self.now) else { Issue.record("expected claimShared"); return }
-        guard case .load(let validators) = m.claimed(.leased) else { Issue.record("expected load"); return }
+        guard case .load(let validators) = m.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) else { Issue.record("expected load"); return }
         #expect(validators == nil)
         guard case .finish(let result, let write, let shares) = m.loaded(Self.png, response: response(200), exchange: exchange) else {
             Issue.record("expected finish"); return
@@ -49,7 +49,7 @@ import Testing
         _ = m.start()
         _ = m.diskRead(nil, now: Self.now)
         _ = m.sharedRead(nil, now: Self.now)
-        _ = m.claimed(.leased)
+        _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")))
         guard case .finish(_, let write, let shares) = m.loaded(Self.png, response: response(200, ["Cache-Control": "no-store"]), exchange: exchange) else {
             Issue.record("expected finish"); return
         }
@@ -90,7 +90,7 @@ import Testing
         _ = m.diskRead(nil, now: Self.now)
         let stale = entry(expiresIn: -60, etag: "\"fleet\"")
         guard case .claimShared(_) = m.sharedRead(stale, now: Self.now) else { Issue.record("expected claimShared"); return }
-        guard case .load(let validators) = m.claimed(.leased) else { Issue.record("expected load"); return }
+        guard case .load(let validators) = m.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) else { Issue.record("expected load"); return }
         #expect(validators?.etag == "\"fleet\"")
         guard case .finish(let result, let write, let shares) = m.loaded(Data(), response: response(304, ["Cache-Control": "max-age=60"]), exchange: exchange) else {
             Issue.record("expected finish"); return
@@ -173,7 +173,7 @@ import Testing
         _ = m.start()
         _ = m.diskRead(nil, now: Self.now)
         _ = m.sharedRead(entry(expiresIn: -60, etag: "\"e\""), now: Self.now)
-        _ = m.claimed(.leased)
+        _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")))
         guard case .finish(let result, let write, let shares) = m.loadFailed(DataLoadingError.statusCode(503)) else {
             Issue.record("expected finish"); return
         }
@@ -184,7 +184,7 @@ import Testing
 
     @Test func transitionsOutOfOrderFailTheFetchInsteadOfCrashing() {
         var m = machine()
-        guard case .fail = m.claimed(.leased) else { Issue.record("expected fail"); return }
+        guard case .fail = m.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) else { Issue.record("expected fail"); return }
         var n = machine()
         _ = n.start()
         guard case .fail = n.awaited(nil) else { Issue.record("expected fail"); return }

@@ -66,18 +66,6 @@ struct FetchStateMachine {
         case refused(CacheRules.Refusal)
     }
 
-    /// What taking the shared tier's download lease gave.
-    enum Claim: Sendable, Equatable {
-        /// This fetch holds it: download for the fleet.
-        case leased
-        /// Another process holds it: wait for its result.
-        case heldElsewhere
-        /// None (coalescing off, the tier failed): download without one.
-        case unavailable
-        /// Another process stored this entry just before the lease was taken: serve it.
-        case stored(DataCacheEntry)
-    }
-
     /// The next thing to do.
     enum Action: Sendable {
         /// Read the disk cache, then call ``diskRead(_:now:)``.
@@ -172,8 +160,8 @@ struct FetchStateMachine {
         return .claimShared(previous: entry)
     }
 
-    /// Taking the download lease gave `claim`.
-    mutating func claimed(_ claim: Claim) -> Action {
+    /// Taking the download lease gave `claim` (the runner keeps a lease it took, to release it).
+    mutating func claimed(_ claim: SharedTier.Claim) -> Action {
         guard case .claiming(let stale, let found) = state else { return invalid("claimed") }
         switch claim {
         case .heldElsewhere:
@@ -221,9 +209,10 @@ struct FetchStateMachine {
             let write: CacheWrite = storable ? (stale.onDisk ? .updateMetadata : .store) : .none
             return finish(.finish(result, write: write, share: shareAction(metadata)))
         }
-        guard http.map({ (200..<300).contains($0.statusCode) && $0.statusCode != 206 }) ?? true, !data.isEmpty else {
-            // Only a loader that does not validate gets here (a 304 nobody asked for, an error status).
-            return finish(.fail(http.map { DataLoadingError.statusCode($0.statusCode) } ?? DataLoadingError.emptyBody))
+        // The loader judged the status (``DataLoading/load(_:options:)``); what is left is a 304
+        // with no stored entry it could confirm, which stands for no bytes at all.
+        guard http?.statusCode != 304, !data.isEmpty else {
+            return finish(.fail(http?.statusCode == 304 ? DataLoadingError.statusCode(304) : DataLoadingError.emptyBody))
         }
         let own = HTTPFreshness.metadata(
             for: http, data: data, exchange: exchange, heuristicCap: inputs.heuristicCap,

@@ -71,17 +71,9 @@ extension ImagePipeline {
                     let entry = await shared?.entry(for: key.dataKey)
                     action = machine.sharedRead(entry, now: configuration.now())
                 case .claimShared(let previous):
-                    switch await shared?.claim(key.dataKey, previous: previous) ?? .unavailable {
-                    case .stored(let entry):
-                        action = machine.claimed(.stored(entry))
-                    case .leased(let taken):
-                        lease = taken
-                        action = machine.claimed(.leased)
-                    case .heldElsewhere:
-                        action = machine.claimed(.heldElsewhere)
-                    case .unavailable:
-                        action = machine.claimed(.unavailable)
-                    }
+                    let claim = await shared?.claim(key.dataKey, previous: previous) ?? .unavailable
+                    if case .leased(let taken) = claim { lease = taken }
+                    action = machine.claimed(claim)
                 case .awaitShared(let previous):
                     let entry = try await shared?.awaitHolder(of: key.dataKey, previous: previous)
                     action = machine.awaited(entry)
@@ -134,21 +126,11 @@ extension ImagePipeline {
         if let etag = validators?.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
         if let lastModified = validators?.lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
         let requested = configuration.now()
-        let redirects = RedirectLog()
-        var options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
-        options.redirectObserver = { redirects.append($0) }
+        let options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
         do {
-            let data: Data, response: LoadedResponse
-            if let loader = configuration.dataLoader as? DataLoader {
-                // Pictor's own loader hands over the transport's head: no HTTPURLResponse is
-                // built unless the caller reads `urlResponse`.
-                (data, response) = try await loader.loadResponse(for: request, options: options)
-            } else {
-                let (bytes, foundation) = try await configuration.dataLoader.loadData(for: request, options: options)
-                (data, response) = (bytes, LoadedResponse(foundation))
-            }
+            let result = try await configuration.dataLoader.load(request, options: options)
             return machine.loaded(
-                data, response: response, redirects: redirects.responses,
+                result.data, response: result.loaded, redirects: result.redirects,
                 exchange: .init(requested: requested, received: configuration.now()))
         } catch {
             if error is CancellationError || Task.isCancelled { return .fail(CancellationError()) }
@@ -159,13 +141,6 @@ extension ImagePipeline {
     private func store(_ result: FetchResult, for key: String, in cache: any DataCaching) {
         cache.store(result.data, for: key, metadata: result.metadata)
     }
-}
-
-/// The redirect responses one load followed, in order.
-private final class RedirectLog: Sendable {
-    private let list = Mutex<[HTTPResponseHead]>([])
-    func append(_ response: HTTPResponseHead) { list.withLock { $0.append(response) } }
-    var responses: [HTTPResponseHead] { list.withLock { $0 } }
 }
 
 extension FetchResult {
