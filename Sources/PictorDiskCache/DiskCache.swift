@@ -198,15 +198,50 @@ public final class DiskCache: DataCaching, Sendable {
         }
     }
 
+    /// The metadata of the entry ``entry(for:)`` would serve for `key`, or `nil`; as
+    /// ``contains(_:)``, nothing is removed and no statistic changes, but the read counts as an
+    /// access for the least-recently-used order (the pipeline warms entries with it before
+    /// they are used).
+    ///
+    /// - Complexity: plain cache: one read of the file's trailer (its metadata, not the
+    ///   payload); encrypted cache: the whole file is read and opened.
+    ///
+    /// - Parameter key: the cache key.
+    public func metadata(for key: String) -> DataCacheMetadata? {
+        guard let digest = digest(for: key) else { return nil }
+        let binding = KeyBinding(key: key)
+        let metadata: DataCacheMetadata?
+        switch staged(digest, binding: binding, countingMisses: false) {
+        case .hit(let entry): return entry.metadata
+        case .miss: return nil
+        case .disk(let override): metadata = fileMetadata(digest, boundTo: binding).map { override ?? $0 }
+        }
+        if metadata != nil {
+            let now = configuration.now()
+            let needsDrain = state.withLock { s in
+                guard !s.readOnly, s.recordAccess(digest, at: now, resolution: Self.accessTimeResolution) else { return false }
+                return s.accesses.count >= Self.accessBatchSize && s.scheduleDrain()
+            }
+            if needsDrain { scheduleDrain() }
+        }
+        return metadata
+    }
+
     /// Whether the entry file `digest` is intact and bound to `binding`.
     private func file(_ digest: String, isBoundTo binding: KeyBinding) -> Bool {
+        fileMetadata(digest, boundTo: binding) != nil
+    }
+
+    /// The metadata of the entry file `digest` when it is intact and bound to `binding`.
+    private func fileMetadata(_ digest: String, boundTo binding: KeyBinding) -> DataCacheMetadata? {
         if currentCipher == nil {
             guard let (trailer, size) = files.readTrailer(digest),
-                  let tail = EntryContainer.decodeTail(trailer, fileSize: size) else { return false }
-            return tail.binding == binding
+                  let tail = EntryContainer.decodeTail(trailer, fileSize: size), tail.binding == binding else { return nil }
+            return tail.metadata
         }
-        guard case .data(let bytes) = files.read(digest), let decoded = decode(bytes, digest: digest) else { return false }
-        return decoded.binding == binding
+        guard case .data(let bytes) = files.read(digest), let decoded = decode(bytes, digest: digest),
+              decoded.binding == binding else { return nil }
+        return decoded.metadata
     }
 
     func entry(digest: String, binding: KeyBinding) -> DataCacheEntry? {

@@ -13,9 +13,7 @@ extension ImagePipeline {
     public func removeCachedImage(for request: ImageRequest, includingOriginal: Bool = true) {
         let prepared = PreparedRequest(request, pipeline: self)
         configuration.imageCache?.removeImage(for: prepared.imageKey)
-        guard let cache = configuration.dataCache else { return }
-        if request.isProcessed { cache.removeData(for: prepared.imageKey.rawValue) }
-        if includingOriginal { cache.removeData(for: prepared.dataKey) }
+        removeStored(prepared, includingOriginal: includingOriginal)
     }
 
     /// The memory cache's image for `key`: an ``ImageCache`` is called directly (a final class,
@@ -32,7 +30,7 @@ extension ImagePipeline {
     ///   only).
     public func removeAllCachedImages(includingDisk: Bool = false) {
         configuration.imageCache?.removeAll()
-        if includingDisk { configuration.dataCache?.removeAll() }
+        if includingDisk { removeAllStored() }
     }
 
     /// The default format of `image`'s processed variant: its source's when that is one every
@@ -42,36 +40,15 @@ extension ImagePipeline {
         return .png
     }
 
-    /// The rules of this pipeline's own tiers (memory, disk).
-    var localCacheRules: CacheRules {
-        CacheRules(scope: configuration.cacheScope, policy: configuration.httpCachePolicy)
-    }
-
-    /// What `p` brings to the cache rules.
-    func cacheFacts(_ p: PreparedRequest) -> CacheRequestFacts {
-        CacheRequestFacts(p.request.urlRequest, hashing: configuration.varyKeyHashing)
-    }
-
-    /// Whether processed variants of `p` are kept on disk.
-    private func usesVariants(_ p: PreparedRequest) -> Bool {
-        p.request.isProcessed && configuration.diskCachePolicy.storesProcessed
-            && configuration.dataCache != nil && configuration.encoder != nil
-    }
-
     /// The processed variant of `p` decoded from the disk cache, if the policy keeps variants
     /// and one is stored. A variant that fails to decode is removed (`discarded` set).
     ///
-    /// A variant carries the freshness and `Vary` of the original it was made from, and follows
-    /// the same ``CacheRules``: it answers only a request the original would answer, and under
-    /// ``HTTPCachePolicy/http`` only while the original is fresh: once the original would have to
-    /// be asked about again (expired, `no-cache`), the request goes to the original, which is
+    /// Which variant may answer is the fetch stage's decision (``variantEntry(_:)``): a variant
+    /// answers only a request its original would answer, and under ``HTTPCachePolicy/http``
+    /// only while the original is fresh; after that the request goes to the original, which is
     /// revalidated or downloaded, and a new variant replaces this one.
     func processedVariant(_ p: PreparedRequest, priority: PriorityHandle, discarded: inout Bool) async throws -> StageOutput? {
-        guard usesVariants(p), p.fetchKey.readsCaches, let cache = configuration.dataCache,
-              let entry = cache.entry(for: p.imageKey.rawValue) else { return nil }
-        let rules = localCacheRules
-        guard rules.matches(entry, cacheFacts(p)) else { return nil }
-        if !p.fetchKey.isCacheOnly, !rules.isFresh(entry.metadata, now: configuration.now()) { return nil }
+        guard let entry = variantEntry(p) else { return nil }
         let decoder = configuration.decoder
         let options = configuration.decodingOptions
         let data = entry.data
@@ -90,7 +67,7 @@ extension ImagePipeline {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            cache.removeData(for: p.imageKey.rawValue)
+            discardVariant(p)
             counters.withLock { $0.discardedCacheEntries += 1 }
             log(.warning, p.request, "processed variant failed to decode and was removed: \(error)")
             discarded = true
@@ -105,35 +82,18 @@ extension ImagePipeline {
     /// (``Image/isTruncated``, only with ``ImageDecodingOptions/allowsTruncatedData``) is
     /// delivered but stored nowhere: a later request must not be served a partial image.
     ///
-    /// The variant is kept with the original's freshness (`expiresAt`, `sharedExpiresAt`,
-    /// `Cache-Control`, `Vary` and its key; not its validators, which belong to the original
-    /// bytes), and not at all when the original may not be kept (``CacheRules``: `no-store`;
-    /// `private` in a shared scope) or, under ``HTTPCachePolicy/http``, has no freshness to
-    /// inherit (it could never answer). In a ``CacheScope/shared`` scope an image made from an
-    /// original the rules refuse is not kept in memory either.
+    /// What the variant is kept with, and whether it is kept at all, is the fetch stage's
+    /// decision (``variantMetadata(_:original:)``, on ``CacheRules``); in a
+    /// ``CacheScope/shared`` scope an image made from an original the rules refuse is not kept
+    /// in memory either.
     func store(_ image: Image, _ p: PreparedRequest, writesVariant: Bool, original: DataCacheMetadata?, priority: PriorityHandle) async {
         guard !image.isTruncated else { return }
         let options = p.request.options
-        let rules = localCacheRules
-        let refused = original.map { rules.refusal(toStore: $0, for: cacheFacts(p)) != nil } ?? false
-        if !options.contains(.disableMemoryCacheWrites), !(refused && rules.scope == .shared) {
+        if !options.contains(.disableMemoryCacheWrites), localCacheRules.keepsInMemory(madeFrom: original, for: cacheFacts(p)) {
             configuration.imageCache?.storeImage(image, for: p.imageKey)
         }
-        guard writesVariant, usesVariants(p), !options.contains(.disableDiskCacheWrites), !refused,
-              let encoder = configuration.encoder, let cache = configuration.dataCache else { return }
-        var metadata = DataCacheMetadata()
-        if let original, configuration.httpCachePolicy == .http || original.vary != nil {
-            if configuration.httpCachePolicy == .http {
-                guard (rules.scope == .shared ? original.sharedExpiresAt : original.expiresAt) != nil else { return }
-            }
-            metadata.expiresAt = original.expiresAt
-            metadata.sharedExpiresAt = original.sharedExpiresAt
-            metadata.cacheControl = original.cacheControl
-            metadata.vary = original.vary
-            metadata.varyKey = original.varyKey
-        } else if configuration.httpCachePolicy == .http {
-            return
-        }
+        guard writesVariant, let original, var metadata = variantMetadata(p, original: original),
+              let encoder = configuration.encoder else { return }
         let format = configuration.processedVariantFormat ?? Self.variantFormat(of: image)
         metadata.format = format
         let quality = configuration.processedVariantQuality
@@ -141,7 +101,7 @@ extension ImagePipeline {
             let result = try await processQueue.execute(priority: priority) {
                 try encoder.encode(image, as: format, quality: quality)
             }
-            cache.store(result.value, for: p.imageKey.rawValue, metadata: metadata)
+            storeVariant(result.value, metadata: metadata, p)
         } catch is CancellationError {
             return
         } catch {

@@ -16,18 +16,6 @@ extension ImagePipeline {
         case both
         /// Store nothing on disk.
         case none
-
-        /// Whether originals fetched for a request with (`true`) or without processing are stored.
-        func storesOriginal(forProcessedRequest processed: Bool) -> Bool {
-            switch self {
-            case .original, .both: true
-            case .processed: !processed
-            case .none: false
-            }
-        }
-
-        /// Whether processed variants are read and written.
-        var storesProcessed: Bool { self == .processed || self == .both }
     }
 
     /// How the fetch stage uses the disk cache's original bytes.

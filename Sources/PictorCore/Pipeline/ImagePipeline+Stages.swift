@@ -124,8 +124,7 @@ extension ImagePipeline {
         guard fetched.source == .network || fetched.source == .shared,
               let format = fetched.metadata.format ?? ImageFormat.sniff(fetched.data),
               FileStructure.isTruncated(fetched.data, format: format) else { return }
-        configuration.dataCache?.removeData(for: p.dataKey)
-        await sharedTier?.remove(p.dataKey)
+        await discardOriginal(p)
         guard !configuration.decodingOptions.allowsTruncatedData else { return }
         log(.info, p.request, "downloaded bytes end before the image does; not kept")
         throw .decodingFailed(ImageDecodingError.truncated(format))
@@ -201,9 +200,7 @@ extension ImagePipeline {
                 output.metrics.wasShared = first.joined
                 return output
             } catch let error as Error where error.kind == .decoding {
-                self.configuration.dataCache?.removeData(for: p.dataKey)
-                // Whoever stored them, the fleet must not be served them either.
-                await self.sharedTier?.remove(p.dataKey)
+                await self.discardOriginal(p)
                 guard first.output.fetched.source != .network else { throw error }
                 self.counters.withLock { $0.discardedCacheEntries += 1 }
                 self.log(.warning, p.request, "cached bytes failed to decode and were removed: \(error)")
@@ -215,8 +212,7 @@ extension ImagePipeline {
                     output = try await self.decode(second.output, p, priority: context.priority)
                 } catch let error as Error where error.kind == .decoding {
                     // The origin itself serves bytes that do not decode: keep none of them.
-                    self.configuration.dataCache?.removeData(for: p.dataKey)
-                    await self.sharedTier?.remove(p.dataKey)
+                    await self.discardOriginal(p)
                     throw error
                 }
                 output.discardedCachedEntry = true

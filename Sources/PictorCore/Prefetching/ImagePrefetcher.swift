@@ -240,12 +240,7 @@ public final class ImagePrefetcher: Sendable {
             case .memoryCache:
                 return .success(try await pipeline.image(for: request).cacheLayer)
             case .diskCache:
-                let options = request.options
-                if !options.contains(.reloadIgnoringCachedData), !options.contains(.disableDiskCacheReads),
-                   let cache = pipeline.configuration.dataCache, cache.contains(pipeline.dataCacheKey(for: request)) {
-                    return .success(.disk)
-                }
-                return .success(try await pipeline.data(for: request).cacheLayer)
+                return .success(try await pipeline.warm(request, priority: PriorityHandle(priority)))
             }
         } catch {
             return .failure(error)

@@ -1,6 +1,7 @@
 import Foundation
 @testable import PictorCore
 import PictorTestSupport
+import Synchronization
 import Testing
 
 @Suite(.timeLimit(.minutes(5)))
@@ -37,7 +38,53 @@ struct ImagePrefetcherTests {
         #expect(h.disk.keys.count == 5)
         #expect(prefetcher.statistics.networkLoads == 5)
         #expect(prefetcher.statistics.diskHits == 5)
-        #expect(h.network.loadCount == 5, "a disk hit is answered by contains(), not a read")
+        #expect(h.network.loadCount == 5)
+    }
+
+    /// A disk cache that counts whole-entry reads, to tell them from metadata reads.
+    final class ReadCountingCache: DataCaching, Sendable {
+        let inner = TestDataCache()
+        let entryReads = Mutex(0)
+        func entry(for key: String) -> DataCacheEntry? {
+            entryReads.withLock { $0 += 1 }
+            return inner.entry(for: key)
+        }
+        func metadata(for key: String) -> DataCacheMetadata? { inner.entry(for: key)?.metadata }
+        func contains(_ key: String) -> Bool { inner.contains(key) }
+        func store(_ data: Data, for key: String, metadata: DataCacheMetadata) { inner.store(data, for: key, metadata: metadata) }
+        func updateMetadata(_ metadata: DataCacheMetadata, for key: String) { inner.updateMetadata(metadata, for: key) }
+        func removeData(for key: String) { inner.removeData(for: key) }
+        func removeAll() { inner.removeAll() }
+    }
+
+    @Test func prefetchingToDiskRevalidatesAStaleEntryAndReadsNoBytesOfAFreshOne() async throws {
+        let cache = ReadCountingCache()
+        let h = Harness { $0.dataCache = cache; $0.httpCachePolicy = .http }
+        let fresh = h.stub("fresh.img"), stale = h.stub("stale.img"), missing = h.stub("missing.img")
+        h.network.setRevalidating(stale)
+        let body = TestImageCodec.encode(width: 8, height: 8)
+        cache.store(body, for: fresh.absoluteString, metadata: DataCacheMetadata(expiresAt: Date().addingTimeInterval(3600)))
+        cache.store(body, for: stale.absoluteString, metadata: DataCacheMetadata(etag: "\"v1\"", expiresAt: Date().addingTimeInterval(-60)))
+        let outcomes = Mutex<[URL: ImagePrefetcher.Outcome]>([:])
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, destination: .diskCache) { request, outcome in
+            outcomes.withLock { $0[request.url!] = outcome }
+        }
+
+        prefetcher.startPrefetching(with: [fresh, stale, missing])
+        await prefetcher.waitUntilIdle()
+
+        #expect(h.network.loadCount(for: fresh) == 0)
+        #expect(h.network.loadCount(for: stale) == 1, "a stale entry is asked about, not counted as a hit")
+        #expect(h.network.loads.first { $0.request.url == stale }?.isConditional == true, "with its validators")
+        #expect(h.network.loadCount(for: missing) == 1)
+        #expect(cache.metadata(for: stale.absoluteString)?.expiresAt ?? .distantPast > Date(), "the 304 refreshed it")
+        #expect(cache.contains(missing.absoluteString))
+        let read = outcomes.withLock { $0 }
+        #expect(read[fresh].flatMap { try? $0.get() } == .disk)
+        #expect(read[missing].flatMap { try? $0.get() } == .network)
+        // The stale entry was read once, to revalidate it; the fresh one not at all.
+        #expect(cache.entryReads.withLock { $0 } == 2, "the fresh entry's bytes are not read")
+        #expect(h.decoder.decodeCount == 0)
     }
 
     @Test func concurrencyIsBoundedAndPrefetchesRunAtLowPriority() async throws {

@@ -12,6 +12,13 @@ public protocol DataCaching: Sendable {
     ///
     /// - Parameter key: the cache key (by default the image URL).
     func entry(for key: String) -> DataCacheEntry?
+    /// The metadata stored for `key`, or `nil` on a miss, reading as little as the store can
+    /// (the pipeline warms the disk with it: a fresh entry needs no bytes read). As with
+    /// ``entry(for:)``, an expired entry is returned. The default implementation reads the
+    /// whole entry.
+    ///
+    /// - Parameter key: the cache key.
+    func metadata(for key: String) -> DataCacheMetadata?
     /// Whether an entry exists for `key`, without reading it.
     ///
     /// - Parameter key: the cache key.
@@ -38,6 +45,11 @@ public protocol DataCaching: Sendable {
 }
 
 extension DataCaching {
+    /// The metadata of ``entry(for:)``.
+    ///
+    /// - Parameter key: the cache key.
+    public func metadata(for key: String) -> DataCacheMetadata? { entry(for: key)?.metadata }
+
     /// The bytes stored for `key`, or `nil` on a miss.
     ///
     /// - Parameter key: the cache key.

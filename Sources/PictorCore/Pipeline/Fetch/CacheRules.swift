@@ -135,6 +135,35 @@ struct CacheRules: Sendable, Hashable {
         return scope == .private || !(control.proxyRevalidate || control.hasSharedMaxAge)
     }
 
+    /// The metadata a processed variant made from an original stored with `original` is kept
+    /// with: the original's freshness (`expiresAt`, `sharedExpiresAt`), `Cache-Control`, `Vary`
+    /// and its key, so that the variant answers only what the original would, and only while
+    /// the original would (not its validators, which belong to the original bytes). `nil` when
+    /// no variant may be kept: the original may not be ( ``refusal(toStore:for:)``), or, under
+    /// ``ImagePipeline/HTTPCachePolicy/http``, it has no freshness to inherit (it could never
+    /// answer). Under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders`` only `Vary` is kept.
+    func variantMetadata(inheriting original: DataCacheMetadata, for request: CacheRequestFacts) -> DataCacheMetadata? {
+        guard refusal(toStore: original, for: request) == nil else { return nil }
+        var metadata = DataCacheMetadata()
+        if policy == .http {
+            guard (scope == .shared ? original.sharedExpiresAt : original.expiresAt) != nil else { return nil }
+            metadata.expiresAt = original.expiresAt
+            metadata.sharedExpiresAt = original.sharedExpiresAt
+            metadata.cacheControl = original.cacheControl
+        }
+        metadata.vary = original.vary
+        metadata.varyKey = original.varyKey
+        return metadata
+    }
+
+    /// Whether an image made from an original stored with `original` (`nil`: not known, as for
+    /// an image made from a stored variant) is kept in the memory cache: always in a private
+    /// cache; in a shared one only when the original may be stored.
+    func keepsInMemory(madeFrom original: DataCacheMetadata?, for request: CacheRequestFacts) -> Bool {
+        guard scope == .shared, let original else { return true }
+        return refusal(toStore: original, for: request) == nil
+    }
+
     /// RFC 9111 §3.5: a response to a request with `Authorization` may be reused by a shared
     /// cache only when it says `public`, `s-maxage` or `must-revalidate`.
     private static func allowsAuthorizedSharing(_ control: CacheControl) -> Bool {

@@ -95,12 +95,10 @@ struct PreparedRequest: Sendable {
         return FetchKey(dataKey: dataKey, mode: mode)
     }
 
-    /// Whether this caller wants downloaded original bytes written to disk: its options and
-    /// the disk policy (`originalOnly` for ``ImagePipeline/data(for:)-(ImageRequest)`` and
-    /// ``ImageRequest/Options/skipDecode``, which store as for an unprocessed request).
+    /// Whether this caller wants downloaded original bytes written to disk
+    /// (``ImagePipeline/writesOriginal(_:policy:originalOnly:)``, the fetch stage's gate).
     func storesOriginal(originalOnly: Bool = false) -> Bool {
-        !request.options.contains(.disableDiskCacheWrites)
-            && policy.storesOriginal(forProcessedRequest: originalOnly ? false : request.isProcessed)
+        ImagePipeline.writesOriginal(request, policy: policy, originalOnly: originalOnly)
     }
 
     var decodeKey: DecodeKey { DecodeKey(fetch: fetchKey, thumbnail: thumbnail, storesOriginal: storesOriginal()) }

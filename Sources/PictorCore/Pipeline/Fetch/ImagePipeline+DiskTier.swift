@@ -1,0 +1,120 @@
+import Foundation
+
+/// The fetch stage's other ways into the disk tier, beside the fetch job: processed variants,
+/// warming the disk, whether a caller's download is written, and removals. The fetch stage is
+/// the only code that calls ``Configuration/dataCache``; what it may read, serve and write is
+/// decided by ``CacheRules`` (pure), as for originals.
+extension ImagePipeline {
+    /// The rules of this pipeline's own tiers (memory, disk).
+    var localCacheRules: CacheRules {
+        CacheRules(scope: configuration.cacheScope, policy: configuration.httpCachePolicy)
+    }
+
+    /// What `p` brings to the cache rules.
+    func cacheFacts(_ p: PreparedRequest) -> CacheRequestFacts {
+        CacheRequestFacts(p.request.urlRequest, hashing: configuration.varyKeyHashing)
+    }
+
+    // MARK: - Whether a download is written (the per-caller gate)
+
+    /// Whether the caller of `p` wants downloaded original bytes written to disk: its options
+    /// and ``Configuration/diskCachePolicy`` (`originalOnly` for
+    /// ``ImagePipeline/data(for:)-(ImageRequest)`` and ``ImageRequest/Options/skipDecode``,
+    /// which store as for an unprocessed request). The fetch job writes when its first caller
+    /// wants it; a later caller that wants it and finds it not written writes it itself
+    /// (``fetch(_:_:priority:progress:storesToDisk:)``), so callers that differ only here share
+    /// one download.
+    static func writesOriginal(
+        _ request: ImageRequest, policy: DiskCachePolicy, originalOnly: Bool = false
+    ) -> Bool {
+        guard !request.options.contains(.disableDiskCacheWrites) else { return false }
+        switch policy {
+        case .original, .both: return true
+        case .processed: return originalOnly || !request.isProcessed
+        case .none: return false
+        }
+    }
+
+    // MARK: - Processed variants
+
+    /// Whether processed variants of `p` are read and written: a processed request, a policy
+    /// that keeps them, a disk cache and an encoder.
+    func usesVariants(_ p: PreparedRequest) -> Bool {
+        p.request.isProcessed && (configuration.diskCachePolicy == .processed || configuration.diskCachePolicy == .both)
+            && configuration.dataCache != nil && configuration.encoder != nil
+    }
+
+    /// The stored processed variant of `p` when the rules let it answer: the request reads the
+    /// caches, the variant matches the request (its original's `Vary` values) and, unless the
+    /// request is cache-only, it is fresh.
+    func variantEntry(_ p: PreparedRequest) -> DataCacheEntry? {
+        guard usesVariants(p), p.fetchKey.readsCaches, let cache = configuration.dataCache,
+              let entry = cache.entry(for: p.imageKey.rawValue) else { return nil }
+        let rules = localCacheRules
+        guard rules.matches(entry, cacheFacts(p)),
+              p.fetchKey.isCacheOnly || rules.isFresh(entry.metadata, now: configuration.now()) else { return nil }
+        return entry
+    }
+
+    /// The metadata a variant of `p` made from an original stored with `original` is kept
+    /// with, or `nil` when none is kept (see ``CacheRules/variantMetadata(inheriting:for:)``).
+    func variantMetadata(_ p: PreparedRequest, original: DataCacheMetadata) -> DataCacheMetadata? {
+        guard usesVariants(p), !p.request.options.contains(.disableDiskCacheWrites) else { return nil }
+        return localCacheRules.variantMetadata(inheriting: original, for: cacheFacts(p))
+    }
+
+    /// Stores the encoded variant of `p`.
+    func storeVariant(_ data: Data, metadata: DataCacheMetadata, _ p: PreparedRequest) {
+        configuration.dataCache?.store(data, for: p.imageKey.rawValue, metadata: metadata)
+    }
+
+    /// Removes the variant of `p` (it failed to decode).
+    func discardVariant(_ p: PreparedRequest) {
+        configuration.dataCache?.removeData(for: p.imageKey.rawValue)
+    }
+
+    // MARK: - Warming
+
+    /// Brings the original bytes of `request` into the disk cache without decoding them, and
+    /// says which tier has them: a disk entry the rules would serve now is answered from its
+    /// metadata alone (``DataCaching/metadata(for:)``, no bytes read); anything else (missing,
+    /// stale, stored for other `Vary` values) goes through the fetch job, so a stale entry is
+    /// revalidated, not counted as a hit.
+    func warm(_ request: ImageRequest, priority: PriorityHandle) async throws(Error) -> CacheLayer {
+        let p = PreparedRequest(request, pipeline: self)
+        if p.fetchKey.readsCaches, let cache = configuration.dataCache, let metadata = cache.metadata(for: p.dataKey) {
+            let rules = localCacheRules
+            let entry = DataCacheEntry(data: Data(), metadata: metadata)
+            if rules.matches(entry, cacheFacts(p)), rules.isFresh(metadata, now: configuration.now()) {
+                counters.withLock {
+                    $0.requests += 1
+                    $0.record(.disk)
+                }
+                return .disk
+            }
+        }
+        return try await performData(request, priority: priority).cacheLayer
+    }
+
+    // MARK: - Removals
+
+    /// Removes the original bytes of `p` from the disk and the shared tier (they failed to
+    /// decode, or end before the image does): whoever stored them, nobody is served them again.
+    func discardOriginal(_ p: PreparedRequest) async {
+        configuration.dataCache?.removeData(for: p.dataKey)
+        await sharedTier?.remove(p.dataKey)
+    }
+
+    /// Removes what the disk cache holds for `p`: its processed variant, and its original when
+    /// `includingOriginal`.
+    func removeStored(_ p: PreparedRequest, includingOriginal: Bool) {
+        guard let cache = configuration.dataCache else { return }
+        if p.request.isProcessed { cache.removeData(for: p.imageKey.rawValue) }
+        if includingOriginal { cache.removeData(for: p.dataKey) }
+    }
+
+    /// Empties the disk cache.
+    func removeAllStored() {
+        configuration.dataCache?.removeAll()
+    }
+}
