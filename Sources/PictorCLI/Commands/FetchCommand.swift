@@ -81,7 +81,9 @@ enum FetchCommand {
             }
         }
 
-        let stack = try PipelineStack(cache: cache, shared: shared, console: context.console, storesThumbnails: resize != nil && cachesThumbnails)
+        let stack = try PipelineStack(
+            cache: cache, shared: shared, console: context.console, storesThumbnails: resize != nil && cachesThumbnails,
+            thumbnailOutput: output == nil ? nil : (format, quality))
         defer { stack.close() }
         var failures = 0
         var results: [ImageJob.Result] = []

@@ -87,22 +87,38 @@ struct ImageJob: Sendable {
                 result.seconds = (ContinuousClock.now - start).seconds
                 return result
             }
-            let response = try await pipeline.image(for: makeRequest())
-            let image = response.image
-            result.layer = response.cacheLayer.rawValue
-            result.revalidated = response.isRevalidated
-            result.staleOnArrival = response.isStaleOnArrival
-            result.width = image.width
-            result.height = image.height
-            result.bytes = response.metrics.originalByteCount.map { Int64($0) }
-            result.wasShared = response.metrics.wasShared
+            let request = makeRequest()
+            let outputPath = outputIsDirectory ? naming.template?.literalExtension.map { "name." + $0 } : output
+            let encoded: Data, target: ImageFormat
+            if output != nil, let kept = copyable(pipeline.storedVariant(for: request), outputPath: outputPath) {
+                // The kept thumbnail is the output, byte for byte: no decode, no encode.
+                (encoded, target) = (kept.data, kept.format)
+                result.layer = CacheLayer.disk.rawValue
+                (result.width, result.height) = (kept.width, kept.height)
+            } else {
+                let response = try await pipeline.image(for: request)
+                let image = response.image
+                result.layer = response.cacheLayer.rawValue
+                result.revalidated = response.isRevalidated
+                result.staleOnArrival = response.isStaleOnArrival
+                result.width = image.width
+                result.height = image.height
+                result.bytes = response.metrics.originalByteCount.map { Int64($0) }
+                result.wasShared = response.metrics.wasShared
+                guard output != nil else { return finished(result, start) }
+                target = OutputFormatOption.resolve(explicit: format, path: outputPath, source: image.sourceFormat)
+                // The thumbnail the pipeline has just kept, when it is what this encode would
+                // give (same encoder, format and quality): written as it is.
+                if let kept = copyable(pipeline.storedVariant(for: request), outputPath: outputPath), kept.format == target,
+                   kept.width == image.width, kept.height == image.height {
+                    encoded = kept.data
+                } else {
+                    encoded = try await Self.encode(image, as: target, quality: quality)
+                }
+            }
             if let output {
-                let target = OutputFormatOption.resolve(
-                    explicit: format, path: outputIsDirectory ? naming.template?.literalExtension.map { "name." + $0 } : output,
-                    source: image.sourceFormat)
-                let encoded = try VipsEncoder().encode(image, as: target, quality: quality)
                 let path: String
-                let values = NameTemplate.Values(url: url, index: index, format: target, width: image.width, height: image.height)
+                let values = NameTemplate.Values(url: url, index: index, format: target, width: result.width, height: result.height)
                 if outputIsDirectory && naming.namesInInputOrder {
                     path = naming.temporaryPath(in: output, index: index)
                     result.pendingName = values
@@ -113,7 +129,7 @@ struct ImageJob: Sendable {
                     path = output
                 }
                 do {
-                    try Self.write(encoded, to: path)
+                    try await Self.onOutputQueue { try Self.write(encoded, to: path) }
                 } catch {
                     if result.pendingName != nil { unlink(path) }
                     result.pendingName = nil
@@ -125,9 +141,46 @@ struct ImageJob: Sendable {
         } catch {
             result.status = Self.isCancellation(error) ? .cancelled : .failed(Self.reason(error))
         }
+        return finished(result, start)
+    }
+
+    /// `result` with its time since `start`.
+    private func finished(_ result: Result, _ start: ContinuousClock.Instant) -> Result {
+        var result = result
         result.seconds = (ContinuousClock.now - start).seconds
         return result
     }
+
+    /// `variant` when it can be written as the output: the output's format (resolved as for a
+    /// decoded image of the variant's format) and quality. Only a request with a resize has one.
+    private func copyable(_ variant: EncodedImage?, outputPath: String?) -> EncodedImage? {
+        guard let variant else { return nil }
+        let target = OutputFormatOption.resolve(explicit: format, path: outputPath, source: variant.format)
+        return variant.matches(format: target, quality: quality) ? variant : nil
+    }
+
+    /// The encoder of output files: the one `PipelineStack` gives the kept thumbnails of a run
+    /// that writes files, so that a kept thumbnail in the output's format and quality is the
+    /// output's bytes.
+    static let outputEncoder = VipsEncoder()
+
+    /// Encodes `image` off Swift's cooperative threads (an encode holds a thread for
+    /// milliseconds).
+    static func encode(_ image: Image, as format: ImageFormat, quality: Int) async throws -> Data {
+        try await onOutputQueue { try outputEncoder.encode(image, as: format, quality: quality) }
+    }
+
+    /// Runs `work` (an encode, a file write) on the output queue, off Swift's cooperative
+    /// threads, which must never block.
+    static func onOutputQueue<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            outputQueue.async { continuation.resume(with: Swift.Result { try work() }) }
+        }
+    }
+
+    /// Where output files are encoded and written; its width is bounded by the images a
+    /// command keeps in flight.
+    private static let outputQueue = DispatchQueue(label: "pictor.output", attributes: .concurrent)
 
     /// Writes `data` to `path` (mode 0644 before umask), replacing a file there only once the new
     /// one is whole: the bytes go to a hidden temporary file in the same directory, which is

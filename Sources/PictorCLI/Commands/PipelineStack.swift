@@ -20,6 +20,12 @@ struct PipelineStack: Sendable {
     ///   - storesThumbnails: also keep each resized image on disk (in its original's format), so a
     ///     warm run with the same `--resize` decodes nothing; the original is kept as well, so
     ///     another size is made from it without a download.
+    ///   - thumbnailOutput: the format (`--format`, when given) and quality of the files a run
+    ///     with thumbnails writes: its kept thumbnails are then encoded as those files are
+    ///     (``ImageJob/outputEncoder``, this quality, this format), so that a kept thumbnail is
+    ///     written as it is, by this run and by the next (no decode, no second encode). `nil`
+    ///     for a run that writes no files: thumbnails are kept with the library's faster
+    ///     variant encoder.
     ///   - maintainsLimits: sweep the disk cache as a loading run does: entries unused for
     ///     longer than the maximum age (`--max-age`, 7 days by default) are removed as it opens,
     ///     so none is served, and a timer enforces the limits while the run lasts. `false` for
@@ -27,7 +33,7 @@ struct PipelineStack: Sendable {
     ///     else.
     init(
         cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), console: Console, concurrency: Int = 6,
-        storesThumbnails: Bool = false, maintainsLimits: Bool = true
+        storesThumbnails: Bool = false, thumbnailOutput: (format: ImageFormat?, quality: Int)? = nil, maintainsLimits: Bool = true
     ) throws {
         let key = try cache.loadKey()
         sharedCache = try shared.open(key: key, connections: concurrency)
@@ -61,6 +67,11 @@ struct PipelineStack: Sendable {
             cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
         if storesThumbnails { configuration.diskCachePolicy = .both }
+        if storesThumbnails, let thumbnailOutput {
+            configuration.encoder = ImageJob.outputEncoder
+            configuration.processedVariantQuality = thumbnailOutput.quality
+            if let format = thumbnailOutput.format { configuration.processedVariantFormat = format }
+        }
         // The fleet keeps an image as long as a local cache would.
         if let maxAge = diskCache?.configuration.maxAge ?? DiskCache.Configuration(directory: cache.directory).maxAge {
             configuration.sharedCachePolicy.timeToLive = .seconds(maxAge)

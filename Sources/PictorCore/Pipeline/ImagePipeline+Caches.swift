@@ -95,8 +95,11 @@ extension ImagePipeline {
         guard writesVariant, let original, var metadata = variantMetadata(p, original: original),
               let encoder = configuration.encoder else { return }
         let format = configuration.processedVariantFormat ?? Self.variantFormat(of: image)
-        metadata.format = format
         let quality = configuration.processedVariantQuality
+        metadata.format = format
+        metadata.encodingQuality = quality
+        metadata.pixelWidth = image.width
+        metadata.pixelHeight = image.height
         do {
             let result = try await processQueue.execute(priority: priority) {
                 try encoder.encode(image, as: format, quality: quality)

@@ -20,7 +20,7 @@ enum EntryContainer {
     static let footerSize = 16
 
     private enum Tag: UInt8 {
-        case created = 1, expiresAt, etag, lastModified, cacheControl, format, userInfo, vary, keyBinding, varyKey, sharedExpiresAt
+        case created = 1, expiresAt, etag, lastModified, cacheControl, format, userInfo, vary, keyBinding, varyKey, sharedExpiresAt, encodingQuality, pixelWidth, pixelHeight
     }
 
     /// The metadata section and footer to write after `payloadCount` bytes of payload, bound to
@@ -49,12 +49,20 @@ enum EntryContainer {
         if let v = m.vary { field(.vary, Array(v.utf8)) }
         if let v = m.varyKey { field(.varyKey, Array(v.utf8)) }
         if let v = m.sharedExpiresAt { double(.sharedExpiresAt, v.timeIntervalSince1970) }
+        if let v = m.encodingQuality { double(.encodingQuality, Double(v)) }
+        if let v = m.pixelWidth { double(.pixelWidth, Double(v)) }
+        if let v = m.pixelHeight { double(.pixelHeight, Double(v)) }
         if let binding { field(.keyBinding, binding.bytes) }
         let metadataCount = out.count
         append(UInt64(payloadCount), to: &out)
         append(UInt32(metadataCount), to: &out)
         out.append(contentsOf: magic)
         return Data(out)
+    }
+
+    /// A stored count (a quality, a side in pixels) when it is a whole number in 0...2^31.
+    private static func count(_ value: Double) -> Int? {
+        value >= 0 && value <= 2_147_483_648 && value.rounded() == value ? Int(value) : nil
     }
 
     /// A decoded entry file.
@@ -125,6 +133,9 @@ enum EntryContainer {
                 case .vary?: metadata.vary = text()
                 case .varyKey?: metadata.varyKey = text()
                 case .sharedExpiresAt?: metadata.sharedExpiresAt = number().map(Date.init(timeIntervalSince1970:))
+                case .encodingQuality?: metadata.encodingQuality = number().flatMap(Self.count)
+                case .pixelWidth?: metadata.pixelWidth = number().flatMap(Self.count)
+                case .pixelHeight?: metadata.pixelHeight = number().flatMap(Self.count)
                 case .keyBinding?: binding = KeyBinding(raw: bytes)
                 case nil: break
                 }

@@ -87,4 +87,22 @@ struct ProcessedVariantFreshnessTests {
         #expect(try await h.pipeline.image(for: request).cacheLayer == .disk)
         #expect(h.network.loadCount == 1)
     }
+
+    @Test func theStoredVariantIsGivenEncodedWithoutADecodeWhileItMayAnswer() async throws {
+        let h = harness()
+        serve(h, width: 40, headers: ["Cache-Control": "max-age=60"])
+        let request = ImageRequest(url: url, processors: [h.tag(1)])
+        #expect(h.pipeline.storedVariant(for: request) == nil)
+        let image = try await h.pipeline.image(for: request).image
+        let decodes = h.decoder.decodeCount
+        let variant = try #require(h.pipeline.storedVariant(for: request))
+        #expect(h.decoder.decodeCount == decodes, "no decode")
+        #expect(variant.width == image.width && variant.height == image.height)
+        #expect(variant.quality == h.pipeline.configuration.processedVariantQuality)
+        #expect(variant.matches(format: variant.format, quality: h.pipeline.configuration.processedVariantQuality))
+        #expect(!variant.matches(format: variant.format, quality: 1) || variant.format == .png || variant.format == .gif)
+        #expect(h.pipeline.storedVariant(for: ImageRequest(url: url)) == nil, "an unprocessed request has no variant")
+        clock.advance(61)
+        #expect(h.pipeline.storedVariant(for: request) == nil, "not once the original is stale")
+    }
 }

@@ -107,12 +107,22 @@ public struct DataCacheMetadata: Sendable, Hashable, Codable {
     /// information. The shared fleet tier, and every tier of a pipeline whose
     /// ``ImagePipeline/Configuration/cacheScope`` is ``CacheScope/shared``, judge freshness by it.
     public var sharedExpiresAt: Date?
+    /// For bytes the pipeline encoded itself (a processed variant): the quality they were
+    /// encoded at (1...100, meaningful for lossy formats); `nil` for downloaded bytes.
+    public var encodingQuality: Int?
+    /// For bytes the pipeline encoded itself (a processed variant): the image's width in
+    /// pixels; `nil` for downloaded bytes.
+    public var pixelWidth: Int?
+    /// For bytes the pipeline encoded itself (a processed variant): the image's height in
+    /// pixels; `nil` for downloaded bytes.
+    public var pixelHeight: Int?
 
     /// Creates metadata; every field defaults to `nil`.
     public init(
         etag: String? = nil, lastModified: String? = nil, cacheControl: String? = nil,
         expiresAt: Date? = nil, format: ImageFormat? = nil, userInfo: Data? = nil, vary: String? = nil,
-        varyKey: String? = nil, sharedExpiresAt: Date? = nil
+        varyKey: String? = nil, sharedExpiresAt: Date? = nil, encodingQuality: Int? = nil, pixelWidth: Int? = nil,
+        pixelHeight: Int? = nil
     ) {
         self.etag = etag
         self.lastModified = lastModified
@@ -123,5 +133,8 @@ public struct DataCacheMetadata: Sendable, Hashable, Codable {
         self.vary = vary
         self.varyKey = varyKey
         self.sharedExpiresAt = sharedExpiresAt
+        self.encodingQuality = encodingQuality
+        self.pixelWidth = pixelWidth
+        self.pixelHeight = pixelHeight
     }
 }

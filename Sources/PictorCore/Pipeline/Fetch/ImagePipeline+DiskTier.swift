@@ -56,6 +56,26 @@ extension ImagePipeline {
         return entry
     }
 
+    /// The processed image `request` asks for as the disk cache keeps it, encoded, when it may
+    /// answer now: the policy keeps variants (``Configuration/diskCachePolicy`` `.processed` or
+    /// `.both`), one is stored with its format, quality and size, and the rules let it answer
+    /// (the request reads the caches; the variant is fresh, unless the request is cache-only,
+    /// and was stored for the same `Vary` values). Nothing is decoded and nothing is counted in
+    /// ``statistics``.
+    ///
+    /// A caller that would encode the image again in the variant's format and quality writes
+    /// these bytes instead (the CLI's warm `prefetch --resize … --out DIR` copies them). After
+    /// ``image(for:)-(ImageRequest)`` has stored a variant, it returns that variant.
+    ///
+    /// - Parameter request: a request with a thumbnail or processors.
+    /// - Returns: the variant, or `nil` (load with ``image(for:)-(ImageRequest)``).
+    public func storedVariant(for request: ImageRequest) -> EncodedImage? {
+        let p = PreparedRequest(request, pipeline: self)
+        guard let entry = variantEntry(p), let format = entry.metadata.format,
+              let width = entry.metadata.pixelWidth, let height = entry.metadata.pixelHeight else { return nil }
+        return EncodedImage(data: entry.data, format: format, quality: entry.metadata.encodingQuality, width: width, height: height)
+    }
+
     /// The metadata a variant of `p` made from an original stored with `original` is kept
     /// with, or `nil` when none is kept (see ``CacheRules/variantMetadata(inheriting:for:)``).
     func variantMetadata(_ p: PreparedRequest, original: DataCacheMetadata) -> DataCacheMetadata? {
