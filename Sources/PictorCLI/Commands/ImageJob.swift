@@ -64,7 +64,7 @@ struct ImageJob: Sendable {
         var processors: [any ImageProcessing] = []
         if let resize { processors.append(resize.processor) }
         var urlRequest = URLRequest(url: url)
-        for header in headers { urlRequest.addValue(header.value, forHTTPHeaderField: header.name) }
+        HeaderOption.apply(headers, to: &urlRequest)
         return ImageRequest(urlRequest: urlRequest, processors: processors)
     }
 

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// `-H 'Name: value'` (repeatable, as curl takes it): request headers sent with every image
 /// request (and on redirects to the same host; `Authorization` and `Cookie` are dropped when a
@@ -9,6 +12,21 @@ enum HeaderOption {
       -H, --header 'N: V'   send this request header with every image request
                             (repeatable)
     """
+
+    /// Sets `headers` on `request` as curl sends them: a repeated name adds a value (`Cookie`
+    /// values joined with `; `, RFC 6265 §5.4; others with `, `, RFC 9110 §5.3), and a name with
+    /// an empty value (`-H 'Accept:'`) sends no such header.
+    static func apply(_ headers: [(name: String, value: String)], to request: inout URLRequest) {
+        for header in headers {
+            if header.value.isEmpty {
+                request.setValue(nil, forHTTPHeaderField: header.name)
+            } else if header.name.lowercased() == "cookie", let earlier = request.value(forHTTPHeaderField: header.name) {
+                request.setValue(earlier + "; " + header.value, forHTTPHeaderField: header.name)
+            } else {
+                request.addValue(header.value, forHTTPHeaderField: header.name)
+            }
+        }
+    }
 
     /// The headers, in order.
     /// - Throws: ``CLIError/usage(_:)`` for a header without a name, with a name that is not an

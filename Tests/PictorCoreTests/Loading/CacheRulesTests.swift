@@ -45,7 +45,12 @@ import Testing
         ("private, max-age=3600", true, nil, .private),
         ("public, private, max-age=3600", false, nil, .private),
         ("no-store", false, .noStore, .noStore),
-        ("no-store", true, .noStore, .authorized),
+        ("no-store", true, .noStore, .noStore),
+        ("max-age=60, x=\"unclosed, private", false, nil, .private),
+        ("max-age=60, x=a\"b, private", false, nil, .private),
+        ("x=\"a\\\", private, max-age=600", false, nil, .private),
+        ("max-age=60, =5", false, nil, .private),
+        ("max-age=60, x=1 y", false, nil, .private),
         ("public, max-age=3600", true, nil, nil),
         ("max-age=3600, s-maxage=60", true, nil, nil),
         ("max-age=3600, s-maxage=bad", true, nil, nil),
@@ -68,9 +73,9 @@ import Testing
         #expect(!Self.request(["Cookie": "session=1"]).isAuthorized, "a cookie is not Authorization (RFC 9111 §3.5)")
     }
 
-    @Test func ignoringHTTPHeadersKeepsNoStoreButNeverSharesPrivate() {
+    @Test func ignoringHTTPHeadersNeverSharesNoStoreOrPrivate() {
         let ignoring = CacheRules(scope: .shared, policy: .ignoreHTTPHeaders)
-        #expect(ignoring.refusal(toStore: Self.stored(["Cache-Control": "no-store"]), for: Self.anonymous) == nil)
+        #expect(ignoring.refusal(toStore: Self.stored(["Cache-Control": "no-store"]), for: Self.anonymous) == .noStore)
         #expect(ignoring.refusal(toStore: Self.stored(["Cache-Control": "private"]), for: Self.anonymous) == .private)
         #expect(ignoring.refusal(toStore: Self.stored(["Cache-Control": "max-age=9"], for: Self.authorized), for: Self.authorized) == .authorized)
         let privateIgnoring = CacheRules(scope: .private, policy: .ignoreHTTPHeaders)
@@ -109,6 +114,14 @@ import Testing
         let spaced = Self.request(["Authorization": "  Bearer secret-token ", "Cookie": "session=secret-cookie"])
         #expect(spaced.varyKey(for: "cookie ,authorization") == key, "names in any case and order, values trimmed")
         #expect(Self.request(["Cookie": ""]).varyKey(for: "Cookie") != Self.anonymous.varyKey(for: "Cookie"), "empty is not absent")
+    }
+
+    @Test(arguments: ["Accept Cookie", "Accept;Cookie", "Cookie, Accept Cookie", "\"Cookie\""])
+    func aVaryThatIsNotAListOfFieldNamesMatchesNothing(vary: String) {
+        let entry = DataCacheEntry(data: Data([1]), metadata: Self.stored(["Cache-Control": "max-age=60", "Vary": vary]))
+        #expect(entry.metadata.varyKey == nil, "\(vary)")
+        #expect(!Self.sharedRules.matches(entry, Self.anonymous))
+        #expect(Self.sharedRules.refusal(toStore: entry.metadata, for: Self.anonymous) == .unmatchableVary)
     }
 
     @Test func varyStarOrNoHashingNeverMatchesAndIsNotStored() {

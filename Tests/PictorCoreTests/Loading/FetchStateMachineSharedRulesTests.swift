@@ -30,7 +30,7 @@ import Testing
     func download(_ headers: [String: String], _ m: inout FetchStateMachine) -> (FetchResult, FetchStateMachine.CacheWrite, FetchStateMachine.SharedWrite)? {
         _ = m.start()
         _ = m.diskRead(nil, now: Self.now)
-        if case .claimShared = m.sharedRead(nil, now: Self.now) { _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) }
+        if case .claimShared = m.sharedRead(nil, now: Self.now) { _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now) }
         guard case .finish(let result, let write, let share) = m.loaded(Self.png, response: response(headers), exchange: exchange) else {
             return nil
         }
@@ -55,6 +55,35 @@ import Testing
             let (_, write, share) = try #require(download(["Cache-Control": cacheControl], &m))
             #expect(write == .store, "\(cacheControl)")
             #expect(share == (shared ? .store : .refused(.authorized)), "\(cacheControl)")
+        }
+    }
+
+    /// The entry under the URL asked for stands for the whole chain: a `private` redirect, or
+    /// one that does not allow sharing an answer to a request with credentials, keeps it out
+    /// of the shared tier even when the target says `public`.
+    @Test func aRedirectsOwnTermsKeepTheChainOutOfTheSharedTier() throws {
+        let target = ["Cache-Control": "public, max-age=86400"]
+        for (hop, authorized, expected) in [
+            ("private, max-age=600", false, FetchStateMachine.SharedWrite.refused(.private)),
+            ("private, max-age=600", true, .refused(.private)),
+            ("max-age=600", true, .refused(.authorized)),
+            ("public, max-age=600", true, .store),
+            ("max-age=600", false, .store),
+            ("max-age=600, x=\"unclosed, private", false, .refused(.private)),
+        ] {
+            for status in [301, 302, 307, 308] {
+                var m = machine(authorized ? CacheRulesTests.authorized : CacheRulesTests.anonymous)
+                _ = m.start()
+                _ = m.diskRead(nil, now: Self.now)
+                if case .claimShared = m.sharedRead(nil, now: Self.now) { _ = m.claimed(.unavailable, now: Self.now) }
+                let redirect = HTTPURLResponse(url: Self.url, statusCode: status, httpVersion: "HTTP/1.1",
+                                               headerFields: ["Cache-Control": hop, "Location": "https://cdn.example.test/a.png"])!
+                guard case .finish(_, let write, let share) = m.loaded(Self.png, response: response(target), redirects: [redirect], exchange: exchange) else {
+                    Issue.record("expected finish"); continue
+                }
+                #expect(share == expected, "\(status) \(hop), authorized \(authorized)")
+                #expect(write == .store, "one user's disk keeps it")
+            }
         }
     }
 
@@ -85,7 +114,7 @@ import Testing
             Issue.record("expected the lease: stale in a shared cache"); return
         }
         #expect(previous == stale)
-        guard case .load(let validators) = m.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) else { Issue.record("expected load"); return }
+        guard case .load(let validators) = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now) else { Issue.record("expected load"); return }
         #expect(validators?.etag == "\"v1\"", "revalidated, not downloaded")
     }
 
@@ -95,7 +124,7 @@ import Testing
             _ = m.start()
             _ = m.diskRead(nil, now: Self.now)
             _ = m.sharedRead(entry(["Cache-Control": cacheControl, "ETag": "\"v1\""]), now: Self.now.addingTimeInterval(1))
-            _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")))
+            _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now)
             let action = m.loadFailed(DataLoadingError.statusCode(503))
             if case .finish(let result, _, _) = action {
                 #expect(servesStale && result.source == .shared, "\(cacheControl)")
@@ -119,7 +148,7 @@ import Testing
         guard case .readShared = other.diskRead(stored, now: Self.now) else { Issue.record("expected readShared"); return }
         guard case .claimShared(let previous) = other.sharedRead(stored, now: Self.now) else { Issue.record("expected claimShared"); return }
         #expect(previous == nil)
-        guard case .load(let validators) = other.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) else { Issue.record("expected load"); return }
+        guard case .load(let validators) = other.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now) else { Issue.record("expected load"); return }
         #expect(validators == nil)
         // Nor served stale when the origin fails.
         guard case .fail = other.loadFailed(DataLoadingError.statusCode(503)) else { Issue.record("expected fail"); return }
@@ -132,15 +161,15 @@ import Testing
         _ = m.start()
         _ = m.diskRead(nil, now: Self.now)
         _ = m.sharedRead(nil, now: Self.now)
-        _ = m.claimed(.heldElsewhere)
-        guard case .load = m.awaited(entry(["Cache-Control": "max-age=60", "Vary": "Cookie"], for: a)) else {
+        _ = m.claimed(.heldElsewhere, now: Self.now)
+        guard case .load = m.awaited(entry(["Cache-Control": "max-age=60", "Vary": "Cookie"], for: a), now: Self.now) else {
             Issue.record("expected its own download"); return
         }
         var claimed = machine(b)
         _ = claimed.start()
         _ = claimed.diskRead(nil, now: Self.now)
         _ = claimed.sharedRead(nil, now: Self.now)
-        guard case .load = claimed.claimed(.stored(entry(["Cache-Control": "max-age=60", "Vary": "Cookie"], for: a))) else {
+        guard case .load = claimed.claimed(.stored(entry(["Cache-Control": "max-age=60", "Vary": "Cookie"], for: a)), now: Self.now) else {
             Issue.record("expected its own download"); return
         }
     }

@@ -34,7 +34,7 @@ import Testing
         _ = m.start()
         guard case .readShared = m.diskRead(nil, now: Self.now) else { Issue.record("expected readShared"); return }
         guard case .claimShared(_) = m.sharedRead(nil, now: Self.now) else { Issue.record("expected claimShared"); return }
-        guard case .load(let validators) = m.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) else { Issue.record("expected load"); return }
+        guard case .load(let validators) = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now) else { Issue.record("expected load"); return }
         #expect(validators == nil)
         guard case .finish(let result, let write, let shares) = m.loaded(Self.png, response: response(200), exchange: exchange) else {
             Issue.record("expected finish"); return
@@ -49,7 +49,7 @@ import Testing
         _ = m.start()
         _ = m.diskRead(nil, now: Self.now)
         _ = m.sharedRead(nil, now: Self.now)
-        _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")))
+        _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now)
         guard case .finish(_, let write, let shares) = m.loaded(Self.png, response: response(200, ["Cache-Control": "no-store"]), exchange: exchange) else {
             Issue.record("expected finish"); return
         }
@@ -62,13 +62,34 @@ import Testing
         _ = m.start()
         _ = m.diskRead(nil, now: Self.now)
         _ = m.sharedRead(nil, now: Self.now)
-        guard case .awaitShared(let previous) = m.claimed(.heldElsewhere) else { Issue.record("expected awaitShared"); return }
+        guard case .awaitShared(let previous) = m.claimed(.heldElsewhere, now: Self.now) else { Issue.record("expected awaitShared"); return }
         #expect(previous == nil)
-        // Served even when its headers gave no freshness: the holder has just validated it.
-        guard case .finish(let result, let write, let shares) = m.awaited(entry(expiresIn: -1)) else { Issue.record("expected finish"); return }
+        guard case .finish(let result, let write, let shares) = m.awaited(entry(expiresIn: 60), now: Self.now) else { Issue.record("expected finish"); return }
         #expect(result.source == .shared)
         #expect(write == .store, "written to the local disk cache")
         #expect(shares == .none, "not written back to where it came from")
+    }
+
+    /// What a holder stored stale (`no-cache`, `max-age=0`, `s-maxage=0`) may not be reused
+    /// without validation, by a waiter either (RFC 9111 §4): it is revalidated with its
+    /// validators.
+    @Test func aHoldersResultThatIsStaleIsRevalidatedNotServed() {
+        for claimStored in [false, true] {
+            var m = machine()
+            _ = m.start()
+            _ = m.diskRead(nil, now: Self.now)
+            _ = m.sharedRead(nil, now: Self.now)
+            let stored = entry(expiresIn: 0, etag: "\"v9\"")
+            let action = claimStored ? m.claimed(.stored(stored), now: Self.now)
+                : { _ = m.claimed(.heldElsewhere, now: Self.now); return m.awaited(stored, now: Self.now) }()
+            guard case .load(let validators) = action else { Issue.record("expected a revalidation (stored: \(claimStored))"); return }
+            #expect(validators?.etag == "\"v9\"")
+            guard case .finish(let result, _, _) = m.loaded(Data(), response: response(304), exchange: exchange) else {
+                Issue.record("expected the 304 to confirm it"); return
+            }
+            #expect(result.source == .revalidated)
+            #expect(result.revalidatedTier == .shared)
+        }
     }
 
     @Test func aWaitThatEndsEmptyDownloadsItself() {
@@ -76,8 +97,8 @@ import Testing
         _ = m.start()
         _ = m.diskRead(nil, now: Self.now)
         _ = m.sharedRead(nil, now: Self.now)
-        _ = m.claimed(.heldElsewhere)
-        guard case .load = m.awaited(nil) else { Issue.record("expected load"); return }
+        _ = m.claimed(.heldElsewhere, now: Self.now)
+        guard case .load = m.awaited(nil, now: Self.now) else { Issue.record("expected load"); return }
         guard case .finish(_, _, let shares) = m.loaded(Self.png, response: response(200), exchange: exchange) else {
             Issue.record("expected finish"); return
         }
@@ -90,7 +111,7 @@ import Testing
         _ = m.diskRead(nil, now: Self.now)
         let stale = entry(expiresIn: -60, etag: "\"fleet\"")
         guard case .claimShared(_) = m.sharedRead(stale, now: Self.now) else { Issue.record("expected claimShared"); return }
-        guard case .load(let validators) = m.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) else { Issue.record("expected load"); return }
+        guard case .load(let validators) = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now) else { Issue.record("expected load"); return }
         #expect(validators?.etag == "\"fleet\"")
         guard case .finish(let result, let write, let shares) = m.loaded(Data(), response: response(304, ["Cache-Control": "max-age=60"]), exchange: exchange) else {
             Issue.record("expected finish"); return
@@ -108,7 +129,7 @@ import Testing
         let disk = entry(expiresIn: -60, etag: "\"disk\"", byte: 1)
         _ = m.diskRead(disk, now: Self.now)
         _ = m.sharedRead(entry(expiresIn: -60, etag: "\"fleet\"", byte: 2), now: Self.now)
-        guard case .load(let validators) = m.claimed(.unavailable) else { Issue.record("expected load"); return }
+        guard case .load(let validators) = m.claimed(.unavailable, now: Self.now) else { Issue.record("expected load"); return }
         #expect(validators?.etag == "\"disk\"")
         guard case .finish(let result, let write, let shares) = m.loaded(Data(), response: response(304), exchange: exchange) else {
             Issue.record("expected finish"); return
@@ -124,7 +145,7 @@ import Testing
         _ = m.diskRead(nil, now: Self.now)
         let stale = entry(expiresIn: -60, etag: "\"old\"")
         _ = m.sharedRead(stale, now: Self.now)
-        guard case .awaitShared(let previous) = m.claimed(.heldElsewhere) else { Issue.record("expected awaitShared"); return }
+        guard case .awaitShared(let previous) = m.claimed(.heldElsewhere, now: Self.now) else { Issue.record("expected awaitShared"); return }
         #expect(previous == stale)
     }
 
@@ -173,7 +194,7 @@ import Testing
         _ = m.start()
         _ = m.diskRead(nil, now: Self.now)
         _ = m.sharedRead(entry(expiresIn: -60, etag: "\"e\""), now: Self.now)
-        _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")))
+        _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now)
         guard case .finish(let result, let write, let shares) = m.loadFailed(DataLoadingError.statusCode(503)) else {
             Issue.record("expected finish"); return
         }
@@ -184,10 +205,10 @@ import Testing
 
     @Test func transitionsOutOfOrderFailTheFetchInsteadOfCrashing() {
         var m = machine()
-        guard case .fail = m.claimed(.leased(SharedCacheLease(key: "k", token: "t"))) else { Issue.record("expected fail"); return }
+        guard case .fail = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now) else { Issue.record("expected fail"); return }
         var n = machine()
         _ = n.start()
-        guard case .fail = n.awaited(nil) else { Issue.record("expected fail"); return }
+        guard case .fail = n.awaited(nil, now: Self.now) else { Issue.record("expected fail"); return }
     }
 }
 
@@ -198,7 +219,7 @@ extension FetchStateMachineSharedTierTests {
         _ = m.diskRead(nil, now: Self.now)
         guard case .claimShared(let previous) = m.sharedRead(nil, now: Self.now) else { Issue.record("expected claimShared"); return }
         #expect(previous == nil)
-        guard case .finish(let result, let write, let shares) = m.claimed(.stored(entry(expiresIn: 60, byte: 9))) else {
+        guard case .finish(let result, let write, let shares) = m.claimed(.stored(entry(expiresIn: 60, byte: 9)), now: Self.now) else {
             Issue.record("expected finish"); return
         }
         #expect(result.source == .shared)

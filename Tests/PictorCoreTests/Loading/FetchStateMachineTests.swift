@@ -194,7 +194,7 @@ import Testing
         _ = miss.start()
         _ = miss.diskRead(entry(expiresIn: -1, etag: "\"v\""), now: Self.now)
         guard case .claimShared(_) = miss.sharedRead(nil, now: Self.now) else { Issue.record("expected claimShared"); return }
-        guard case .load(let validators) = miss.claimed(.unavailable) else { Issue.record("expected load"); return }
+        guard case .load(let validators) = miss.claimed(.unavailable, now: Self.now) else { Issue.record("expected load"); return }
         #expect(validators?.etag == "\"v\"", "the disk entry's validators still revalidate after a shared miss")
     }
 

@@ -7,7 +7,10 @@ import Foundation
 /// `max-age= 100`, `max-age=a100`, `max-age=100a`, a `max-age` without a value, two `max-age`s
 /// that disagree) is not ignored: the server said something a cache cannot read, and RFC 9111
 /// §4.2.1 has such a response treated as stale (``hasInvalidMaxAge``, ``hasInvalidSharedMaxAge``).
-/// The quoted form (`max-age="3600"`) is read, as §5.2 asks of recipients.
+/// The quoted form (`max-age="3600"`) is read, as §5.2 asks of recipients. Any other directive
+/// the grammar does not allow (an unclosed quote, text after an argument) sets
+/// ``hasMalformedDirective``: a shared cache does not keep what it cannot read in full, since
+/// the part it could not read may have said `private`.
 struct CacheControl: Sendable, Hashable {
     /// `max-age` in seconds (at most 2^31, §1.2.2), when valid.
     var maxAge: Double?
@@ -33,6 +36,8 @@ struct CacheControl: Sendable, Hashable {
     var isPrivate = false
     /// `public`: any cache may store it, even a response to a request with `Authorization`.
     var isPublic = false
+    /// Some directive does not follow the grammar: what it says is unknown.
+    var hasMalformedDirective = false
 
     /// The largest delta-seconds a cache must read (RFC 9111 §1.2.2); larger values are this.
     static let deltaSecondsLimit = 2_147_483_648.0
@@ -44,6 +49,7 @@ struct CacheControl: Sendable, Hashable {
         var maxAges: [Substring?] = []
         var sharedMaxAges: [Substring?] = []
         for directive in Self.directives(header) {
+            if directive.isMalformed { hasMalformedDirective = true }
             switch directive.name.lowercased() {
             case "max-age": maxAges.append(directive.isMalformed ? nil : directive.argument)
             case "s-maxage": sharedMaxAges.append(directive.isMalformed ? nil : directive.argument)
@@ -91,16 +97,24 @@ struct CacheControl: Sendable, Hashable {
 
     /// The directives of `header`, in order: list elements separated by commas outside quoted
     /// strings, each `token [ "=" ( token / quoted-string ) ]` with optional white space around
-    /// the element only. An element that does not start with a token is skipped.
+    /// the element only. An element that does not start with a token is reported malformed
+    /// with an empty name. A malformed element ends at the next comma, quotes or not, so that an
+    /// unclosed quote cannot hide the directives after it.
     static func directives(_ header: String) -> [Directive] {
         var result: [Directive] = []
         var rest = Substring(header)
         while !rest.isEmpty {
             rest = rest.drop(while: { $0 == " " || $0 == "\t" })
+            // An empty element (`a, , b`), which lists may have.
+            if rest.first == "," {
+                rest = rest.dropFirst()
+                continue
+            }
+            if rest.isEmpty { break }
             let name = rest.prefix(while: isTokenCharacter)
             rest = rest.dropFirst(name.count)
-            var directive = Directive(name: name)
-            if rest.first == "=" {
+            var directive = Directive(name: name, isMalformed: name.isEmpty)
+            if !name.isEmpty, rest.first == "=" {
                 rest = rest.dropFirst()
                 if rest.first == "\"" {
                     if let (content, after) = quotedString(rest) {
@@ -117,15 +131,9 @@ struct CacheControl: Sendable, Hashable {
             }
             rest = rest.drop(while: { $0 == " " || $0 == "\t" })
             if let next = rest.first, next != "," { directive.isMalformed = true }
-            // Skip to the next element, past any quoted string in what is left of this one.
-            var inQuotes = false, escaped = false
-            while let c = rest.first {
-                if !inQuotes && c == "," { break }
-                if escaped { escaped = false } else if inQuotes && c == "\\" { escaped = true } else if c == "\"" { inQuotes.toggle() }
-                rest = rest.dropFirst()
-            }
-            rest = rest.dropFirst()
-            if !name.isEmpty { result.append(directive) }
+            // A well-formed element ends here; a malformed one at the next comma.
+            rest = rest.drop(while: { $0 != "," }).dropFirst()
+            result.append(directive)
         }
         return result
     }
@@ -149,7 +157,7 @@ struct CacheControl: Sendable, Hashable {
     }
 
     /// `tchar` of RFC 9110 §5.6.2.
-    private static func isTokenCharacter(_ c: Character) -> Bool {
+    static func isTokenCharacter(_ c: Character) -> Bool {
         guard let ascii = c.asciiValue else { return false }
         switch ascii {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true

@@ -45,11 +45,13 @@ struct CacheRequestFacts: Sendable {
     /// The key of this request's values of the fields `vary` names (RFC 9111 §4.1): the digest
     /// of each name (lower-cased, sorted, `Accept-Encoding` left out since bodies are stored
     /// decoded) with its value (trimmed) or its absence. `nil` when `vary` has `*` (it never
-    /// matches) or there is no hashing.
+    /// matches), is not a list of field names (`Accept Cookie`, `Accept;Cookie`: which fields it
+    /// meant is unknown), or there is no hashing.
     func varyKey(for vary: String) -> String? {
         let names = Set(vary.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() })
             .subtracting(["", "accept-encoding"]).sorted()
-        guard !names.contains("*"), let hashing else { return nil }
+        guard !names.contains("*"), let hashing,
+              names.allSatisfy({ $0.allSatisfy(CacheControl.isTokenCharacter) }) else { return nil }
         var text = "vary-key.v1"
         for name in names {
             text += "\n" + name
@@ -91,14 +93,29 @@ struct CacheRules: Sendable, Hashable {
 
     /// Why a response stored with `metadata`, answering `request`, may not be written; `nil`
     /// when it may.
+    ///
+    /// A shared cache also refuses what it cannot read in full (a malformed `Cache-Control`
+    /// directive, counted as `private`: the unread part may have said so) and `no-store` under
+    /// every policy; ``refusal(ofRedirect:for:)`` adds the redirects' own terms.
     func refusal(toStore metadata: DataCacheMetadata, for request: CacheRequestFacts) -> Refusal? {
         let control = CacheControl(metadata.cacheControl)
-        if scope == .shared {
-            if control.isPrivate { return .private }
-            if request.isAuthorized && !Self.allowsAuthorizedSharing(control) { return .authorized }
-        }
-        if policy == .http && control.noStore { return .noStore }
+        if scope == .shared, control.isPrivate || control.hasMalformedDirective { return .private }
+        if control.noStore, policy == .http || scope == .shared { return .noStore }
         if !ignoresRequest, metadata.vary != nil, metadata.varyKey == nil { return .unmatchableVary }
+        if scope == .shared, request.isAuthorized, !Self.allowsAuthorizedSharing(control) { return .authorized }
+        return nil
+    }
+
+    /// Why an answer reached through a redirect with `head` may not be written under the URL
+    /// asked for, on the redirect's own terms (the stored entry stands for the whole chain, RFC
+    /// 9111 §3): in a shared cache, a `private` (or unreadable) redirect, and for a request with
+    /// credentials one that does not say `public`, `s-maxage` or `must-revalidate`; a
+    /// `no-store` redirect makes the chain unstorable before this is asked.
+    func refusal(ofRedirect head: HTTPResponseHead, for request: CacheRequestFacts) -> Refusal? {
+        guard scope == .shared else { return nil }
+        let control = CacheControl(head.value(forHTTPHeaderField: "Cache-Control"))
+        if control.isPrivate || control.hasMalformedDirective { return .private }
+        if request.isAuthorized, !Self.allowsAuthorizedSharing(control) { return .authorized }
         return nil
     }
 

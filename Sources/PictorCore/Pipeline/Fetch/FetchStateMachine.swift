@@ -160,30 +160,37 @@ struct FetchStateMachine {
         return .claimShared(previous: entry)
     }
 
-    /// Taking the download lease gave `claim` (the runner keeps a lease it took, to release it).
-    mutating func claimed(_ claim: SharedTier.Claim) -> Action {
+    /// Taking the download lease gave `claim` at `now` (the runner keeps a lease it took, to
+    /// release it).
+    mutating func claimed(_ claim: SharedTier.Claim, now: Date) -> Action {
         guard case .claiming(let stale, let found) = state else { return invalid("claimed") }
         switch claim {
         case .heldElsewhere:
             state = .awaiting(stale: stale)
             return .awaitShared(previous: found)
         case .stored(let entry):
-            guard let entry = sharedEntry(entry) else { return load(stale: stale) }
-            return serveShared(entry)
+            return afterWaiting(for: entry, stale: stale, now: now)
         case .leased, .unavailable:
             return load(stale: stale)
         }
     }
 
-    /// The wait for another process's download gave `entry`, or nothing (it failed, stored
-    /// nothing, or the wait bound passed).
-    mutating func awaited(_ entry: DataCacheEntry?) -> Action {
+    /// The wait for another process's download gave `entry` at `now`, or nothing (it failed,
+    /// stored nothing, or the wait bound passed).
+    mutating func awaited(_ entry: DataCacheEntry?, now: Date) -> Action {
         guard case .awaiting(let stale) = state else { return invalid("awaited") }
-        if let entry = sharedEntry(entry) {
-            // Just validated by the holder's download: served whatever its freshness says.
-            return serveShared(entry)
-        }
-        return load(stale: stale)
+        return afterWaiting(for: entry, stale: stale, now: now)
+    }
+
+    /// What another process stored meanwhile answers this request on the shared rules like
+    /// any entry (RFC 9111 §4: a response shared with waiting requests must be reusable for
+    /// them): served while fresh; stale (`no-cache`, `max-age=0`, `s-maxage=0`), it is
+    /// revalidated; for other `Vary` values, or one with credentials it does not allow, it is
+    /// no answer at all.
+    private mutating func afterWaiting(for entry: DataCacheEntry?, stale: Stale?, now: Date) -> Action {
+        guard let entry = sharedEntry(entry) else { return load(stale: stale) }
+        if sharedRules.isFresh(entry.metadata, now: now) { return serveShared(entry) }
+        return load(stale: Stale(entry: entry, onDisk: false))
     }
 
     /// The network answered: `data` (empty for a 304) and `response`, after following
@@ -230,10 +237,10 @@ struct FetchStateMachine {
         guard http != nil else {
             return finish(.finish(FetchResult(data: data, source: .network, response: response, metadata: metadata), write: .none, share: .none))
         }
-        let storable = localRules.refusal(toStore: metadata, for: inputs.request) == nil
+        let storable = refusal(of: metadata, redirects: redirects, under: localRules) == nil
         var result = FetchResult(data: data, source: .network, response: response, metadata: metadata)
         result.isStaleOnArrival = storable && isStaleOnArrival(metadata, at: exchange.received)
-        return finish(.finish(result, write: storable ? .store : .none, share: shareAction(metadata)))
+        return finish(.finish(result, write: storable ? .store : .none, share: shareAction(metadata, redirects: redirects)))
     }
 
     /// The network failed with `error`.
@@ -266,10 +273,17 @@ struct FetchStateMachine {
         localRules.refusal(toStore: metadata, for: inputs.request) == nil ? .store : .none
     }
 
-    /// What the shared tier does with a result stored with `metadata`.
-    private func shareAction(_ metadata: DataCacheMetadata) -> SharedWrite {
+    /// What the shared tier does with a result stored with `metadata`, reached through
+    /// `redirects`.
+    private func shareAction(_ metadata: DataCacheMetadata, redirects: [HTTPResponseHead] = []) -> SharedWrite {
         guard inputs.hasSharedTier else { return .none }
-        return sharedRules.refusal(toStore: metadata, for: inputs.request).map { .refused($0) } ?? .store
+        return refusal(of: metadata, redirects: redirects, under: sharedRules).map { .refused($0) } ?? .store
+    }
+
+    /// Why `rules` refuse a result stored with `metadata` that came through `redirects`.
+    private func refusal(of metadata: DataCacheMetadata, redirects: [HTTPResponseHead], under rules: CacheRules) -> CacheRules.Refusal? {
+        rules.refusal(toStore: metadata, for: inputs.request)
+            ?? redirects.lazy.compactMap { rules.refusal(ofRedirect: $0, for: self.inputs.request) }.first
     }
 
     /// Whether the origin's answer, stored with `metadata`, is stale the moment it is received

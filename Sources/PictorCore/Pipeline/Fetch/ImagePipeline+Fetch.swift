@@ -73,10 +73,10 @@ extension ImagePipeline {
                 case .claimShared(let previous):
                     let claim = await shared?.claim(key.dataKey, previous: previous) ?? .unavailable
                     if case .leased(let taken) = claim { lease = taken }
-                    action = machine.claimed(claim)
+                    action = machine.claimed(claim, now: configuration.now())
                 case .awaitShared(let previous):
                     let entry = try await shared?.awaitHolder(of: key.dataKey, previous: previous)
-                    action = machine.awaited(entry)
+                    action = machine.awaited(entry, now: configuration.now())
                 case .load(let validators):
                     action = await load(p, validators: validators, context: context, machine: &machine)
                 case .finish(let result, let write, let share):
