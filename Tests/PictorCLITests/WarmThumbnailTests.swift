@@ -66,4 +66,37 @@ struct WarmThumbnailTests {
             }
         }
     }
+
+    /// A thumbnail kept for other output settings (a quality-10 JPEG) is never the source of
+    /// another run's output: that run makes its own from the original, as a cold run would;
+    /// and a format fixed by `--name`'s extension is kept, so its warm run copies too.
+    @Test func otherOutputSettingsMakeTheirOwnThumbnailFromTheOriginal() async throws {
+        let nginx = try await offPool { try NginxServer.start(root: sharedCorpus) }
+        defer { nginx.stop() }
+        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-warm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: temp) }
+        let paths = try Self.corpus("jpeg", limit: 3) + Self.corpus("png", limit: 3)
+        try #require(paths.count == 6)
+        let list = temp.appendingPathComponent("urls.txt")
+        try paths.map { nginx.url($0).absoluteString }.joined(separator: "\n").write(to: list, atomically: false, encoding: .utf8)
+        func run(_ out: String, cache: String, _ extra: [String] = []) async throws {
+            let outcome = try await offPool {
+                try BinaryRunner.run(["prefetch", list.path, "--resize", "64", "--out", temp.appendingPathComponent(out).path,
+                                      "--cache-dir", temp.appendingPathComponent(cache).path, "-q"] + extra)
+            }
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+        }
+        try await run("q10", cache: "shared-cache", ["--format", "jpeg", "--quality", "10"])
+        try await run("after", cache: "shared-cache")
+        try await run("fresh", cache: "fresh-cache")
+        #expect(try Self.files(temp.appendingPathComponent("after")) == Self.files(temp.appendingPathComponent("fresh")),
+                "the same bytes as a cold run: not made from the quality-10 thumbnail")
+
+        try await run("webp1", cache: "shared-cache", ["--name", "{stem}.webp"])
+        try await run("webp2", cache: "shared-cache", ["--name", "{stem}.webp"])
+        let first = try Self.files(temp.appendingPathComponent("webp1")), second = try Self.files(temp.appendingPathComponent("webp2"))
+        #expect(first.count == 6 && first.keys.allSatisfy { $0.hasSuffix(".webp") })
+        #expect(second == first, "a format fixed by --name is the kept thumbnail's: copied")
+    }
 }

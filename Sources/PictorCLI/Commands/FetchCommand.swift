@@ -83,7 +83,8 @@ enum FetchCommand {
 
         let stack = try PipelineStack(
             cache: cache, shared: shared, console: context.console, storesThumbnails: resize != nil && cachesThumbnails,
-            thumbnailOutput: output == nil ? nil : (format, quality))
+            thumbnailOutput: (format ?? template?.literalExtensionFormat
+                              ?? (outputIsDirectory ? nil : output.flatMap { try? OutputFormatOption.fromExtension(of: $0) }), quality))
         defer { stack.close() }
         var failures = 0
         var results: [ImageJob.Result] = []

@@ -20,12 +20,14 @@ struct PipelineStack: Sendable {
     ///   - storesThumbnails: also keep each resized image on disk (in its original's format), so a
     ///     warm run with the same `--resize` decodes nothing; the original is kept as well, so
     ///     another size is made from it without a download.
-    ///   - thumbnailOutput: the format (`--format`, when given) and quality of the files a run
-    ///     with thumbnails writes: its kept thumbnails are then encoded as those files are
-    ///     (``ImageJob/outputEncoder``, this quality, this format), so that a kept thumbnail is
-    ///     written as it is, by this run and by the next (no decode, no second encode). `nil`
-    ///     for a run that writes no files: thumbnails are kept with the library's faster
-    ///     variant encoder.
+    ///   - thumbnailOutput: the format of the files a run with thumbnails writes, when it is
+    ///     fixed (`--format`, `--name`'s or `-o`'s extension; `nil`: each source's) and their
+    ///     quality (`--quality`, 85 by default). Kept thumbnails are encoded as those files are
+    ///     (``ImageJob/outputEncoder``, this format and quality), so that a kept thumbnail is
+    ///     written as it is, by this run and by the next (no decode, no second encode); a run
+    ///     that writes no files keeps them as a default `--out` run would write them. The
+    ///     variant's cache key includes the format and quality, so a run with other settings
+    ///     makes its own thumbnail from the original, never from a lossy one made for others.
     ///   - maintainsLimits: sweep the disk cache as a loading run does: entries unused for
     ///     longer than the maximum age (`--max-age`, 7 days by default) are removed as it opens,
     ///     so none is served, and a timer enforces the limits while the run lasts. `false` for
@@ -33,7 +35,7 @@ struct PipelineStack: Sendable {
     ///     else.
     init(
         cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), console: Console, concurrency: Int = 6,
-        storesThumbnails: Bool = false, thumbnailOutput: (format: ImageFormat?, quality: Int)? = nil, maintainsLimits: Bool = true
+        storesThumbnails: Bool = false, thumbnailOutput: (format: ImageFormat?, quality: Int) = (nil, 85), maintainsLimits: Bool = true
     ) throws {
         let key = try cache.loadKey()
         sharedCache = try shared.open(key: key, connections: concurrency)
@@ -67,10 +69,10 @@ struct PipelineStack: Sendable {
             cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
         if storesThumbnails { configuration.diskCachePolicy = .both }
-        if storesThumbnails, let thumbnailOutput {
+        if storesThumbnails {
             configuration.encoder = ImageJob.outputEncoder
             configuration.processedVariantQuality = thumbnailOutput.quality
-            if let format = thumbnailOutput.format { configuration.processedVariantFormat = format }
+            configuration.processedVariantFormat = thumbnailOutput.format
         }
         // The fleet keeps an image as long as a local cache would.
         if let maxAge = diskCache?.configuration.maxAge ?? DiskCache.Configuration(directory: cache.directory).maxAge {

@@ -110,7 +110,7 @@ enum PrefetchCommand {
 
         let stack = try PipelineStack(
             cache: cache, shared: shared, console: context.console, concurrency: concurrency,
-            storesThumbnails: resize != nil && cachesThumbnails, thumbnailOutput: out == nil ? nil : (format, quality))
+            storesThumbnails: resize != nil && cachesThumbnails, thumbnailOutput: (format ?? template?.literalExtensionFormat, quality))
         defer { stack.close() }
         let report = try reportPath.map { try ReportWriter(path: $0) }
         defer { report?.close() }

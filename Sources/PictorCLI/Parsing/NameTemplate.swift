@@ -130,6 +130,11 @@ struct NameTemplate: Equatable {
         return ext.isEmpty ? nil : String(ext)
     }
 
+    /// The format ``literalExtension`` names, when it names one `pictor` writes.
+    var literalExtensionFormat: ImageFormat? {
+        literalExtension.flatMap { try? OutputFormatOption.fromExtension(of: "name." + $0) }
+    }
+
     /// Checks that the extension after the last placeholder names a format `pictor` writes,
     /// when no `--format` overrides it.
     /// - Throws: ``CLIError/usage(_:)`` naming the extension.

@@ -87,6 +87,34 @@ import Testing
         }
     }
 
+    /// Under every policy a `no-store` redirect keeps the chain out of the fleet; a redirect to
+    /// a URL with credentials makes the rest of the chain a request with credentials; and a
+    /// `private` hop is what is counted, whatever the target lacks.
+    @Test func redirectsUnderEveryPolicyAndCredentialsAddedOnTheWay() throws {
+        func share(_ policy: ImagePipeline.HTTPCachePolicy, hop: [String: String], target: [String: String],
+                   request: CacheRequestFacts = CacheRulesTests.anonymous) -> FetchStateMachine.SharedWrite? {
+            var m = FetchStateMachine(.init(readsCaches: true, isCacheOnly: false, policy: policy, servesStaleOnError: true,
+                                            hasSharedTier: true, heuristicCap: 86_400, request: request))
+            _ = m.start()
+            _ = m.diskRead(nil, now: Self.now)
+            if case .claimShared = m.sharedRead(nil, now: Self.now) { _ = m.claimed(.unavailable, now: Self.now) }
+            let redirect = HTTPURLResponse(url: Self.url, statusCode: 301, httpVersion: "HTTP/1.1", headerFields: hop)!
+            guard case .finish(_, _, let share) = m.loaded(Self.png, response: response(target), redirects: [redirect], exchange: exchange) else {
+                return nil
+            }
+            return share
+        }
+        let publicTarget = ["Cache-Control": "public, max-age=60"]
+        for policy in ImagePipeline.HTTPCachePolicy.allCases {
+            #expect(share(policy, hop: ["Cache-Control": "no-store", "Location": "/b"], target: publicTarget) == .refused(.noStore), "\(policy)")
+        }
+        let withUser = ["Location": "https://eve:pw@cdn.example.test/a.png"]
+        #expect(share(.http, hop: withUser, target: ["Cache-Control": "max-age=60"]) == .refused(.authorized))
+        #expect(share(.http, hop: withUser, target: publicTarget) == .store)
+        #expect(share(.http, hop: ["Cache-Control": "private", "Location": "/b"], target: ["Cache-Control": "max-age=60"],
+                      request: CacheRulesTests.authorized) == .refused(.private), "private is named before authorized")
+    }
+
     @Test func aRequestWithCredentialsTakesNoLeaseAndIsNotServedAnotherUsersEntry() {
         var m = machine(CacheRulesTests.authorized)
         _ = m.start()

@@ -89,7 +89,7 @@ struct ImagePipelineCacheTests {
 
         _ = try await h.pipeline.image(for: request)
 
-        let variantKey = h.pipeline.imageCacheKey(for: request).rawValue
+        let variantKey = h.pipeline.variantCacheKey(for: request)
         #expect(h.disk.contains(url.absoluteString) == (policy == .original || policy == .both))
         #expect(h.disk.contains(variantKey) == (policy == .processed || policy == .both))
     }
@@ -181,13 +181,13 @@ struct ImagePipelineCacheTests {
         let h = Harness(policy: .both)
         let url = h.stub()
         let request = ImageRequest(url: url, processors: [h.tag(9)])
-        h.disk.store(Data("PTST".utf8), for: h.pipeline.imageCacheKey(for: request).rawValue)
+        h.disk.store(Data("PTST".utf8), for: h.pipeline.variantCacheKey(for: request))
 
         let response = try await h.pipeline.image(for: request)
 
         #expect(response.discardedCachedEntry)
         #expect(response.image.pixels.first == 9)
-        #expect(h.disk.entry(for: h.pipeline.imageCacheKey(for: request).rawValue)?.data == TestImageCodec.encode(response.image))
+        #expect(h.disk.entry(for: h.pipeline.variantCacheKey(for: request))?.data == TestImageCodec.encode(response.image))
     }
 }
 

@@ -31,7 +31,7 @@ struct TruncatedImageCachingTests {
         #expect(second.image.isTruncated)
         #expect(inner.decodeCount == 2)
         #expect(h.memory.count == 0)
-        #expect(!h.disk.keys.contains(h.pipeline.imageCacheKey(for: request).rawValue))
+        #expect(!h.disk.keys.contains(h.pipeline.variantCacheKey(for: request)))
     }
 }
 

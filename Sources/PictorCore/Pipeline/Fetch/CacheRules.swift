@@ -34,9 +34,15 @@ struct CacheRequestFacts: Sendable {
         self.hashing = hashing
     }
 
+    /// A redirect on the way put credentials in the URL it sent the request to (a user name or
+    /// password in its `Location`, sent as Basic authorization from there on).
+    var credentialsAddedByRedirect = false
+
     /// Whether the request carries credentials: an `Authorization` field, or a user name or
-    /// password in its URL (which the loader sends as Basic authorization).
+    /// password in its URL (which the loader sends as Basic authorization), or in the URL a
+    /// redirect sent it to.
     var isAuthorized: Bool {
+        if credentialsAddedByRedirect { return true }
         guard let urlRequest else { return false }
         if urlRequest.value(forHTTPHeaderField: "Authorization") != nil { return true }
         return urlRequest.url.map { $0.user != nil || $0.password != nil } ?? false
@@ -70,8 +76,9 @@ struct CacheRequestFacts: Sendable {
 /// served stale. The one place these are decided for every tier (the fetch state machine for
 /// originals, the variant path for processed images); pure, unit-tested without I/O.
 struct CacheRules: Sendable, Hashable {
-    /// Why a response is not written to a tier.
-    enum Refusal: Sendable, Hashable {
+    /// Why a response is not written to a tier; when several apply, the first in this order is
+    /// the one reported (and counted).
+    enum Refusal: Sendable, Hashable, Comparable {
         /// `no-store` (under ``ImagePipeline/HTTPCachePolicy/http``).
         case noStore
         /// `private`, in a shared cache.
@@ -81,6 +88,19 @@ struct CacheRules: Sendable, Hashable {
         case authorized
         /// Its `Vary` can never be matched (`*`, or no hashing for the values it selects).
         case unmatchableVary
+
+        static func < (lhs: Refusal, rhs: Refusal) -> Bool { lhs.order < rhs.order }
+
+        /// `private` first, `authorized` last: a refusal that holds for any request is named
+        /// before one that holds for this request only.
+        private var order: Int {
+            switch self {
+            case .private: 0
+            case .noStore: 1
+            case .unmatchableVary: 2
+            case .authorized: 3
+            }
+        }
     }
 
     let scope: CacheScope
@@ -108,13 +128,15 @@ struct CacheRules: Sendable, Hashable {
 
     /// Why an answer reached through a redirect with `head` may not be written under the URL
     /// asked for, on the redirect's own terms (the stored entry stands for the whole chain, RFC
-    /// 9111 §3): in a shared cache, a `private` (or unreadable) redirect, and for a request with
-    /// credentials one that does not say `public`, `s-maxage` or `must-revalidate`; a
-    /// `no-store` redirect makes the chain unstorable before this is asked.
+    /// 9111 §3): in a shared cache, a `private` (or unreadable) or `no-store` redirect (under
+    /// every policy), and for a request with credentials one that does not say `public`,
+    /// `s-maxage` or `must-revalidate`. (Under ``ImagePipeline/HTTPCachePolicy/http`` a
+    /// `no-store` redirect makes the chain unstorable in every tier before this is asked.)
     func refusal(ofRedirect head: HTTPResponseHead, for request: CacheRequestFacts) -> Refusal? {
         guard scope == .shared else { return nil }
         let control = CacheControl(head.value(forHTTPHeaderField: "Cache-Control"))
         if control.isPrivate || control.hasMalformedDirective { return .private }
+        if control.noStore { return .noStore }
         if request.isAuthorized, !Self.allowsAuthorizedSharing(control) { return .authorized }
         return nil
     }

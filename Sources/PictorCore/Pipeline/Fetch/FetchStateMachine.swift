@@ -280,10 +280,21 @@ struct FetchStateMachine {
         return refusal(of: metadata, redirects: redirects, under: sharedRules).map { .refused($0) } ?? .store
     }
 
-    /// Why `rules` refuse a result stored with `metadata` that came through `redirects`.
+    /// Why `rules` refuse a result stored with `metadata` that came through `redirects` (the
+    /// first reason in ``CacheRules/Refusal``'s order over the whole chain). A redirect to a URL
+    /// with credentials makes the rest of the chain a request with credentials.
     private func refusal(of metadata: DataCacheMetadata, redirects: [HTTPResponseHead], under rules: CacheRules) -> CacheRules.Refusal? {
-        rules.refusal(toStore: metadata, for: inputs.request)
-            ?? redirects.lazy.compactMap { rules.refusal(ofRedirect: $0, for: self.inputs.request) }.first
+        var request = inputs.request
+        var refusals: [CacheRules.Refusal] = []
+        for hop in redirects {
+            if let refusal = rules.refusal(ofRedirect: hop, for: request) { refusals.append(refusal) }
+            if let location = hop.value(forHTTPHeaderField: "Location"), let target = URL(string: location),
+               target.user != nil || target.password != nil {
+                request.credentialsAddedByRedirect = true
+            }
+        }
+        if let refusal = rules.refusal(toStore: metadata, for: request) { refusals.append(refusal) }
+        return refusals.min()
     }
 
     /// Whether the origin's answer, stored with `metadata`, is stale the moment it is received

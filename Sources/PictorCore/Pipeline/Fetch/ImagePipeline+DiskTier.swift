@@ -37,6 +37,22 @@ extension ImagePipeline {
 
     // MARK: - Processed variants
 
+    /// The disk-cache key of `p`'s processed variant: the memory-cache key (what the image is)
+    /// and how it is encoded (``Configuration/processedVariantFormat``, `auto` for the
+    /// source's, and ``Configuration/processedVariantQuality``). A pipeline that keeps its
+    /// variants in another format or quality makes its own from the original instead of
+    /// decoding a lossy copy made for other settings (a quality-10 JPEG kept by one run is not
+    /// the source of another run's PNG).
+    func variantKey(_ p: PreparedRequest) -> String {
+        p.imageKey.rawValue + "|encoded:" + (configuration.processedVariantFormat?.rawValue ?? "auto")
+            + ":q" + String(configuration.processedVariantQuality)
+    }
+
+    /// The disk-cache key of `request`'s processed variant (``variantKey(_:)``).
+    func variantCacheKey(for request: ImageRequest) -> String {
+        variantKey(PreparedRequest(request, pipeline: self))
+    }
+
     /// Whether processed variants of `p` are read and written: a processed request, a policy
     /// that keeps them, a disk cache and an encoder.
     func usesVariants(_ p: PreparedRequest) -> Bool {
@@ -49,7 +65,7 @@ extension ImagePipeline {
     /// request is cache-only, it is fresh.
     func variantEntry(_ p: PreparedRequest) -> DataCacheEntry? {
         guard usesVariants(p), p.fetchKey.readsCaches, let cache = configuration.dataCache,
-              let entry = cache.entry(for: p.imageKey.rawValue) else { return nil }
+              let entry = cache.entry(for: variantKey(p)) else { return nil }
         let rules = localCacheRules
         guard rules.matches(entry, cacheFacts(p)),
               p.fetchKey.isCacheOnly || rules.isFresh(entry.metadata, now: configuration.now()) else { return nil }
@@ -85,12 +101,12 @@ extension ImagePipeline {
 
     /// Stores the encoded variant of `p`.
     func storeVariant(_ data: Data, metadata: DataCacheMetadata, _ p: PreparedRequest) {
-        configuration.dataCache?.store(data, for: p.imageKey.rawValue, metadata: metadata)
+        configuration.dataCache?.store(data, for: variantKey(p), metadata: metadata)
     }
 
     /// Removes the variant of `p` (it failed to decode).
     func discardVariant(_ p: PreparedRequest) {
-        configuration.dataCache?.removeData(for: p.imageKey.rawValue)
+        configuration.dataCache?.removeData(for: variantKey(p))
     }
 
     // MARK: - Warming
@@ -129,7 +145,7 @@ extension ImagePipeline {
     /// `includingOriginal`.
     func removeStored(_ p: PreparedRequest, includingOriginal: Bool) {
         guard let cache = configuration.dataCache else { return }
-        if p.request.isProcessed { cache.removeData(for: p.imageKey.rawValue) }
+        if p.request.isProcessed { cache.removeData(for: variantKey(p)) }
         if includingOriginal { cache.removeData(for: p.dataKey) }
     }
 
