@@ -26,44 +26,55 @@ struct WarmThumbnailTests {
         return files
     }
 
-    @Test func aWarmRunWritesTheColdRunsBytesAndANewQualityIsEncodedAgain() async throws {
-        let nginx = try await offPool { try NginxServer.start(root: sharedCorpus) }
-        defer { nginx.stop() }
+    /// nginx over the corpus, a folder, and a URL list of `paths`.
+    struct Setup {
+        let nginx: NginxServer
         let temp = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-warm-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: temp) }
-        let paths = try Self.corpus("jpeg", limit: 6) + Self.corpus("png", limit: 3)
-        try #require(paths.count == 9)
-        let list = temp.appendingPathComponent("urls.txt")
-        try paths.map { nginx.url($0).absoluteString }.joined(separator: "\n").write(to: list, atomically: false, encoding: .utf8)
-        let cache = temp.appendingPathComponent("cache").path
-        func run(_ out: String, _ extra: [String] = []) async throws -> BinaryRunner.Outcome {
-            let outcome = try await offPool {
-                try BinaryRunner.run(["prefetch", list.path, "--resize", "64", "--out", temp.appendingPathComponent(out).path,
-                                      "--cache-dir", cache] + extra)
-            }
+        let list: URL
+
+        init(_ paths: [String]) async throws {
+            nginx = try await offPool { try NginxServer.start(root: sharedCorpus) }
+            try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
+            list = temp.appendingPathComponent("urls.txt")
+            try paths.map { nginx.url($0).absoluteString }.joined(separator: "\n").write(to: list, atomically: false, encoding: .utf8)
+        }
+
+        func stop() {
+            nginx.stop()
+            try? FileManager.default.removeItem(at: temp)
+        }
+
+        /// `prefetch --resize 64 --out <out> --cache-dir <cache>` with `extra`, which must work.
+        @discardableResult
+        func prefetch(_ out: String, cache: String, _ extra: [String] = []) async throws -> BinaryRunner.Outcome {
+            let arguments = ["prefetch", list.path, "--resize", "64", "--out", temp.appendingPathComponent(out).path,
+                             "--cache-dir", temp.appendingPathComponent(cache).path] + extra
+            let outcome = try await offPool { try BinaryRunner.run(arguments) }
             #expect(outcome.status == 0, "\(outcome.stderr)")
             return outcome
         }
 
-        _ = try await run("cold")
-        let warm = try await run("warm")
-        #expect(warm.stdout.contains("disk \(paths.count), shared 0, network 0"), "\(warm.stdout)")
-        let cold = try Self.files(temp.appendingPathComponent("cold"))
-        let copied = try Self.files(temp.appendingPathComponent("warm"))
-        #expect(cold.count == paths.count)
-        #expect(copied == cold, "the warm run writes the kept thumbnails, byte for byte")
+        func files(_ out: String) throws -> [String: Data] { try WarmThumbnailTests.files(temp.appendingPathComponent(out)) }
+    }
 
-        // Another quality is not the kept thumbnail's: its JPEGs are encoded again, its PNGs
-        // (lossless) are still the kept ones.
-        _ = try await run("q60", ["--quality", "60"])
-        let other = try Self.files(temp.appendingPathComponent("q60"))
-        for (name, bytes) in other {
-            if name.hasSuffix(".png") {
-                #expect(bytes == cold[name], "\(name)")
-            } else {
-                #expect(bytes != cold[name] && bytes.count < (cold[name]?.count ?? 0), "\(name) at quality 60")
-            }
+    @Test func aWarmRunWritesTheColdRunsBytesAndANewQualityIsEncodedAgain() async throws {
+        let paths = try Self.corpus("jpeg", limit: 6) + Self.corpus("png", limit: 3)
+        try #require(paths.count == 9)
+        let setup = try await Setup(paths)
+        defer { setup.stop() }
+
+        try await setup.prefetch("cold", cache: "cache")
+        let warm = try await setup.prefetch("warm", cache: "cache")
+        #expect(warm.stdout.contains("disk \(paths.count), shared 0, network 0"), "\(warm.stdout)")
+        let cold = try setup.files("cold")
+        #expect(cold.count == paths.count)
+        #expect(try setup.files("warm") == cold, "the warm run writes the kept thumbnails, byte for byte")
+
+        // Another quality is not the kept thumbnail's: its JPEGs are encoded again (from the
+        // original), its PNGs (lossless, the same pixels) too.
+        try await setup.prefetch("q60", cache: "cache", ["--quality", "60"])
+        for (name, bytes) in try setup.files("q60") where !name.hasSuffix(".png") {
+            #expect(bytes != cold[name] && bytes.count < (cold[name]?.count ?? 0), "\(name) at quality 60")
         }
     }
 
@@ -71,32 +82,19 @@ struct WarmThumbnailTests {
     /// another run's output: that run makes its own from the original, as a cold run would;
     /// and a format fixed by `--name`'s extension is kept, so its warm run copies too.
     @Test func otherOutputSettingsMakeTheirOwnThumbnailFromTheOriginal() async throws {
-        let nginx = try await offPool { try NginxServer.start(root: sharedCorpus) }
-        defer { nginx.stop() }
-        let temp = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-warm-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: temp) }
         let paths = try Self.corpus("jpeg", limit: 3) + Self.corpus("png", limit: 3)
         try #require(paths.count == 6)
-        let list = temp.appendingPathComponent("urls.txt")
-        try paths.map { nginx.url($0).absoluteString }.joined(separator: "\n").write(to: list, atomically: false, encoding: .utf8)
-        func run(_ out: String, cache: String, _ extra: [String] = []) async throws {
-            let outcome = try await offPool {
-                try BinaryRunner.run(["prefetch", list.path, "--resize", "64", "--out", temp.appendingPathComponent(out).path,
-                                      "--cache-dir", temp.appendingPathComponent(cache).path, "-q"] + extra)
-            }
-            #expect(outcome.status == 0, "\(outcome.stderr)")
-        }
-        try await run("q10", cache: "shared-cache", ["--format", "jpeg", "--quality", "10"])
-        try await run("after", cache: "shared-cache")
-        try await run("fresh", cache: "fresh-cache")
-        #expect(try Self.files(temp.appendingPathComponent("after")) == Self.files(temp.appendingPathComponent("fresh")),
-                "the same bytes as a cold run: not made from the quality-10 thumbnail")
+        let setup = try await Setup(paths)
+        defer { setup.stop() }
+        try await setup.prefetch("q10", cache: "shared-cache", ["--format", "jpeg", "--quality", "10", "-q"])
+        try await setup.prefetch("after", cache: "shared-cache", ["-q"])
+        try await setup.prefetch("fresh", cache: "fresh-cache", ["-q"])
+        #expect(try setup.files("after") == setup.files("fresh"), "the same bytes as a cold run: not made from the quality-10 thumbnail")
 
-        try await run("webp1", cache: "shared-cache", ["--name", "{stem}.webp"])
-        try await run("webp2", cache: "shared-cache", ["--name", "{stem}.webp"])
-        let first = try Self.files(temp.appendingPathComponent("webp1")), second = try Self.files(temp.appendingPathComponent("webp2"))
+        try await setup.prefetch("webp1", cache: "shared-cache", ["--name", "{stem}.webp", "-q"])
+        try await setup.prefetch("webp2", cache: "shared-cache", ["--name", "{stem}.webp", "-q"])
+        let first = try setup.files("webp1")
         #expect(first.count == 6 && first.keys.allSatisfy { $0.hasSuffix(".webp") })
-        #expect(second == first, "a format fixed by --name is the kept thumbnail's: copied")
+        #expect(try setup.files("webp2") == first, "a format fixed by --name is the kept thumbnail's: copied")
     }
 }

@@ -1,8 +1,9 @@
 import Synchronization
 
-/// Bounded concurrency served by priority: the one queue behind network transfers
-/// (``DataLoader``), decoding and processing (``WorkQueue``) and prefetching
-/// (``ImagePrefetcher``).
+/// Bounded concurrency served by priority: the one queue type behind network transfers
+/// (``DataLoader``), decoding and processing (``WorkQueue``). A prefetch
+/// (``ImagePrefetcher``) waits in them as low-priority work, once its prefetcher, which still
+/// bounds how many of its requests run at once with its own queue, has started it.
 ///
 /// At most `width` items hold a slot at once; waiting ones start highest priority first, then
 /// first come, first served. A waiting item follows its ``PriorityHandle``: raising the
