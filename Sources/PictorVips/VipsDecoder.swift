@@ -131,6 +131,19 @@ public struct VipsDecoder: ImageDecoding {
         guard !data.isEmpty else { throw ImageDecodingError.emptyData }
         // Only formats Pictor recognises reach libvips: its other loaders (PDF, FITS, CSV, …) stay shut.
         guard let format = ImageFormat.sniff(data) else { throw ImageDecodingError.unknownFormat }
+        return try decode(data, format: format, options: options)
+    }
+
+    /// ``decode(_:options:)`` for bytes already sniffed as `format` (by
+    /// ``/PictorCore/ImageDecoderRegistry``): the same checks and decoders, without sniffing again.
+    ///
+    /// - Parameters:
+    ///   - data: the encoded bytes.
+    ///   - format: the format ``/PictorCore/ImageFormat/sniff(_:)-(Data)`` found in them.
+    ///   - options: as for ``decode(_:options:)``.
+    /// - Throws: as ``decode(_:options:)``.
+    public func decode(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) throws -> Image {
+        guard !data.isEmpty else { throw ImageDecodingError.emptyData }
         guard Self.candidateFormats.contains(format) else { throw ImageDecodingError.unsupportedFormat(format) }
         if format == .jpeg, let precision = FileStructure.jpegPrecision(data), precision != 8 {
             throw ImageDecodingError.unsupportedVariant(.jpeg, detail: "\(precision)-bit samples (only 8-bit JPEG is decoded)")

@@ -65,6 +65,6 @@ public struct ImageDecoderRegistry: ImageDecoding {
         guard !data.isEmpty else { throw ImageDecodingError.emptyData }
         guard let format = ImageFormat.sniff(data) else { throw ImageDecodingError.unknownFormat }
         guard let decoder = decoder(for: format) else { throw ImageDecodingError.unsupportedFormat(format) }
-        return try decoder.decode(data, options: options)
+        return try decoder.decode(data, format: format, options: options)
     }
 }

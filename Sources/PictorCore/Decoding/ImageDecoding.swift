@@ -16,6 +16,25 @@ public protocol ImageDecoding: Sendable {
     ///     truncated data is accepted.
     /// - Throws: ``ImageDecodingError``.
     func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image
+
+    /// Decodes `data`, whose format the caller has already sniffed (``ImageFormat/sniff(_:)-(Data)``):
+    /// ``ImageDecoderRegistry`` calls this, so the bytes are sniffed once on the decode path.
+    /// The default implementation calls ``decode(_:options:)``.
+    ///
+    /// - Parameters:
+    ///   - data: the encoded bytes, whole.
+    ///   - format: their sniffed format.
+    ///   - options: as for ``decode(_:options:)``.
+    /// - Throws: ``ImageDecodingError``.
+    func decode(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) throws -> Image
+}
+
+extension ImageDecoding {
+    /// ``decode(_:options:)``, which sniffs again: a decoder that can use the sniffed format
+    /// implements ``ImageDecoding/decode(_:format:options:)`` itself.
+    public func decode(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) throws -> Image {
+        try decode(data, options: options)
+    }
 }
 
 /// The size a thumbnail is decoded at, and how the image fits it.

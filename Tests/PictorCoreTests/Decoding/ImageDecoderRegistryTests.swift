@@ -24,6 +24,23 @@ struct ImageDecoderRegistryTests {
         #expect(registry.entries.count == 2)
     }
 
+    /// Tells which entry point it was called through: `1` when handed the sniffed format.
+    struct FormatAwareDecoder: ImageDecoding {
+        func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
+            Image(width: 1, height: 1, layout: .gray, pixels: Data([0]))
+        }
+        func decode(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) throws -> Image {
+            Image(width: 1, height: 1, layout: .gray, pixels: Data([format == .png ? 1 : 2]))
+        }
+    }
+
+    @Test func theRegistryHandsTheSniffedFormatOnSoItIsSniffedOnce() throws {
+        let registry = ImageDecoderRegistry(FormatAwareDecoder(), for: [.png])
+        #expect(try registry.decode(Self.png, options: .init()).pixels == Data([1]))
+        // A decoder without the format-aware entry point is called as before.
+        #expect(try ImageDecoderRegistry(TaggedDecoder(tag: 7), for: [.png]).decode(Self.png, options: .init()).pixels == Data([7]))
+    }
+
     @Test func typedErrors() {
         var registry = ImageDecoderRegistry()
         registry.register(TaggedDecoder(tag: 1), for: [.png])
