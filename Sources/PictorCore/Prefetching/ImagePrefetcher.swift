@@ -18,7 +18,9 @@ public final class ImagePrefetcher: Sendable {
         /// Decode (and process) the image and keep it in the memory cache (and the disk cache by
         /// the pipeline's policy).
         case memoryCache
-        /// Only fetch the original bytes into the disk cache; nothing is decoded.
+        /// Only fetch the original bytes into the disk cache; nothing is decoded. An entry the
+        /// pipeline would serve now counts as a disk hit from its metadata alone (no bytes
+        /// read); a stale one is revalidated (or downloaded), never counted as a hit.
         case diskCache
     }
 
