@@ -17,8 +17,8 @@ struct PipelineStack: Sendable {
     ///   - shared: the Redis shared tier, when one was asked for.
     ///   - concurrency: downloads at once (libcurl's connections, over all hosts); `6` by
     ///     default. See ``dataLoader(downloads:)``.
-    ///   - storesThumbnails: also keep each resized image on disk (in its original's format), so a
-    ///     warm run with the same `--resize` decodes nothing; the original is kept as well, so
+    ///   - storesThumbnails: also keep each resized image on disk (as `thumbnailOutput` says), so
+    ///     a warm run with the same `--resize` decodes nothing; the original is kept as well, so
     ///     another size is made from it without a download.
     ///   - thumbnailOutput: the format of the files a run with thumbnails writes, when it is
     ///     fixed (`--format`, `--name`'s or `-o`'s extension; `nil`: each source's) and their
@@ -68,8 +68,8 @@ struct PipelineStack: Sendable {
             dataLoader: Self.dataLoader(downloads: concurrency),
             cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
-        if storesThumbnails { configuration.diskCachePolicy = .both }
         if storesThumbnails {
+            configuration.diskCachePolicy = .both
             configuration.encoder = ImageJob.outputEncoder
             configuration.processedVariantQuality = thumbnailOutput.quality
             configuration.processedVariantFormat = thumbnailOutput.format

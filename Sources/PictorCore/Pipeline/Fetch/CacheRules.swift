@@ -141,16 +141,16 @@ struct CacheRules: Sendable, Hashable {
         return nil
     }
 
-    /// Whether `entry` may answer `request` at all (fresh or not, and as a source of
-    /// validators): its `Vary`-selected values are the request's, and in a shared cache a request
-    /// with credentials gets only an entry that allows it.
-    func matches(_ entry: DataCacheEntry, _ request: CacheRequestFacts) -> Bool {
+    /// Whether an entry stored with `metadata` may answer `request` at all (fresh or not, and
+    /// as a source of validators): its `Vary`-selected values are the request's, and in a
+    /// shared cache a request with credentials gets only an entry that allows it.
+    func matches(_ metadata: DataCacheMetadata, _ request: CacheRequestFacts) -> Bool {
         if ignoresRequest { return true }
-        if scope == .shared, request.isAuthorized, !Self.allowsAuthorizedSharing(CacheControl(entry.metadata.cacheControl)) {
+        if scope == .shared, request.isAuthorized, !Self.allowsAuthorizedSharing(CacheControl(metadata.cacheControl)) {
             return false
         }
-        guard let vary = entry.metadata.vary else { return true }
-        guard let stored = entry.metadata.varyKey, let asked = request.varyKey(for: vary) else { return false }
+        guard let vary = metadata.vary else { return true }
+        guard let stored = metadata.varyKey, let asked = request.varyKey(for: vary) else { return false }
         return stored == asked
     }
 

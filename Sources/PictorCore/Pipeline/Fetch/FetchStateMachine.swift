@@ -136,7 +136,7 @@ struct FetchStateMachine {
     mutating func diskRead(_ entry: DataCacheEntry?, now: Date) -> Action {
         guard case .readingDisk = state else { return invalid("diskRead") }
         // An entry stored for other `Vary` values is not this request's: a miss.
-        let entry = entry.flatMap { localRules.matches($0, inputs.request) ? $0 : nil }
+        let entry = entry.flatMap { localRules.matches($0.metadata, inputs.request) ? $0 : nil }
         if let entry, inputs.isCacheOnly || localRules.isFresh(entry.metadata, now: now) {
             return finish(.finish(FetchResult(data: entry.data, source: .disk, metadata: entry.metadata), write: .none, share: .none))
         }
@@ -265,7 +265,7 @@ struct FetchStateMachine {
     /// `entry` when it may answer this request under the shared rules (its `Vary` values are
     /// the request's; a request with credentials only gets an entry that allows it).
     private func sharedEntry(_ entry: DataCacheEntry?) -> DataCacheEntry? {
-        entry.flatMap { sharedRules.matches($0, inputs.request) ? $0 : nil }
+        entry.flatMap { sharedRules.matches($0.metadata, inputs.request) ? $0 : nil }
     }
 
     /// Whether bytes with `metadata` are written to the local disk.

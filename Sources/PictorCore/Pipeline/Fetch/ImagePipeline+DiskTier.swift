@@ -67,7 +67,7 @@ extension ImagePipeline {
         guard usesVariants(p), p.fetchKey.readsCaches, let cache = configuration.dataCache,
               let entry = cache.entry(for: variantKey(p)) else { return nil }
         let rules = localCacheRules
-        guard rules.matches(entry, cacheFacts(p)),
+        guard rules.matches(entry.metadata, cacheFacts(p)),
               p.fetchKey.isCacheOnly || rules.isFresh(entry.metadata, now: configuration.now()) else { return nil }
         return entry
     }
@@ -120,8 +120,7 @@ extension ImagePipeline {
         let p = PreparedRequest(request, pipeline: self)
         if p.fetchKey.readsCaches, let cache = configuration.dataCache, let metadata = cache.metadata(for: p.dataKey) {
             let rules = localCacheRules
-            let entry = DataCacheEntry(data: Data(), metadata: metadata)
-            if rules.matches(entry, cacheFacts(p)), rules.isFresh(metadata, now: configuration.now()) {
+            if rules.matches(metadata, cacheFacts(p)), rules.isFresh(metadata, now: configuration.now()) {
                 counters.withLock {
                     $0.requests += 1
                     $0.record(.disk)
