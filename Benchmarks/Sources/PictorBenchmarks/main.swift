@@ -2,6 +2,7 @@ import Foundation
 
 // PictorBenchmarks: runs each benchmark interleaved with its reference and reports ratios.
 // `--quick` always exits 0; a full run exits 0 too (missed targets are reported, not failed).
+if BookkeepingBenchmarks.probe(CommandLine.arguments) { exit(0) }
 let options = Options.parse(Array(CommandLine.arguments.dropFirst()))
 if let json = options.renderPath, let markdown = options.markdownPath {
     do {
@@ -31,6 +32,7 @@ LibvipsBenchmarks(options: options, report: report).run()
 DownloadBenchmarks(options: options, report: report).run()
 FleetBenchmarks(options: options, report: report).run()
 PipelineBenchmarks(options: options, report: report).run()
+BookkeepingBenchmarks(options: options, report: report).run()
 WarmingMemoryBenchmarks(options: options, report: report).run()
 EndToEndBenchmarks(options: options, report: report).run()
 try? FileManager.default.removeItem(atPath: options.workDirectory)

@@ -19,7 +19,7 @@ extension DataLoader {
     ///
     /// - Returns: the body, the final head, and the redirect heads the successful attempt
     ///   followed, in order.
-    func performWithRetries(
+    nonisolated(nonsending) func performWithRetries(
         _ request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, HTTPResponseHead, redirects: [HTTPResponseHead]) {
         let policy = configuration.retryPolicy
@@ -48,7 +48,7 @@ extension DataLoader {
 
     /// One attempt, following redirects by ``RedirectPolicy`` and validating the final answer
     /// by ``ResponseValidation``.
-    func performFollowingRedirects(
+    nonisolated(nonsending) func performFollowingRedirects(
         _ original: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, HTTPResponseHead, redirects: [HTTPResponseHead]) {
         var request = original
@@ -80,7 +80,7 @@ extension DataLoader {
     }
 
     /// One transport exchange within what is left of `deadline`.
-    func exchange(
+    nonisolated(nonsending) func exchange(
         _ request: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> TransportResponse {
         let remaining = deadline.remaining

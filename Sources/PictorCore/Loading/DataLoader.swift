@@ -126,7 +126,7 @@ public final class DataLoader: DataLoading, Sendable {
     public func removeAllFailedURLs() { failedURLs?.removeAll() }
 
     /// Applies the modifier, the URL's percent-encoding and the default `Accept` header.
-    private func prepare(_ request: URLRequest) async throws -> URLRequest {
+    nonisolated(nonsending) private func prepare(_ request: URLRequest) async throws -> URLRequest {
         var request = request
         if let modifier = configuration.requestModifier { request = try await modifier(request) }
         guard let url = request.url, let scheme = url.scheme?.lowercased(),

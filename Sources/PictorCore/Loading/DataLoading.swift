@@ -135,7 +135,7 @@ public struct DataLoadOptions: Sendable {
     }
 
     /// The handle to queue with: the live one, or a fixed one.
-    package var priorityHandle: PriorityHandle { handle ?? PriorityHandle(fixedPriority) }
+    package var priorityHandle: PriorityHandle { handle ?? PriorityHandle(fixedPriority, isFixed: true) }
 }
 
 /// An async hook that may change a request just before it is sent, for example to add a fresh

@@ -37,15 +37,15 @@ extension ImagePipeline {
             return try await performSkippingDecode(prepared, priority: priority, progress: progress, start: start)
         }
         do {
-            let joined = JoinFlag()
+            var joined = false
             let output = try await loads.value(
-                for: prepared.loadKey, priority: priority, progress: progress, joined: { joined.set($0) }
+                for: prepared.loadKey, priority: priority, progress: progress, joined: { joined = $0 }
             ) { [self] context in
                 try await self.runLoadJob(prepared, context)
             }
-            if joined.value { counters.withLock { $0.sharedRequests += 1 } }
+            if joined { counters.withLock { $0.sharedRequests += 1 } }
             var metrics = output.metrics
-            metrics.wasShared = metrics.wasShared || joined.value
+            metrics.wasShared = metrics.wasShared || joined
             metrics.totalDuration = (ContinuousClock.now - start).seconds
             counters.withLock { $0.record(output.layer) }
             log(.debug, request, "served from \(output.layer)")
@@ -89,7 +89,7 @@ extension ImagePipeline {
     }
 
     /// Runs a data request (fetch only) and counts its outcome.
-    func performData(_ request: ImageRequest, priority: PriorityHandle) async throws(Error) -> ImageDataResponse {
+    nonisolated(nonsending) func performData(_ request: ImageRequest, priority: PriorityHandle) async throws(Error) -> ImageDataResponse {
         counters.withLock { $0.requests += 1 }
         let prepared = PreparedRequest(request, pipeline: self)
         do {
@@ -120,7 +120,7 @@ extension ImagePipeline {
     /// ``ImageDecodingOptions/allowsTruncatedData`` asks for them (then they are delivered and
     /// still not kept). Only new bytes (downloaded, or from the shared tier) are scanned: what
     /// the disk holds passed this check or a decode when it was stored.
-    private func checkWhole(_ fetched: FetchResult, _ p: PreparedRequest) async throws(Error) {
+    nonisolated(nonsending) private func checkWhole(_ fetched: FetchResult, _ p: PreparedRequest) async throws(Error) {
         guard fetched.source == .network || fetched.source == .shared,
               let format = fetched.metadata.format ?? ImageFormat.sniff(fetched.data),
               FileStructure.isTruncated(fetched.data, format: format) else { return }
@@ -150,9 +150,9 @@ extension ImagePipeline {
     ) async throws -> StageOutput {
         guard count > 0 else { return try await decoded(p, priority: priority, progress: progress) }
         let key = ProcessKey(decode: p.decodeKey, processors: p.processors.prefix(count).map(\.identifier))
-        let joined = JoinFlag()
+        var joined = false
         var output = try await processings.value(
-            for: key, priority: priority, progress: progress, joined: { joined.set($0) }
+            for: key, priority: priority, progress: progress, joined: { joined = $0 }
         ) { [self] context in
             self.counters.withLock { $0.processingsStarted += 1 }
             var input = try await self.processed(p, count: count - 1, priority: context.priority, progress: context.reportProgress)
@@ -176,7 +176,7 @@ extension ImagePipeline {
             input.metrics.queueWaitDuration += result.queueWait
             return input
         }
-        if joined.value {
+        if joined {
             counters.withLock { $0.sharedRequests += 1 }
             output.metrics.wasShared = true
         }
@@ -188,9 +188,9 @@ extension ImagePipeline {
     private func decoded(
         _ p: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> StageOutput {
-        let joined = JoinFlag()
+        var joined = false
         var output = try await decodes.value(
-            for: p.decodeKey, priority: priority, progress: progress, joined: { joined.set($0) }
+            for: p.decodeKey, priority: priority, progress: progress, joined: { joined = $0 }
         ) { [self] context in
             self.counters.withLock { $0.decodesStarted += 1 }
             let first = try await self.fetch(
@@ -220,7 +220,7 @@ extension ImagePipeline {
                 return output
             }
         }
-        if joined.value {
+        if joined {
             counters.withLock { $0.sharedRequests += 1 }
             output.metrics.wasShared = true
         }
@@ -257,11 +257,4 @@ extension ImagePipeline {
             isStaleOnArrival: fetched.fetched.isStaleOnArrival, urlResponse: fetched.fetched.response, metrics: metrics,
             original: fetched.fetched.metadata)
     }
-}
-
-/// Records whether a caller joined running work (set synchronously by the pool).
-final class JoinFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    func set(_ joined: Bool) { flag.store(joined, ordering: .relaxed) }
-    var value: Bool { flag.load(ordering: .relaxed) }
 }

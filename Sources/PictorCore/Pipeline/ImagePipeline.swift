@@ -133,7 +133,7 @@ public final class ImagePipeline: Sendable {
     public func image(for request: ImageRequest) async throws(Error) -> ImageResponse {
         let prepared = PreparedRequest(request, pipeline: self)
         if let hit = memoryHit(prepared) { return hit }
-        return try await load(prepared, priority: PriorityHandle(request.priority), progress: nil, start: ContinuousClock.now)
+        return try await load(prepared, priority: PriorityHandle(request.priority, isFixed: true), progress: nil, start: ContinuousClock.now)
     }
 
     /// Loads the image at `url` with no thumbnail, no processors and default options:
@@ -158,7 +158,7 @@ public final class ImagePipeline: Sendable {
     ///   cache options are used.
     /// - Throws: ``Error/loadingFailed(_:)`` or ``Error/cancelled``.
     public func data(for request: ImageRequest) async throws(Error) -> ImageDataResponse {
-        try await performData(request, priority: PriorityHandle(request.priority))
+        try await performData(request, priority: PriorityHandle(request.priority, isFixed: true))
     }
 
     /// Fetches the original encoded bytes at `url` with default options, without decoding

@@ -242,7 +242,7 @@ public final class ImagePrefetcher: Sendable {
             case .memoryCache:
                 return .success(try await pipeline.image(for: request).cacheLayer)
             case .diskCache:
-                return .success(try await pipeline.warm(request, priority: PriorityHandle(priority)))
+                return .success(try await pipeline.warm(request, priority: PriorityHandle(priority, isFixed: true)))
             }
         } catch {
             return .failure(error)

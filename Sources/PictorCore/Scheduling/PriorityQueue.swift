@@ -25,7 +25,7 @@ final class PriorityQueue: Sendable {
     /// - Parameter priority: read when the item has to wait, and followed while it waits.
     /// - Throws: `CancellationError` when the calling task is cancelled before it got a slot
     ///   (then no slot is held).
-    func acquire(priority: PriorityHandle) async throws {
+    nonisolated(nonsending) func acquire(priority: PriorityHandle) async throws {
         let id = SubscriberIDs.next()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -52,7 +52,7 @@ final class PriorityQueue: Sendable {
     /// Runs `work` while holding a slot.
     ///
     /// - Throws: `CancellationError` when cancelled while waiting, or what `work` throws.
-    func withSlot<T: Sendable>(priority: PriorityHandle, _ work: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func withSlot<T: Sendable>(priority: PriorityHandle, _ work: () async throws -> T) async throws -> T {
         try await acquire(priority: priority)
         defer { release() }
         return try await work()

@@ -14,13 +14,13 @@ extension ImagePipeline {
     /// - Parameter storesToDisk: whether this caller wants a download written to disk. The job
     ///   writes when its first caller wants it; a later caller that wants it and finds it not
     ///   written writes it itself, so callers that differ only there still share one download.
-    func fetch(
+    nonisolated(nonsending) func fetch(
         _ p: PreparedRequest, _ key: FetchKey, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
         storesToDisk: Bool
     ) async throws -> (output: FetchOutput, joined: Bool) {
-        let joined = JoinFlag()
+        var joined = false
         let output = try await fetches.value(
-            for: key, priority: priority, progress: progress, joined: { joined.set($0) }
+            for: key, priority: priority, progress: progress, joined: { joined = $0 }
         ) { [self] context in
             self.counters.withLock { $0.fetchesStarted += 1 }
             let start = ContinuousClock.now
@@ -33,7 +33,7 @@ extension ImagePipeline {
                 throw (error as? Error) ?? Error.loadingFailed(error)
             }
         }
-        if joined.value {
+        if joined {
             counters.withLock { $0.sharedRequests += 1 }
             // Only what the state machine allowed to be stored (never `no-store`, never a local file).
             if storesToDisk, output.isStorable, !output.storedToDisk,
@@ -41,17 +41,18 @@ extension ImagePipeline {
                 store(output.fetched, for: key.dataKey, in: cache)
             }
         }
-        return (output, joined.value)
+        return (output, joined)
     }
 
     /// One fetch job: drives the state machine until it finishes.
-    private func runFetchJob(
+    nonisolated(nonsending) private func runFetchJob(
         _ p: PreparedRequest, _ key: FetchKey, _ context: SharedWorkPool<FetchKey, FetchOutput>.Context, storesToDisk: Bool
     ) async throws -> FetchOutput {
         let cache = configuration.dataCache
         // Only HTTP(S) answers are shared: `file:` and `data:` URLs are read where they are.
-        let scheme = p.request.url?.scheme?.lowercased()
-        let shared = scheme == "http" || scheme == "https" ? sharedTier : nil
+        let shared = sharedTier.flatMap { tier in
+            p.request.url?.scheme.map { $0.lowercased() == "http" || $0.lowercased() == "https" } == true ? tier : nil
+        }
         var machine = FetchStateMachine(FetchStateMachine.Inputs(
             readsCaches: key.readsCaches, isCacheOnly: key.isCacheOnly, policy: configuration.httpCachePolicy,
             servesStaleOnError: configuration.servesStaleOnError, hasDiskCache: cache != nil, hasSharedTier: shared != nil,
@@ -118,7 +119,7 @@ extension ImagePipeline {
     }
 
     /// Performs a `.load` action: one conditional or plain request through the data loader.
-    private func load(
+    nonisolated(nonsending) private func load(
         _ p: PreparedRequest, validators: DataCacheMetadata?, context: SharedWorkPool<FetchKey, FetchOutput>.Context,
         machine: inout FetchStateMachine
     ) async -> FetchStateMachine.Action {

@@ -12,7 +12,12 @@ import Synchronization
 ///
 /// Lock order: the pool's lock may be held while taking a job's lock, never the reverse.
 final class SharedJob<Value: Sendable>: Sendable {
-    typealias Continuation = CheckedContinuation<Value, any Error>
+    /// Unsafe rather than checked: a checked continuation asks the runtime for its generic type
+    /// metadata on every copy and resume (a dozen lookups per request, about 4,000 instructions;
+    /// `pipeline.bookkeeping.instant-transport` in the benchmark suite). Each is resumed exactly
+    /// once because ``SharedJobState`` hands every subscriber out exactly once: by
+    /// `unsubscribe` or by `finish`, never both (its tests).
+    typealias Continuation = UnsafeContinuation<Value, any Error>
 
     struct Subscriber {
         var continuation: Continuation
@@ -29,21 +34,32 @@ final class SharedJob<Value: Sendable>: Sendable {
     }
 
     /// Adds a subscriber; returns `false` when the job is already finished or cancelled. The
-    /// caller then calls ``didSubscribe(_:)`` outside its pool's lock.
+    /// caller then calls ``didSubscribe(_:isCreator:)`` outside its pool's lock.
     func subscribe(id: Int, _ subscriber: Subscriber) -> Bool {
         state.withLock { $0.subscribe(id: id, subscriber) }
     }
 
     /// Follows the new subscriber's priority (called with no lock held, since priority
-    /// observers run synchronously).
-    func didSubscribe(_ priority: PriorityHandle) {
-        priority.onChange { [weak self] _ in self?.updatePriority() }
-        updatePriority()
+    /// observers run synchronously). A creator whose priority never changes needs nothing:
+    /// the job was made at that priority.
+    ///
+    /// - Parameters:
+    ///   - priority: the subscriber's priority.
+    ///   - isCreator: whether this subscriber made the job.
+    func didSubscribe(_ priority: PriorityHandle, isCreator: Bool) {
+        if !priority.isFixed { priority.onChange { [weak self] _ in self?.updatePriority() } }
+        if !(isCreator && priority.isFixed) { updatePriority() }
     }
 
     /// Starts the work; called once, by the creator, after the job is in its pool.
+    ///
+    /// The work starts on the creator's thread and runs there until it first suspends
+    /// (`Task.immediate`), rather than being enqueued for another thread: work that completes
+    /// without suspending (a disk or shared-tier answer, a memory-speed transport) then costs
+    /// no thread hop (`pipeline.bookkeeping.instant-transport`). It is still a task of its own,
+    /// so the creator's cancellation does not cancel work that other callers share.
     func start(_ body: @escaping @Sendable () async -> Void) {
-        let task = Task { await body() }
+        let task = Task.immediate { await body() }
         // The last subscriber may have left before the task existed.
         state.withLock { $0.start(task) }?.cancel()
     }
@@ -79,17 +95,17 @@ final class SharedJob<Value: Sendable>: Sendable {
         // Most loads have no progress observer: no array is built for them (this runs on the
         // transport's event thread, several times per download).
         let callbacks = state.withLock { s in
-            s.subscribers.values.contains { $0.progress != nil } ? s.subscribers.values.compactMap { $0.progress } : []
+            s.entries.contains { $0.subscriber.progress != nil } ? s.entries.compactMap { $0.subscriber.progress } : []
         }
         for callback in callbacks { callback(progress) }
     }
 
     /// Number of current subscribers (for tests and statistics).
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    var subscriberCount: Int { state.withLock { $0.entries.count } }
 
     private func updatePriority() {
         let highest: RequestPriority? = state.withLock { s in
-            s.subscribers.values.lazy.map { $0.priority.value }.max()
+            s.entries.lazy.map { $0.subscriber.priority.value }.max()
         }
         if let highest { priority.update(highest) }
     }

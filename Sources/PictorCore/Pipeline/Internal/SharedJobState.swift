@@ -25,7 +25,13 @@ struct SharedJobState<Subscriber, Work> {
     }
 
     private var phase = Phase.pending
-    private(set) var subscribers: [Int: Subscriber] = [:]
+    /// In subscription order. An array, not a dictionary: almost every job has one subscriber,
+    /// and a dictionary costs an allocation and hashing per job (the bookkeeping rows of the
+    /// benchmark suite, `pipeline.bookkeeping.*`).
+    private(set) var entries: [(id: Int, subscriber: Subscriber)] = []
+
+    /// The subscribers, in subscription order.
+    var subscribers: [Subscriber] { entries.map(\.subscriber) }
 
     init() {}
 
@@ -35,7 +41,11 @@ struct SharedJobState<Subscriber, Work> {
     /// Adds a subscriber; `false` when the job is closed (the caller starts fresh work).
     mutating func subscribe(id: Int, _ subscriber: Subscriber) -> Bool {
         guard !isClosed else { return false }
-        subscribers[id] = subscriber
+        if let index = entries.firstIndex(where: { $0.id == id }) {
+            entries[index].subscriber = subscriber
+        } else {
+            entries.append((id, subscriber))
+        }
         return true
     }
 
@@ -53,8 +63,9 @@ struct SharedJobState<Subscriber, Work> {
 
     /// Removes one subscriber.
     mutating func unsubscribe(id: Int) -> UnsubscribeAction {
-        guard let subscriber = subscribers.removeValue(forKey: id) else { return .none }
-        guard subscribers.isEmpty, !isClosed else { return .cancelSubscriber(subscriber) }
+        guard let index = entries.firstIndex(where: { $0.id == id }) else { return .none }
+        let subscriber = entries.remove(at: index).subscriber
+        guard entries.isEmpty, !isClosed else { return .cancelSubscriber(subscriber) }
         let work: Work? = if case .running(let work) = phase { work } else { nil }
         phase = .closed
         return .cancelSubscriberAndWork(subscriber, work)
@@ -63,7 +74,7 @@ struct SharedJobState<Subscriber, Work> {
     /// Closes the job with its outcome; returns the subscribers to deliver it to.
     mutating func finish() -> [Subscriber] {
         phase = .closed
-        defer { subscribers.removeAll() }
-        return Array(subscribers.values)
+        defer { entries.removeAll() }
+        return entries.map(\.subscriber)
     }
 }

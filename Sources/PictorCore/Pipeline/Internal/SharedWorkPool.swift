@@ -36,7 +36,11 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     ///   - joined: called with `true` when the caller joined running work, `false` when it
     ///     started it (synchronously, before any await).
     /// - Throws: what `work` throws, or `CancellationError` when the calling task is cancelled.
-    func value(
+    ///
+    /// `nonisolated(nonsending)`, as the other async steps of a request: they run on their
+    /// caller's executor instead of checking for a hop at every `await`
+    /// (`pipeline.bookkeeping.instant-transport` in the benchmark suite).
+    nonisolated(nonsending) func value(
         for key: Key,
         priority: PriorityHandle,
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
@@ -45,7 +49,13 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     ) async throws -> Value {
         let registration = Registration<Value>()
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: SharedJob<Value>.Continuation) in
+            try await withUnsafeThrowingContinuation { (continuation: SharedJob<Value>.Continuation) in
+                // A caller cancelled before it asks starts nothing: work starts on this thread
+                // and could otherwise run to its end before the cancellation is seen below.
+                if registration.isCancelled {
+                    continuation.resume(throwing: CancellationError())
+                    return
+                }
                 let subscriber = SharedJob<Value>.Subscriber(
                     continuation: continuation, priority: priority, progress: progress)
                 let id = registration.id
@@ -58,12 +68,13 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
                     created = job
                     return job
                 }
-                job.didSubscribe(priority)
+                job.didSubscribe(priority, isCreator: created != nil)
                 joined(created == nil)
                 if let created {
-                    let context = Context(priority: created.priority, reportProgress: { [weak created] in
-                        created?.reportProgress($0)
-                    })
+                    // A strong reference, not a weak one (which would give every job a side
+                    // table): the job holds its task only while it runs, and the task lets go
+                    // of this closure when it ends.
+                    let context = Context(priority: created.priority, reportProgress: { created.reportProgress($0) })
                     created.start { [weak self] in
                         let result: Result<Value, any Error>
                         do { result = .success(try await work(context)) } catch { result = .failure(error) }
@@ -99,6 +110,9 @@ private final class Registration<Value: Sendable>: Sendable {
     func attach(_ job: SharedJob<Value>) -> Bool {
         state.withLock { $0.job = job; return $0.cancelled }
     }
+
+    /// Whether the caller was cancelled (its handler may run before its work is asked for).
+    var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Marks the caller cancelled; returns the job to leave when already attached.
     func cancel() -> (SharedJob<Value>, Int)? {
