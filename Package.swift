@@ -17,6 +17,8 @@ let package = Package(
         .library(name: "PictorCurl", targets: ["PictorCurl"]),
         // A Redis client over hiredis (single node and Redis Cluster) for a shared cache tier.
         .library(name: "PictorRedis", targets: ["PictorRedis"]),
+        // imgproxy's URL grammar, presets and signatures for an image service; pure Swift.
+        .library(name: "PictorService", targets: ["PictorService"]),
         .library(name: "PictorTestSupport", targets: ["PictorTestSupport"]),
         .executable(name: "pictor", targets: ["pictor"]),
     ],
@@ -50,6 +52,8 @@ let package = Package(
         .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim", "CTurboJPEG", "CSpng", "CPNGShim", "CWebP"]),
         .target(name: "PictorCurl", dependencies: ["PictorCore", "CCurl", "CCurlShim"]),
         .target(name: "PictorRedis", dependencies: ["PictorCore", "PictorCrypto", "CHiredis"]),
+        // The image service's request grammar: imports no C module itself.
+        .target(name: "PictorService", dependencies: ["PictorCore", "PictorCrypto"]),
         // Umbrella: the default Linux pipeline.
         .target(name: "Pictor", dependencies: ["PictorCore", "PictorCrypto", "PictorDiskCache", "PictorVips", "PictorCurl", "PictorRedis"]),
         // Fakes for tests (ours and users').
@@ -66,6 +70,7 @@ let package = Package(
         .testTarget(name: "PictorVipsTests", dependencies: ["PictorVips", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCurlTests", dependencies: ["PictorCurl", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorRedisTests", dependencies: ["PictorRedis", "PictorCore", "PictorCrypto", "PictorTestSupport"]),
+        .testTarget(name: "PictorServiceTests", dependencies: ["PictorService", "PictorCore", "PictorCrypto"]),
         .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor", "PictorTestSupport"]),
         .testTarget(name: "PictorIntegrationTests", dependencies: ["Pictor", "PictorTestSupport"]),
     ]
