@@ -27,8 +27,7 @@ public enum PictorCommand {
                                 'pictor cache trim --help'
 
     OPTIONS:
-      -h, --help                show help (also after any command or subcommand)
-      --version                 show the version
+    \(OptionHelp.block(CLICommandOptions.pictor.options, column: 28))
 
     Default cache directory: $XDG_CACHE_HOME/pictor (when absolute), else
     ~/.cache/pictor.

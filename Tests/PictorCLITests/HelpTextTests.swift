@@ -40,6 +40,17 @@ import Testing
         #expect(!console.output.contains("--new-key-file"))
     }
 
+    /// An option's text starts in its column, on the label's line when the label leaves room, and
+    /// words joined by a no-break space are never split across lines.
+    @Test func optionTextIsWrappedIntoItsColumn() {
+        let fit = OptionHelp.lines(.fit, column: 24)
+        #expect(fit[0] == "  --fit inside|cover|fill", "the label is wider than the column: its text starts below")
+        #expect(fit.dropFirst().allSatisfy { $0.hasPrefix(String(repeating: " ", count: 24)) && $0.count <= 80 }, "\(fit)")
+        let quality = OptionHelp.lines(.quality, column: 24)
+        #expect(quality == ["  --quality Q           1...100 for lossy formats (default 85)"])
+        #expect(OptionHelp.wrap("a b\u{00A0}c", width: 3) == ["a", "b c"])
+    }
+
     @Test func anUnknownSubcommandsHelpIsAUsageError() async {
         let (code, console) = await runPictor(["cache", "trimm", "--help"])
         #expect(code == 64)

@@ -27,8 +27,7 @@ enum CacheCommand {
       key generate          write a new random 256-bit key file
 
     OPTIONS:
-    \(CacheOptions.help)
-      -h, --help            show this help
+    \(OptionHelp.block(CLICommandOptions.cache.options))
 
     'pictor cache <subcommand> --help' shows a subcommand's options and an
     example.
@@ -36,10 +35,8 @@ enum CacheCommand {
 
     /// Each subcommand's `--help`: usage, what it does, its options, an example.
     static func help(for sub: String) -> String? {
-        let common = """
-        \(CacheOptions.help)
-          -h, --help            show this help
-        """
+        guard let declared = CLICommandOptions.cacheSubcommand(sub) else { return nil }
+        let options = OptionHelp.block(declared.options)
         switch sub {
         case "stats":
             return """
@@ -51,8 +48,7 @@ enum CacheCommand {
             the fleet's counters (reads, leases, waits, stores, errors).
 
             OPTIONS:
-            \(SharedCacheOption.help)
-            \(common)
+            \(options)
 
             EXAMPLE:
               pictor cache stats --cache-dir /var/cache/pictor --key-file pictor.key
@@ -66,8 +62,7 @@ enum CacheCommand {
             more there are goes to standard error.
 
             OPTIONS:
-              --limit N             list at most N entries (default all)
-            \(common)
+            \(options)
 
             EXAMPLE:
               pictor cache list --limit 20
@@ -81,7 +76,7 @@ enum CacheCommand {
             no cache at all).
 
             OPTIONS:
-            \(common)
+            \(options)
 
             EXAMPLE:
               pictor cache has https://example.org/a.jpg
@@ -95,8 +90,7 @@ enum CacheCommand {
             the cache is read-only (nothing is removed).
 
             OPTIONS:
-            \(ResizeOption.help)
-            \(common)
+            \(options)
 
             EXAMPLE:
               pictor cache rm https://example.org/a.jpg --resize 256
@@ -110,11 +104,7 @@ enum CacheCommand {
             limit.
 
             OPTIONS:
-              --size-limit BYTES    trim down to this size, e.g. 500M or 1.5GiB
-                                    (default 150 MiB)
-              --max-age AGE         remove entries unused for longer, e.g. 7d, 12h,
-                                    90m (default 7d)
-            \(common)
+            \(options)
 
             EXAMPLE:
               pictor cache trim --size-limit 500M --max-age 7d
@@ -126,11 +116,7 @@ enum CacheCommand {
             Removes every entry.
 
             OPTIONS:
-              --force               also clear a cache encrypted under a key you no
-                                    longer have: its entries are discarded, and it
-                                    is reset to --key-file's key, or to plain
-                                    without one
-            \(common)
+            \(options)
 
             EXAMPLE:
               pictor cache clear --force --key-file new.key
@@ -147,7 +133,7 @@ enum CacheCommand {
             was found.
 
             OPTIONS:
-            \(common)
+            \(options)
 
             EXAMPLE:
               pictor cache verify --key-file pictor.key
@@ -164,8 +150,7 @@ enum CacheCommand {
             cache already has changes nothing.
 
             OPTIONS:
-              --new-key-file FILE   the new key (see 'pictor cache key generate')
-            \(common)
+            \(options)
 
             EXAMPLE:
               pictor cache rekey --key-file old.key --new-key-file new.key
@@ -178,8 +163,7 @@ enum CacheCommand {
             FILE must not exist: a key is never overwritten.
 
             OPTIONS:
-              -o, --out FILE        the key file to create
-              -h, --help            show this help
+            \(options)
 
             EXAMPLE:
               pictor cache key generate --out pictor.key
@@ -196,8 +180,8 @@ enum CacheCommand {
         }
         args.removeFirst()
         if sub == "-h" || sub == "--help" { context.console.print(help); return ExitCode.success }
-        var parser = ArgumentParser(args)
-        if parser.flag("-h", "--help") {
+        var parser = ArgumentParser(args, declared: CLICommandOptions.cacheSubcommand(sub)?.options ?? [.help])
+        if parser.flag(.help) {
             guard let text = help(for: sub) else { throw CLIError.usage("unknown cache subcommand '\(sub)'") }
             context.console.print(text)
             return ExitCode.success
@@ -218,7 +202,7 @@ enum CacheCommand {
 /// `pictor cache key generate --out FILE`.
 enum KeyCommand {
     static func run(_ parser: inout ArgumentParser, context: CommandContext) throws -> Int32 {
-        let out = try parser.option("--out", "-o")
+        let out = try parser.option(.keyOutput)
         let rest = try parser.positionals()
         guard rest == ["generate"] else {
             throw CLIError.usage(rest.isEmpty ? "missing 'generate'" : "unknown key subcommand '\(rest[0])'")

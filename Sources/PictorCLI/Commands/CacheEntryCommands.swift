@@ -6,7 +6,7 @@ import Pictor
 enum CacheEntryCommands {
     static func run(_ sub: String, _ parser: inout ArgumentParser, context: CommandContext) throws -> Int32 {
         let options = try CacheOptions.parse(&parser, context: context, allowsNoCache: false)
-        let resize = sub == "rm" ? try ResizeOption.parse(try parser.option("--resize"), fit: try parser.option("--fit")) : nil
+        let resize = sub == "rm" ? try ResizeOption.parse(try parser.option(.resize), fit: try parser.option(.fit)) : nil
         let urls = try parser.positionals().map(FetchCommand.parseURL)
         guard !urls.isEmpty else { throw CLIError.usage("missing <url>") }
         guard FileManager.default.fileExists(atPath: options.directory.path) else {

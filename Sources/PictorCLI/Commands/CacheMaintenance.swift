@@ -5,11 +5,11 @@ import Pictor
 enum CacheMaintenance {
     static func run(_ sub: String, _ parser: inout ArgumentParser, context: CommandContext) async throws -> Int32 {
         let options = try CacheOptions.parse(&parser, context: context, allowsNoCache: false)
-        let limit = sub == "list" ? try parser.intOption("--limit", in: 1...Int.max) : nil
-        let sizeLimit = sub == "trim" ? try parser.option("--size-limit").map { try Formatting.parseBytes($0, option: "--size-limit") } : nil
-        let maxAge = sub == "trim" ? try parser.option("--max-age").map { Int(try Formatting.parseDuration($0, option: "--max-age").rounded(.up)) } : nil
-        let newKeyFile = sub == "rekey" ? try parser.option("--new-key-file") : nil
-        let force = sub == "clear" ? parser.flag("--force") : false
+        let limit = sub == "list" ? try parser.intOption(.limit) : nil
+        let sizeLimit = sub == "trim" ? try parser.option(.trimSizeLimit).map { try Formatting.parseBytes($0, option: "--size-limit") } : nil
+        let maxAge = sub == "trim" ? try parser.option(.trimMaxAge).map { Int(try Formatting.parseDuration($0, option: "--max-age").rounded(.up)) } : nil
+        let newKeyFile = sub == "rekey" ? try parser.option(.newKeyFile) : nil
+        let force = sub == "clear" ? parser.flag(.force) : false
         let shared = sub == "stats" ? try SharedCacheOption.parse(&parser, context: context) : SharedCacheOption()
         let extra = try parser.positionals()
         if let first = extra.first { throw CLIError.usage("unexpected argument '\(first)'") }

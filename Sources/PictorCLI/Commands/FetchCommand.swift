@@ -15,26 +15,7 @@ enum FetchCommand {
     relative to the current directory (a.png and ./a.png alike; it must exist).
 
     OPTIONS:
-    \(ResizeOption.help)
-    \(HeaderOption.help)
-      --no-cache-thumbnails with --resize, keep only originals on disk (by
-                            default the resized image is kept too, so a warm run
-                            with the same --resize decodes nothing)
-      -o, --output FILE|DIR write the image to FILE, or into DIR (--out too)
-    \(NameTemplate.help)
-      --format F            output format: jpeg, png, webp, avif or gif
-                            (default: from FILE's or --name's extension, else
-                            the source format, else png)
-      --quality Q           1...100 for lossy formats (default 85)
-      --json                JSON Lines on standard output: one {"type":"image",…}
-                            per image, then one {"type":"summary",…} (schema in
-                            the README)
-      -q, --quiet           no line for an image that worked (failures still go
-                            to standard error; --json is unchanged)
-    \(CacheOptions.help)
-    \(CacheOptions.loadingHelp)
-    \(SharedCacheOption.help)
-      -h, --help            show this help
+    \(OptionHelp.block(CLICommandOptions.fetch.options))
 
     EXAMPLES:
       pictor fetch https://example.org/a.jpg --resize 256 -o a-256.webp
@@ -42,20 +23,20 @@ enum FetchCommand {
     """
 
     static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
-        var parser = ArgumentParser(arguments)
-        if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
-        let resize = try ResizeOption.parse(try parser.option("--resize"), fit: try parser.option("--fit"))
+        var parser = ArgumentParser(arguments, declared: CLICommandOptions.fetch.options)
+        if parser.flag(.help) { context.console.print(help); return ExitCode.success }
+        let resize = try ResizeOption.parse(try parser.option(.resize), fit: try parser.option(.fit))
         let headers = try HeaderOption.parse(&parser)
-        let cachesThumbnails = !parser.flag("--no-cache-thumbnails")
-        let output = try parser.option("-o", "--output", "--out")
-        let template = try parser.option("--name").map(NameTemplate.parse)
+        let cachesThumbnails = !parser.flag(.noCacheThumbnails)
+        let output = try parser.option(.fetchOutput)
+        let template = try parser.option(.name).map(NameTemplate.parse)
         if output == "-" || output?.isEmpty == true {
             throw CLIError.usage("invalid value '\(output ?? "")' for '-o': name a file or a directory (standard output is not supported)")
         }
-        let format = try OutputFormatOption.parse(try parser.option("--format"))
-        let quality = try parser.intOption("--quality", in: 1...100) ?? 85
-        let json = parser.flag("--json")
-        let quiet = parser.flag("-q", "--quiet")
+        let format = try OutputFormatOption.parse(try parser.option(.format))
+        let quality = try parser.intOption(.quality) ?? CLIOption.defaultQuality
+        let json = parser.flag(.json)
+        let quiet = parser.flag(.quiet)
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
         let shared = try SharedCacheOption.parse(&parser, context: context)
         let urls = try parser.positionals().map(parseURL)

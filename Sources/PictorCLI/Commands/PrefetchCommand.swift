@@ -22,40 +22,7 @@ enum PrefetchCommand {
     code is 130.
 
     OPTIONS:
-      --concurrency N       downloads at once (connections), 1...256 (default 6,
-                            the SDWebImage default); with --data-only, as many
-                            more images wait queued, so a connection that frees
-                            starts the next download at once
-    \(ResizeOption.help)
-    \(HeaderOption.help)
-      --no-cache-thumbnails with --resize, keep only originals on disk (by
-                            default the resized image is kept too, so a warm run
-                            with the same --resize decodes nothing)
-      --out DIR             also write each image into DIR (-o, --output too)
-    \(NameTemplate.help)
-      --format F            output format for --out: jpeg, png, webp, avif or
-                            gif (default: from --name's extension, else the
-                            source format, else png)
-      --quality Q           1...100 for lossy output (default 85)
-      --data-only           fetch the bytes into the disk cache without
-                            decoding; the format is checked from the bytes, but
-                            a corrupt image is only found (and removed) when it
-                            is first decoded
-      --report FILE         write one TSV line per URL as it finishes (with
-                            --name, in input order): url, status, layer,
-                            width, height, bytes, ms, output (the file's path,
-                            as --json gives it), output bytes, error, index,
-                            revalidated, stale on arrival, coalesced, ms from
-                            the run's start
-      --json                JSON Lines on standard output: one {"type":"image",…}
-                            per image as it finishes (with --name, in input
-                            order), then one {"type":"summary",…} (schema in
-                            the README)
-      -q, --quiet           no progress
-    \(CacheOptions.help)
-    \(CacheOptions.loadingHelp)
-    \(SharedCacheOption.help)
-      -h, --help            show this help
+    \(OptionHelp.block(CLICommandOptions.prefetch.options))
 
     EXAMPLES:
       pictor prefetch urls.txt --concurrency 8 --resize 256 --report report.tsv
@@ -63,20 +30,20 @@ enum PrefetchCommand {
     """
 
     static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
-        var parser = ArgumentParser(arguments)
-        if parser.flag("-h", "--help") { context.console.print(help); return ExitCode.success }
-        let concurrency = try parser.intOption("--concurrency", in: 1...256) ?? 6
-        let resize = try ResizeOption.parse(try parser.option("--resize"), fit: try parser.option("--fit"))
+        var parser = ArgumentParser(arguments, declared: CLICommandOptions.prefetch.options)
+        if parser.flag(.help) { context.console.print(help); return ExitCode.success }
+        let concurrency = try parser.intOption(.concurrency) ?? 6
+        let resize = try ResizeOption.parse(try parser.option(.resize), fit: try parser.option(.fit))
         let headers = try HeaderOption.parse(&parser)
-        let cachesThumbnails = !parser.flag("--no-cache-thumbnails")
-        let out = try parser.option("--out", "-o", "--output")
-        let template = try parser.option("--name").map(NameTemplate.parse)
-        let format = try OutputFormatOption.parse(try parser.option("--format"))
-        let quality = try parser.intOption("--quality", in: 1...100) ?? 85
-        let dataOnly = parser.flag("--data-only")
-        let reportPath = try parser.option("--report")
-        let json = parser.flag("--json")
-        let quiet = parser.flag("-q", "--quiet")
+        let cachesThumbnails = !parser.flag(.noCacheThumbnails)
+        let out = try parser.option(.prefetchOutput)
+        let template = try parser.option(.name).map(NameTemplate.parse)
+        let format = try OutputFormatOption.parse(try parser.option(.prefetchFormat))
+        let quality = try parser.intOption(.prefetchQuality) ?? CLIOption.defaultQuality
+        let dataOnly = parser.flag(.dataOnly)
+        let reportPath = try parser.option(.report)
+        let json = parser.flag(.prefetchJSON)
+        let quiet = parser.flag(.prefetchQuiet)
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
         let shared = try SharedCacheOption.parse(&parser, context: context)
         let inputs = try parser.positionals()

@@ -2,6 +2,10 @@ import Foundation
 
 /// A small command-line parser: flags, options with values, and positionals, in any order.
 ///
+/// A command reads its options by their ``CLIOption`` declarations, which say every spelling
+/// and whether a value follows; it may read only the options it declares (``CLICommandOptions``),
+/// so that its `--help`, made from the same list, names every option it takes.
+///
 /// `--name value` and `--name=value` are both accepted; `--` ends option parsing. A value given
 /// as the next token may start with `-` (`--size-limit -1`, `--name '-{stem}.{ext}'`, `-o -`),
 /// so that the option's own check names it, unless it is one of pictor's options
@@ -12,15 +16,10 @@ struct ArgumentParser {
     private var tokens: [String]
     private var consumed: Set<Int> = []
     private let optionEnd: Int
+    private let declared: [CLIOption]
 
-    /// Every option and flag of every command (a help-text test keeps the list complete).
-    static let knownOptions: Set<String> = [
-        "-h", "--help", "--version",
-        "-o", "--out", "--output", "--name", "--format", "--quality", "--json", "-q", "--quiet",
-        "--resize", "--fit", "-H", "--header", "--no-cache-thumbnails", "--concurrency", "--data-only", "--report",
-        "--cache-dir", "--key-file", "--no-cache", "--cache-policy", "--size-limit", "--max-age", "--shared-cache",
-        "--limit", "--force", "--new-key-file",
-    ]
+    /// Every spelling of every option and flag of every command: never taken for a value.
+    static let knownOptions: Set<String> = CLICommandOptions.allNames
 
     /// Whether `token`, after an option that needs a value, is an option rather than the value.
     static func isOption(_ token: String) -> Bool {
@@ -32,35 +31,63 @@ struct ArgumentParser {
         return token.dropFirst(2).first?.isLetter == true
     }
 
-    init(_ arguments: [String]) {
+    /// A parser of `arguments` for a command that takes `declared`.
+    init(_ arguments: [String], declared declaredOptions: [CLIOption]) {
         tokens = arguments
+        declared = declaredOptions
         optionEnd = arguments.firstIndex(of: "--") ?? arguments.count
         if optionEnd < arguments.count { consumed.insert(optionEnd) }
     }
 
-    /// Whether any of `names` is present (consumes every occurrence).
-    mutating func flag(_ names: String...) -> Bool {
+    /// Whether the flag is present (consumes every occurrence).
+    mutating func flag(_ option: CLIOption) -> Bool {
+        check(option, takesValue: false)
         var found = false
-        for i in 0..<optionEnd where !consumed.contains(i) && names.contains(tokens[i]) {
+        for i in 0..<optionEnd where !consumed.contains(i) && option.allNames.contains(tokens[i]) {
             consumed.insert(i)
             found = true
         }
         return found
     }
 
-    /// The value of the last occurrence of an option, or `nil` when absent.
+    /// The value of the option's last occurrence, or `nil` when absent.
     /// - Throws: ``CLIError/usage(_:)`` when the option has no value.
-    mutating func option(_ names: String...) throws -> String? {
-        try values(names).last
+    mutating func option(_ option: CLIOption) throws -> String? {
+        try values(option).last
     }
 
     /// The values of every occurrence of a repeatable option, in order.
     /// - Throws: ``CLIError/usage(_:)`` when an occurrence has no value.
-    mutating func options(_ names: String...) throws -> [String] {
-        try values(names)
+    mutating func options(_ option: CLIOption) throws -> [String] {
+        assert(option.repeatable, "\(option.label) is not declared repeatable: its help would not say so")
+        return try values(option)
     }
 
-    private mutating func values(_ names: [String]) throws -> [String] {
+    /// An integer option, within the range its grammar declares.
+    /// - Throws: ``CLIError/usage(_:)`` naming the bad value.
+    mutating func intOption(_ option: CLIOption) throws -> Int? {
+        guard case .integer(let range)? = option.value?.grammar else {
+            preconditionFailure("\(option.label) is not declared an integer")
+        }
+        guard let text = try self.option(option) else { return nil }
+        guard let value = Int(text), range.contains(value) else {
+            throw CLIError.usage(
+                "invalid value '\(text)' for '\(option.longName)': expected an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+
+    /// A command reads only what it declares, as what it declares says: a flag as a flag, an
+    /// option with a value as such. A mistake here is the code's, found by any test that runs
+    /// the command.
+    private func check(_ option: CLIOption, takesValue: Bool) {
+        assert(declared.contains(option), "\(option.label) is read but not among the command's declared options")
+        assert((option.value != nil) == takesValue, "\(option.label) is read as a \(takesValue ? "value" : "flag")")
+    }
+
+    private mutating func values(_ option: CLIOption) throws -> [String] {
+        check(option, takesValue: true)
+        let names = option.allNames
         var values: [String] = []
         var i = 0
         while i < optionEnd {
@@ -83,16 +110,6 @@ struct ArgumentParser {
             }
         }
         return values
-    }
-
-    /// An integer option within `range`.
-    /// - Throws: ``CLIError/usage(_:)`` naming the bad value.
-    mutating func intOption(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
-        guard let text = try option(name) else { return nil }
-        guard let value = Int(text), range.contains(value) else {
-            throw CLIError.usage("invalid value '\(text)' for '\(name)': expected an integer in \(range.lowerBound)...\(range.upperBound)")
-        }
-        return value
     }
 
     /// The remaining tokens, in order.

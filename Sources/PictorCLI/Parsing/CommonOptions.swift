@@ -16,34 +16,13 @@ struct CacheOptions {
     /// `--max-age DURATION` (`fetch`, `prefetch`): the disk cache's maximum age for this run.
     var maxAge: TimeInterval?
 
-    static let help = """
-      --cache-dir DIR       the disk cache directory (default
-                            $XDG_CACHE_HOME/pictor, else ~/.cache/pictor)
-      --key-file FILE       encrypt the disk cache with the 256-bit key in FILE
-                            (mode 0600; see 'pictor cache key generate')
-    """
-
-    /// Help for the options only `fetch` and `prefetch` take.
-    static let loadingHelp = """
-      --cache-policy P      http (default): honour Cache-Control, Expires and
-                            validators, keeping responses that send neither
-                            freshness nor validators for the cache's max age
-                            (7 days); ignore-headers: keep and serve everything
-                            until evicted
-      --size-limit BYTES    the disk cache's size limit for this run, e.g. 500M
-                            or 1.5GiB (default 150 MiB)
-      --max-age AGE         drop disk entries unused for longer (before the run,
-                            and while it lasts), e.g. 7d, 12h, 90m (default 7d)
-      --no-cache            use no disk cache (memory only)
-    """
-
     static func parse(_ parser: inout ArgumentParser, context: CommandContext, allowsNoCache: Bool) throws -> CacheOptions {
-        let dir = try parser.option("--cache-dir")
-        let keyFile = try parser.option("--key-file")
-        let disabled = allowsNoCache ? parser.flag("--no-cache") : false
-        let policyName = allowsNoCache ? try parser.option("--cache-policy") : nil
-        let sizeLimit = allowsNoCache ? try parser.option("--size-limit").map { try Formatting.parseBytes($0, option: "--size-limit") } : nil
-        let maxAge = allowsNoCache ? try parser.option("--max-age").map { try Formatting.parseDuration($0, option: "--max-age") } : nil
+        let dir = try parser.option(.cacheDirectory)
+        let keyFile = try parser.option(.keyFile)
+        let disabled = allowsNoCache ? parser.flag(.noCache) : false
+        let policyName = allowsNoCache ? try parser.option(.cachePolicy) : nil
+        let sizeLimit = allowsNoCache ? try parser.option(.sizeLimit).map { try Formatting.parseBytes($0, option: "--size-limit") } : nil
+        let maxAge = allowsNoCache ? try parser.option(.maxAge).map { try Formatting.parseDuration($0, option: "--max-age") } : nil
         if let dir, dir.isEmpty { throw CLIError.usage("empty value for '--cache-dir'") }
         var policy = ImagePipeline.HTTPCachePolicy.http
         switch policyName {

@@ -8,11 +8,6 @@ import FoundationNetworking
 /// redirect leaves the host). Headers do not enter the cache key: two runs with different
 /// headers share cached images, as in a browser.
 enum HeaderOption {
-    static let help = """
-      -H, --header 'N: V'   send this request header with every image request
-                            (repeatable)
-    """
-
     /// Sets `headers` on `request` as curl sends them: a repeated name adds a value (`Cookie`
     /// values joined with `; `, RFC 6265 §5.4; others with `, `, RFC 9110 §5.3), and a name with
     /// an empty value (`-H 'Accept:'`) sends no such header.
@@ -32,7 +27,7 @@ enum HeaderOption {
     /// - Throws: ``CLIError/usage(_:)`` for a header without a name, with a name that is not an
     ///   HTTP token, or with a line break.
     static func parse(_ parser: inout ArgumentParser) throws -> [(name: String, value: String)] {
-        try parser.options("-H", "--header").map { text in
+        try parser.options(.header).map { text in
             guard let colon = text.firstIndex(of: ":") else {
                 throw CLIError.usage("invalid header '\(text)' for '-H': expected 'Name: value'")
             }

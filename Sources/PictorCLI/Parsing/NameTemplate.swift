@@ -38,17 +38,6 @@ struct NameTemplate: Equatable {
         var height: Int
     }
 
-    static let help = """
-      --name TEMPLATE       name the files written into the output directory:
-                            {stem} (from the URL), {ext}, {w} and {h} (pixels),
-                            {hash} (12 hex digits of SHA-256 of the URL), {index}
-                            (1-based position in the input); e.g.
-                            '{stem}-{w}x{h}.{ext}'. Default: {stem}-<8 hex>.{ext}.
-                            Without {ext} or an extension, .{ext} is appended.
-                            When two URLs want one name, the one listed first
-                            gets it; the other gets -<8 hex> added
-    """
-
     /// The longest name a template renders, in UTF-8 bytes: `NAME_MAX` (255) less room for the
     /// longest collision suffix (`-` and 16 hex digits), so that a suffixed name fits too.
     static let longestName = 255 - 17

@@ -26,16 +26,6 @@ struct ResizeOption: Equatable {
     var height: Int?
     var fit: Fit = .inside
 
-    static let help = """
-      --resize W|WxH|Wx|xH  fit inside a W×W box, a W×H box, W wide, or H high;
-                            decoded at that size (shrink-on-load); never
-                            upscales
-      --fit inside|cover|fill
-                            with --resize: keep the aspect ratio inside the box
-                            (default), fill it and crop the centre, or stretch
-                            to it
-    """
-
     /// - Throws: ``CLIError/usage(_:)`` naming the bad value.
     static func parse(_ text: String?, fit fitText: String? = nil) throws -> ResizeOption? {
         let fit = try fitText.map { name in

@@ -8,18 +8,8 @@ struct SharedCacheOption {
 
     static let environmentVariable = "PICTOR_SHARED_CACHE"
 
-    static let help = """
-      --shared-cache URL    share originals with other processes through Redis
-                            (default $PICTOR_SHARED_CACHE):
-                            redis://[[user]:password@]host[:port][/db]
-                            [?command_timeout=200ms&connect_timeout=50ms],
-                            or a Redis Cluster's seeds redis://h1:p1,h2:p2;
-                            sealed with --key-file's key when given. Redis
-                            trouble never fails a load
-    """
-
     static func parse(_ parser: inout ArgumentParser, context: CommandContext) throws -> SharedCacheOption {
-        let given = try parser.option("--shared-cache")
+        let given = try parser.option(.sharedCache)
         if let given, given.isEmpty { throw CLIError.usage("empty value for '--shared-cache'") }
         let fromEnvironment = context.environment[environmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         return SharedCacheOption(url: given ?? fromEnvironment)

@@ -1,0 +1,47 @@
+/// A command and the options it takes, in the order its `--help` lists them: where an option
+/// applies. The parser of a command reads only these (``ArgumentParser``), its help lists
+/// exactly these (``OptionHelp``), and the README's tables say which command takes which.
+struct CLICommandOptions: Sendable {
+    /// The command as typed after `pictor`: `fetch`, `cache trim`; empty for `pictor` itself.
+    let command: String
+    /// Its options, in help order.
+    let options: [CLIOption]
+
+    /// The options `cache` and each of its subcommands but `key` take: the cache to open.
+    static let cacheOptions: [CLIOption] = [.cacheDirectory, .keyFile]
+
+    /// The options `fetch` and `prefetch` take after their own: how the caches are used.
+    static let loadingCacheOptions: [CLIOption] =
+        cacheOptions + [.cachePolicy, .sizeLimit, .maxAge, .noCache, .sharedCache, .help]
+
+    static let pictor = CLICommandOptions(command: "", options: [.topLevelHelp, .version])
+    static let fetch = CLICommandOptions(command: "fetch", options: [
+        .resize, .fit, .header, .noCacheThumbnails, .fetchOutput, .name, .format, .quality, .json, .quiet,
+    ] + loadingCacheOptions)
+    static let prefetch = CLICommandOptions(command: "prefetch", options: [
+        .concurrency, .resize, .fit, .header, .noCacheThumbnails, .prefetchOutput, .name, .prefetchFormat,
+        .prefetchQuality, .dataOnly, .report, .prefetchJSON, .prefetchQuiet,
+    ] + loadingCacheOptions)
+    static let cache = CLICommandOptions(command: "cache", options: cacheOptions + [.help])
+
+    /// Each `cache` subcommand's options: its own, then the cache's (`key` opens no cache).
+    static let cacheSubcommands: [CLICommandOptions] = {
+        let own: [(subcommand: String, options: [CLIOption])] = [
+            ("stats", [.sharedCache]), ("list", [.limit]), ("has", []), ("rm", [.resize, .fit]),
+            ("trim", [.trimSizeLimit, .trimMaxAge]), ("clear", [.force]), ("verify", []), ("rekey", [.newKeyFile]),
+        ]
+        return own.map { CLICommandOptions(command: "cache " + $0.subcommand, options: $0.options + cacheOptions + [.help]) }
+            + [CLICommandOptions(command: "cache key generate", options: [.keyOutput, .help])]
+    }()
+
+    /// Every command's options.
+    static let all: [CLICommandOptions] = [pictor, fetch, prefetch, cache] + cacheSubcommands
+
+    /// The options of `cache <subcommand>`, or `nil` for a subcommand `cache` does not have.
+    static func cacheSubcommand(_ subcommand: String) -> CLICommandOptions? {
+        cacheSubcommands.first { $0.command == "cache " + subcommand || $0.command.hasPrefix("cache \(subcommand) ") }
+    }
+
+    /// Every spelling of every option of every command: what the parser never takes for a value.
+    static let allNames: Set<String> = Set(all.flatMap { $0.options.flatMap(\.allNames) })
+}

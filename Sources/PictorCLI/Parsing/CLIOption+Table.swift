@@ -1,0 +1,110 @@
+/// Every option of every command, each declared once. An option that means the same on several
+/// commands is one declaration; one that a command describes in its own words is the same
+/// declaration ``CLIOption/saying(_:default:)`` those words. Which command takes which is in
+/// ``CLICommandOptions``.
+extension CLIOption {
+    // MARK: Every command
+
+    static let help = CLIOption(["-h", "--help"], "show this help")
+    static let topLevelHelp = help.saying("show help (also after any command or subcommand)")
+    static let version = CLIOption(["--version"], "show the version")
+
+    // MARK: The image: fetch and prefetch
+
+    static let resize = CLIOption(
+        ["--resize"], value: "W|WxH|Wx|xH", grammar: .resizeBox,
+        "fit inside a W×W box, a W×H box, W wide, or H high; decoded at that size (shrink-on-load); never upscales")
+    static let fit = CLIOption(
+        ["--fit"], value: "inside|cover|fill", grammar: .oneOf(ResizeOption.Fit.allCases.map(\.rawValue)),
+        "with --resize: keep the aspect ratio inside the box (default), fill it and crop the centre, or stretch to it")
+    static let header = CLIOption(
+        ["-H", "--header"], value: "'N: V'", grammar: .header, repeatable: true,
+        "send this request header with every image request")
+    static let noCacheThumbnails = CLIOption(
+        ["--no-cache-thumbnails"],
+        "with --resize, keep only originals on disk (by default the resized image is kept too, so a warm run with the same --resize decodes nothing)")
+    static let fetchOutput = CLIOption(
+        ["-o", "--output"], also: ["--out"], value: "FILE|DIR", "write the image to FILE, or into DIR (--out too)")
+    static let prefetchOutput = CLIOption(
+        ["--out"], also: ["-o", "--output"], value: "DIR", "also write each image into DIR (-o, --output too)")
+    static let name = CLIOption(
+        ["--name"], value: "TEMPLATE", grammar: .nameTemplate,
+        "name the files written into the output directory: {stem} (from the URL), {ext}, {w} and {h} (pixels), "
+            + "{hash} (12 hex digits of SHA-256 of the URL), {index} (1-based position in the input); e.g. "
+            + "'{stem}-{w}x{h}.{ext}'. Default: {stem}-<8\(glue)hex>.{ext}. Without {ext} or an extension, .{ext} is appended. "
+            + "When two URLs want one name, the one listed first gets it; the other gets -<8\(glue)hex> added")
+    static let format = CLIOption(
+        ["--format"], value: "F", grammar: .outputFormat,
+        "output format: jpeg, png, webp, avif or gif (default: from FILE's or --name's extension, else the source format, else png)")
+    static let prefetchFormat = format.saying(
+        "output format for --out: jpeg, png, webp, avif or gif (default: from --name's extension, else the source format, else png)")
+    /// `--quality`'s default: the CLI's own, not the library's `VipsEncoder.defaultQuality`.
+    static let defaultQuality = 85
+    static let quality = CLIOption(
+        ["--quality"], value: "Q", grammar: .integer(1...100), default: "\(defaultQuality)", "1...100 for lossy formats")
+    static let prefetchQuality = quality.saying("1...100 for lossy output")
+
+    // MARK: The run: fetch and prefetch
+
+    static let concurrency = CLIOption(
+        ["--concurrency"], value: "N", grammar: .integer(1...256),
+        "downloads at once (connections), 1...256 (default 6, the SDWebImage default); with --data-only, as many more "
+            + "images wait queued, so a connection that frees starts the next download at once")
+    static let dataOnly = CLIOption(
+        ["--data-only"],
+        "fetch the bytes into the disk cache without decoding; the format is checked from the bytes, but a corrupt image "
+            + "is only found (and removed) when it is first decoded")
+    static let report = CLIOption(
+        ["--report"], value: "FILE",
+        "write one TSV line per URL as it finishes (with --name, in input order): url, status, layer, width, height, "
+            + "bytes, ms, output (the file's path, as --json gives it), output bytes, error, index, revalidated, "
+            + "stale on arrival, coalesced, ms from the run's start")
+    static let json = CLIOption(
+        ["--json"],
+        #"JSON Lines on standard output: one {"type":"image",…} per image, then one {"type":"summary",…} (schema in the README)"#)
+    static let prefetchJSON = json.saying(
+        #"JSON Lines on standard output: one {"type":"image",…} per image as it finishes (with --name, in input order), "#
+            + #"then one {"type":"summary",…} (schema in the README)"#)
+    static let quiet = CLIOption(
+        ["-q", "--quiet"], "no line for an image that worked (failures still go to standard error; --json is unchanged)")
+    static let prefetchQuiet = quiet.saying("no progress")
+
+    // MARK: The caches
+
+    static let cacheDirectory = CLIOption(
+        ["--cache-dir"], value: "DIR", default: "$XDG_CACHE_HOME/pictor, else ~/.cache/pictor", "the disk cache directory")
+    static let keyFile = CLIOption(
+        ["--key-file"], value: "FILE",
+        "encrypt the disk cache with the 256-bit key in FILE (mode 0600; see 'pictor cache key generate')")
+    static let cachePolicy = CLIOption(
+        ["--cache-policy"], value: "P", grammar: .oneOf(["http", "ignore-headers"]),
+        "http (default): honour Cache-Control, Expires and validators, keeping responses that send neither freshness "
+            + "nor validators for the cache's max age (7 days); ignore-headers: keep and serve everything until evicted")
+    static let sizeLimit = CLIOption(
+        ["--size-limit"], value: "BYTES", grammar: .bytes, default: "150\(glue)MiB",
+        "the disk cache's size limit for this run, e.g. 500M or 1.5GiB")
+    static let maxAge = CLIOption(
+        ["--max-age"], value: "AGE", grammar: .duration, default: "7d",
+        "drop disk entries unused for longer (before the run, and while it lasts), e.g. 7d, 12h, 90m")
+    static let noCache = CLIOption(["--no-cache"], "use no disk cache (memory only)")
+    static let sharedCache = CLIOption(
+        ["--shared-cache"], value: "URL", grammar: .redisURL,
+        "share originals with other processes through Redis (default $PICTOR_SHARED_CACHE): "
+            + "redis://[[user]:password@]host[:port][/db] [?command_timeout=200ms&connect_timeout=50ms], "
+            + "or a Redis Cluster's seeds redis://h1:p1,h2:p2; sealed with --key-file's key when given. "
+            + "Redis trouble never fails a load")
+
+    // MARK: The cache subcommands' own
+
+    static let limit = CLIOption(
+        ["--limit"], value: "N", grammar: .integer(1...Int.max), default: "all", "list at most N entries")
+    static let trimSizeLimit = sizeLimit.saying("trim down to this size, e.g. 500M or 1.5GiB")
+    static let trimMaxAge = maxAge.saying("remove entries unused for longer, e.g. 7d, 12h, 90m")
+    static let force = CLIOption(
+        ["--force"],
+        "also clear a cache encrypted under a key you no longer have: its entries are discarded, and it is reset to "
+            + "--key-file's key, or to plain without one")
+    static let newKeyFile = CLIOption(
+        ["--new-key-file"], value: "FILE", "the new key (see 'pictor cache key generate')")
+    static let keyOutput = CLIOption(["-o", "--out"], value: "FILE", "the key file to create")
+}
