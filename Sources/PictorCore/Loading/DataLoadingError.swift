@@ -68,16 +68,19 @@ public enum DataLoadingError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 
-    /// `URLError` codes of transport failures that a retry would only repeat.
+    /// `URLError` codes of transport failures that a retry would only repeat, the local
+    /// loader's included: a file that is missing, unreadable or not a regular file stays so.
     static let permanentTransportCodes: Set<Int> = [
         URLError.cancelled, .badURL, .unsupportedURL, .badServerResponse, .cannotDecodeContentData, .cannotDecodeRawData,
         .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateNotYetValid,
         .serverCertificateHasUnknownRoot, .clientCertificateRejected, .clientCertificateRequired,
+        .fileDoesNotExist, .noPermissionsToReadFile, .fileIsDirectory, .cannotOpenFile,
     ].map(\.rawValue).reduce(into: Set<Int>()) { $0.insert($1) }
 
     /// Whether a retry may succeed: timeouts, transport errors (but the permanent ones: a
     /// shut-down transport, a malformed URL, a response that is not valid HTTP, a body that
-    /// does not decode, an untrusted certificate), bodies cut short, 500–599, 408 and 429.
+    /// does not decode, an untrusted certificate, a local file that is missing or unreadable),
+    /// bodies cut short, 500–599, 408 and 429.
     public var isTransient: Bool {
         switch self {
         case .timedOut, .idleTimeout, .truncated: true
