@@ -212,6 +212,7 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
     /// kind is taken as ``Kind/transport``).
     ///
     /// - Parameters:
+    ///   - kind: what went wrong, e.g. ``Kind/connectionRefused``.
     ///   - code: the `URLError` code with the same meaning (what callers that handle
     ///     URLSession's errors match on).
     ///   - message: the transport's own text for the failure, e.g. libcurl's

@@ -31,7 +31,9 @@ import Testing
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let error = try #require(await failure(directory.appendingPathComponent("missing.png")))
-        #expect("\(error)".contains("file does not exist"), "\(error)")
+        #expect(error.kind == .fileNotFound, "\(error)")
+        #expect(error.transportCode == URLError.fileDoesNotExist.rawValue)
+        #expect(error.description == "file does not exist (URLError -1100)")
         #expect(!error.isTransient, "\(error)")
     }
 
@@ -39,7 +41,7 @@ import Testing
         let directory = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let error = try #require(await failure(directory))
-        #expect("\(error)".contains("not a regular file"), "\(error)")
+        #expect(error.kind == .notARegularFile, "\(error)")
         #expect(!error.isTransient, "\(error)")
     }
 
@@ -51,7 +53,7 @@ import Testing
         try Data([0x89, 0x50, 0x4E, 0x47]).write(to: file)
         try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: file.path)
         let error = try #require(await failure(file))
-        #expect("\(error)".contains("file cannot be read"), "\(error)")
+        #expect(error.kind == .fileNotReadable, "\(error)")
         #expect(!error.isTransient, "\(error)")
     }
 }
