@@ -34,20 +34,20 @@ extension DataLoader {
             } catch let failure as AttemptFailure {
                 // The error says what happened over all attempts: a transport's text speaks of the
                 // last attempt only ("after 0 ms" for a refusal that took seconds over retries).
-                func final(_ error: DataLoadingError) -> DataLoadingError {
+                func withHistory(_ error: DataLoadingError) -> DataLoadingError {
                     error.after(attempts: retry + 1, elapsed: start.duration(to: .now))
                 }
                 if failure.error.kind == .statusCode, let code = failure.error.statusCode, let url = request.url?.absoluteString {
                     failedURLs?.record(code, for: url)
                 }
-                if deadline.remaining <= 0, failure.error.isTransient { throw final(.timedOut(seconds: deadline.seconds)) }
-                guard failure.error.isTransient, retry < policy.maximumRetries else { throw final(failure.error) }
+                if deadline.remaining <= 0, failure.error.isTransient { throw withHistory(.timedOut(seconds: deadline.seconds)) }
+                guard failure.error.isTransient, retry < policy.maximumRetries else { throw withHistory(failure.error) }
                 var delay = policy.delay(forRetry: retry)
                 if let retryAfter = failure.retryAfter {
-                    guard retryAfter <= policy.maximumRetryAfter else { throw final(failure.error) }
+                    guard retryAfter <= policy.maximumRetryAfter else { throw withHistory(failure.error) }
                     delay = retryAfter
                 }
-                guard delay < deadline.remaining else { throw final(failure.error) }
+                guard delay < deadline.remaining else { throw withHistory(failure.error) }
                 retry += 1
                 try await configuration.sleep(delay)
             }
