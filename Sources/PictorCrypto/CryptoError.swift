@@ -7,7 +7,7 @@ internal import COpenSSL
 ///
 /// Messages never contain key material or a cache key; they name files and environment
 /// variables only when the caller gave them.
-public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The kind of failure; match on it rather than on the message.
     public enum Code: Sendable, Hashable {
         /// Key bytes of the wrong length (a ``EncryptionKey`` is exactly 32 bytes).
@@ -56,6 +56,9 @@ public struct CryptoError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `"<operation>: <message>"`, e.g. `"key file '/etc/pictor/cache.key': expected 64
     /// hexadecimal digits or base64 of 32 bytes"`.
     public var description: String { "\(operation): \(message)" }
+
+    /// The same text as ``description``, so that `localizedDescription` logs it.
+    public var errorDescription: String? { description }
 
     /// The error with its ``operation`` replaced by the key's source (`"key file '/path'"`).
     func naming(_ source: String) -> CryptoError {

@@ -7,9 +7,11 @@ import FoundationNetworking
 
 /// Turns a failed libcurl transfer into Pictor's ``DataLoadingError``.
 ///
-/// Codes are `URLError` codes where the meaning is the same (so callers that already handle
-/// URLSession's errors keep working); the message is libcurl's own text for the transfer
-/// (`CURLOPT_ERRORBUFFER`), or its generic text for the code.
+/// Each failure gets a named kind (``DataLoadingError/Kind``: connection refused, host not
+/// found, certificate untrusted, …) and keeps libcurl's detail: its `CURLcode` and its own text
+/// for the transfer (`CURLOPT_ERRORBUFFER`), or its generic text for the code. The
+/// ``DataLoadingError/transportCode`` is the `URLError` code with the same meaning (so callers
+/// that already handle URLSession's errors keep working).
 enum CurlErrorMapping {
     /// What is known about the transfer when it failed.
     struct Context {
@@ -21,6 +23,8 @@ enum CurlErrorMapping {
         var message: String
         /// Whether the final response's head arrived whole.
         var isHeadComplete = false
+        /// The `errno` of the last failed socket call (`CURLINFO_OS_ERRNO`), 0 when none.
+        var osErrno: Int32 = 0
     }
 
     /// Our text for a head libcurl refused as "out of memory" without a message of its own.
@@ -30,6 +34,10 @@ enum CurlErrorMapping {
     /// The error for `code` (never `CURLE_OK`).
     static func error(for code: CURLcode, context: Context) -> DataLoadingError {
         let message = context.message.isEmpty ? String(cString: curl_easy_strerror(code)) : context.message
+        let curlCode = Int(code.rawValue)
+        func transport(_ urlCode: URLError.Code, _ message: String) -> DataLoadingError {
+            .transport(kind(for: code, urlCode: urlCode, osErrno: context.osErrno), code: urlCode.rawValue, message: message, curlCode: curlCode)
+        }
         switch code {
         case CURLE_PARTIAL_FILE:
             // The connection ended before the declared length; without one (chunked) there is
@@ -37,25 +45,33 @@ enum CurlErrorMapping {
             if let expected = context.declaredLength {
                 return .truncated(received: context.wireBytes, expected: expected)
             }
-            return .transport(code: URLError.networkConnectionLost.rawValue, message: message)
+            return transport(.networkConnectionLost, message)
         case CURLE_RECV_ERROR, CURLE_HTTP2_STREAM, CURLE_HTTP2:
             // A reset in the middle of a body with a declared length is a cut-short body.
             if let expected = context.declaredLength, context.wireBytes < expected {
                 return .truncated(received: context.wireBytes, expected: expected)
             }
-            return .transport(code: URLError.networkConnectionLost.rawValue, message: message)
+            return transport(.networkConnectionLost, message)
         case CURLE_OUT_OF_MEMORY where !context.isHeadComplete && context.message.isEmpty:
             // libcurl 7.x keeps each header line in a buffer capped at 100 kB and reports a
             // longer one as out of memory, with no text: a hostile or broken server, which a
             // retry would only meet again.
-            return .transport(code: URLError.badServerResponse.rawValue, message: oversizedHeaderMessage)
+            return transport(.badServerResponse, oversizedHeaderMessage)
         case CURLE_UNSUPPORTED_PROTOCOL:
             // The scheme was checked before the request went out: libcurl says this of a reply
             // that is not HTTP (HTTP/0.9, raw bytes), a bad server, not a bad URL.
-            return .transport(code: URLError.badServerResponse.rawValue, message: message)
+            return transport(.badServerResponse, message)
         default:
-            return .transport(code: urlErrorCode(for: code).rawValue, message: message)
+            return transport(urlErrorCode(for: code), message)
         }
+    }
+
+    /// The named kind of a failure: the kind of its `URLError` code, but a failed connect whose
+    /// socket error was `ECONNREFUSED` is ``DataLoadingError/Kind/connectionRefused`` (the
+    /// `URLError` code, `cannotConnectToHost`, also covers unreachable hosts and networks).
+    static func kind(for code: CURLcode, urlCode: URLError.Code, osErrno: Int32) -> DataLoadingError.Kind {
+        if code == CURLE_COULDNT_CONNECT, osErrno == ECONNREFUSED { return .connectionRefused }
+        return .transport(urlErrorCode: urlCode.rawValue)
     }
 
     /// The `URLError` code with the same meaning as `code`, or `.unknown`.

@@ -177,7 +177,7 @@ final class CurlTransfer {
             let context = CurlErrorMapping.Context(
                 declaredLength: head.isComplete ? head.contentLength : nil,
                 wireBytes: easy.info(offset: CURLINFO_SIZE_DOWNLOAD_T),
-                message: libcurlMessage, isHeadComplete: head.isComplete)
+                message: libcurlMessage, isHeadComplete: head.isComplete, osErrno: Int32(truncatingIfNeeded: easy.info(CURLINFO_OS_ERRNO)))
             return .failure(CurlErrorMapping.error(for: code, context: context))
         }
         // libcurl can end a transfer without error on a connection closed in the middle of the

@@ -135,7 +135,7 @@ package final class RedisClient: Sendable {
             } catch {
                 // Nothing was sent to a node that cannot be reached: learn the map anew from
                 // another node (it may have failed over) and try again.
-                guard case .connectionFailed = error, redirections < Self.maximumRedirections else { throw error }
+                guard error.kind == .connectionFailed, redirections < Self.maximumRedirections else { throw error }
                 redirections += 1
                 let fresh = try await refreshSlotMap(preferring: nil, avoiding: target)
                 guard let next = slot.flatMap(fresh.primary(forSlot:)) ?? (slot == nil ? fresh.primaries.first : nil)
@@ -222,7 +222,7 @@ package final class RedisClient: Sendable {
             do {
                 reply = try await pool(for: endpoint).send([[Data("CLUSTER".utf8), Data("SLOTS".utf8)]])[0]
             } catch {
-                switch error {
+                switch error.kind {
                 case .connectionFailed, .connectionLost, .timeout:
                     lastError = error
                     continue

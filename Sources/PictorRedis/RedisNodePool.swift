@@ -137,7 +137,7 @@ final class RedisNodePool: Sendable {
         state.withLock { state in
             state.retryAfter = ContinuousClock.now + state.backoff
             state.backoff = min(state.backoff * 2, max(configuration.reconnectMaximumDelay, configuration.reconnectInitialDelay))
-            if case .connectionFailed(_, let reason) = error { state.lastFailure = reason } else { state.lastFailure = "\(error)" }
+            state.lastFailure = error.kind == .connectionFailed ? error.detail ?? "\(error)" : "\(error)"
         }
     }
 }

@@ -40,10 +40,10 @@ enum IconDecoder {
                 var image = try vips.decode(Data(body), options: options)
                 image.sourceFormat = format
                 return image
-            } catch ImageDecodingError.truncated {
+            } catch let error as ImageDecodingError where error.kind == .truncated {
                 throw ImageDecodingError.truncated(format)
-            } catch ImageDecodingError.corrupt(_, let message) {
-                throw ImageDecodingError.corrupt(format, message: "PNG entry: \(message)")
+            } catch let error as ImageDecodingError where error.kind == .corrupt {
+                throw ImageDecodingError.corrupt(format, message: "PNG entry: \(error.message ?? "")")
             }
         }
         var image = try dib(body, format: format, options: options)

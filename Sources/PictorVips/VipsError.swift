@@ -7,7 +7,7 @@ internal import CVipsShim
 /// The public protocols of Pictor throw their own errors (``/PictorCore/ImageDecodingError``,
 /// ``/PictorCore/ImageEncodingError``, ``/PictorCore/ImageProcessingError``); ``VipsError`` is what the PictorVips types
 /// produce first and what those errors' `message` fields carry.
-public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The libvips operation that failed, for example `jpegsave_buffer`.
     public var operation: String
     /// libvips' error text (its error buffer, trimmed), or a Pictor description when libvips
@@ -22,6 +22,9 @@ public struct VipsError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// `<operation>: <message>`.
     public var description: String { "\(operation): \(message)" }
+
+    /// The same text as ``description``, so that `localizedDescription` logs it.
+    public var errorDescription: String? { description }
 
     /// Takes (and clears) libvips' error buffer for a failure of `operation`.
     ///

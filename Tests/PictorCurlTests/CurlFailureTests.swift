@@ -50,7 +50,7 @@ struct CurlFailureTests {
         let error = try #require(await failure(transport, CurlFixtures.request(server.url("/raw?kind=\(kind)&k=\(CurlFixtures.key())"))))
         #expect(error.transportCode == URLError.badServerResponse.rawValue, "\(error)")
         #expect(!error.isTransient)
-        guard case .transport(_, let message) = error else { Issue.record("\(error)"); return }
+        let message = try #require(error.transportMessage, "\(error)")
         #expect(message == expected, "\(message)")
         #expect(await CurlFixtures.isDrained(transport))
     }
@@ -72,7 +72,7 @@ struct CurlFailureTests {
         let transport = CurlFixtures.transport()
         let error = try #require(await failure(transport, CurlFixtures.request(server.url("/reset?k=\(CurlFixtures.key())"))))
         #expect(error.transportCode == URLError.networkConnectionLost.rawValue, "\(error)")
-        if case .transport(_, let message) = error { #expect(!message.isEmpty) }
+        #expect(error.transportMessage?.isEmpty == false, "\(error)")
     }
 
     @Test func aRefusedConnectionIsCannotConnectToHost() async throws {
@@ -80,7 +80,8 @@ struct CurlFailureTests {
         let port = try CurlFixtures.closedPort()
         let error = try #require(await failure(transport, CurlFixtures.request(URL(string: "http://127.0.0.1:\(port)/image")!)))
         #expect(error.transportCode == URLError.cannotConnectToHost.rawValue, "\(error)")
-        if case .transport(_, let message) = error { #expect(message.contains("\(port)"), "libcurl's own text: \(message)") }
+        let message = try #require(error.transportMessage, "\(error)")
+        #expect(message.contains("\(port)"), "libcurl's own text: \(message)")
         #expect(await CurlFixtures.isDrained(transport))
     }
 

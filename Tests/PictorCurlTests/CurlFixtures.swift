@@ -105,11 +105,3 @@ final class ProgressLog: Sendable {
     func record(_ progress: TransferProgress) { values.withLock { $0.append(progress) } }
     var recorded: [TransferProgress] { values.withLock { $0 } }
 }
-
-extension DataLoadingError {
-    /// The `URLError` code of a transport error, else `nil`.
-    var transportCode: Int? {
-        if case .transport(let code, _) = self { return code }
-        return nil
-    }
-}

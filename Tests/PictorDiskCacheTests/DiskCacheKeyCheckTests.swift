@@ -31,7 +31,7 @@ struct DiskCacheKeyCheckTests {
             _ = try DiskCache(configuration: configuration)
             return nil
         } catch {
-            guard case .keyMismatch(let path, let kind) = error else { return nil }
+            guard let kind = error.keyMismatch, let path = error.path else { return nil }
             #expect(path == directory.url.standardizedFileURL.path)
             return kind
         }

@@ -18,10 +18,10 @@ enum DocumentationSamples {
             let response = try await pipeline.image(for: ImageRequest(url: url))
             print(response.cacheLayer)
         } catch {
-            switch error {
-            case .loadingFailed(let reason): print("download failed:", reason)
-            case .decodingFailed(let reason): print("not a valid image:", reason)
-            case .processingFailed(let processor, let reason): print(processor, reason)
+            switch error.kind {
+            case .loading: print("download failed:", error.localizedDescription)
+            case .decoding: print("not a valid image:", error.localizedDescription)
+            case .processing: print(error.processor ?? "", error.localizedDescription)
             case .cancelled: break
             }
         }

@@ -56,8 +56,7 @@ import Testing
         #expect {
             try RedisConfiguration(url: url)
         } throws: { error in
-            guard let error = error as? RedisError, case .invalidURL = error else { return false }
-            return true
+            (error as? RedisError)?.kind == .invalidURL
         }
     }
 

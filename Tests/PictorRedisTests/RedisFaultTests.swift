@@ -20,7 +20,7 @@ struct RedisFaultTests {
                 _ = try await client.send(["GET", "k"], key: "k")
                 Issue.record("a stopped server answered")
             } catch {
-                switch error {
+                switch error.kind {
                 case .connectionFailed, .connectionLost: break
                 default: Issue.record("unexpected \(error)")
                 }
@@ -30,7 +30,7 @@ struct RedisFaultTests {
         do {
             _ = try await client.send(["GET", "k"], key: "k")
         } catch {
-            guard case .connectionFailed(let endpoint, _) = error else { Issue.record("unexpected \(error)"); return }
+            guard let endpoint = error.endpoint else { Issue.record("unexpected \(error)"); return }
             #expect(endpoint.port == server.port)
         }
 
@@ -66,7 +66,7 @@ struct RedisFaultTests {
                 _ = try await client.send(["PING"])
                 Issue.record("answered on a closed port")
             } catch {
-                guard case .connectionFailed(_, let reason) = error else { Issue.record("unexpected \(error)"); continue }
+                guard error.kind == .connectionFailed, let reason = error.detail else { Issue.record("unexpected \(error)"); continue }
                 if attempt == 1 { #expect(reason.contains("backoff")) }
             }
         }
@@ -128,7 +128,7 @@ struct RedisFaultTests {
             _ = try await client.send(["GET", "k"], key: "k")
             Issue.record("an HTTP server answered a Redis command")
         } catch {
-            switch error {
+            switch error.kind {
             case .protocolError, .connectionLost: break
             default: Issue.record("unexpected \(error)")
             }

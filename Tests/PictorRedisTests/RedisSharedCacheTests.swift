@@ -128,8 +128,8 @@ struct RedisSharedCacheTests {
         let big = Data(repeating: 7, count: 512 * 1024)
         var refused = false
         for i in 0..<12 {
-            do { try await cache.store(entry(big), for: "filler-\(i)", timeToLive: .seconds(60)) } catch let SharedDataCacheError.rejected(message) {
-                #expect(message.hasPrefix("OOM"))
+            do { try await cache.store(entry(big), for: "filler-\(i)", timeToLive: .seconds(60)) } catch let rejection as SharedDataCacheError {
+                #expect(rejection.reason.hasPrefix("OOM"))
                 refused = true
                 break
             }

@@ -125,7 +125,7 @@ final class RedisAuthTests {
             _ = try await client.send(["PING"])
             Issue.record("a wrong password was accepted")
         } catch {
-            guard case .connectionFailed(_, let reason) = error else { Issue.record("unexpected \(error)"); return }
+            guard error.kind == .connectionFailed, let reason = error.detail else { Issue.record("unexpected \(error)"); return }
             #expect(reason.contains("AUTH refused"))
             #expect(reason.contains("WRONGPASS"))
             #expect(!error.description.contains("wrong-pass"))

@@ -213,7 +213,7 @@ struct SharedTierOverRedisTests {
         await #expect {
             _ = try await client.send(["GET", "x"])
         } throws: { error in
-            guard case RedisError.invalidURL(let reason)? = error as? RedisError else { return false }
+            guard let error = error as? RedisError, error.kind == .invalidURL, let reason = error.detail else { return false }
             return reason.contains("not in a Redis Cluster")
         }
     }

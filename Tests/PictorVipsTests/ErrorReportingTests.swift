@@ -42,11 +42,11 @@ struct ErrorReportingTests {
             let error = await #expect(throws: ImagePipeline.Error.self) {
                 try await pipeline.image(for: ImageRequest(url: url, processors: [processor]))
             }
-            guard case .processingFailed(_, let underlying) = error else {
+            guard let error, error.kind == .processing, let underlying = error.underlying else {
                 Issue.record("expected a processing error, got \(String(describing: error))")
                 continue
             }
-            guard case .invalidParameter = underlying as? ImageProcessingError else {
+            guard (underlying as? ImageProcessingError)?.kind == .invalidParameter else {
                 Issue.record("expected invalidParameter, got \(underlying)")
                 continue
             }

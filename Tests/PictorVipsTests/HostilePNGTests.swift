@@ -99,7 +99,7 @@ struct HostilePNGTests {
             do {
                 _ = try VipsDecoder().decode(intact, options: options)
             } catch let error as ImageDecodingError {
-                if case .corrupt(_, let message) = error { #expect(!message.contains("damaged"), "\(message)") }
+                if error.kind == .corrupt, let message = error.message { #expect(!message.contains("damaged"), "\(message)") }
             }
         }
     }
@@ -142,7 +142,7 @@ struct HostilePNGTests {
                     _ = try VipsDecoder().decode(file(filtered), options: options)
                     Issue.record("\(label): damaged interlaced data (\(reason)) was decoded")
                 } catch let error as ImageDecodingError {
-                    guard case .corrupt(.png, let message) = error else {
+                    guard error.kind == .corrupt, error.format == .png, let message = error.message else {
                         Issue.record("\(label): \(error)")
                         continue
                     }
@@ -173,7 +173,7 @@ struct HostilePNGTests {
                 _ = try VipsDecoder().decode(file(Array(good.dropLast(7))), options: options)
                 Issue.record("\(label): short image data was decoded")
             } catch let error as ImageDecodingError {
-                guard case .corrupt(.png, let message) = error else { Issue.record("\(label): \(error)"); continue }
+                guard error.kind == .corrupt, error.format == .png, let message = error.message else { Issue.record("\(label): \(error)"); continue }
                 #expect(message.contains("ends before the last row"), "\(label): \(message)")
             }
         }
@@ -192,7 +192,7 @@ struct HostilePNGTests {
             _ = try VipsDecoder().decode(Data(bytes), options: ImageDecodingOptions())
             Issue.record("\(name): a damaged IDAT chunk was decoded")
         } catch let error as ImageDecodingError {
-            guard case .corrupt(.png, let message) = error else {
+            guard error.kind == .corrupt, error.format == .png, let message = error.message else {
                 Issue.record("\(name): \(error)")
                 return
             }
@@ -213,7 +213,7 @@ struct HostilePNGTests {
                 _ = try VipsDecoder().decode(data, options: options)
                 Issue.record("\(name) was decoded")
             } catch let error as ImageDecodingError {
-                guard case .corrupt(.png, let message) = error else {
+                guard error.kind == .corrupt, error.format == .png, let message = error.message else {
                     Issue.record("\(name): \(error)")
                     continue
                 }

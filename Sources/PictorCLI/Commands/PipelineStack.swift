@@ -58,7 +58,7 @@ struct PipelineStack: Sendable {
                 // (permission denied, not a directory, an index that cannot be rebuilt) is
                 // refused too: a run asked to warm or read a cache that silently used none
                 // would report success for work that was not kept.
-                if case .keyMismatch = error { throw cache.openError(error) }
+                if error.kind == .keyMismatch { throw cache.openError(error) }
                 throw CLIError.cacheUnavailable(
                     "cannot use the disk cache at \(cache.directory.path): \(error) (pass --no-cache to run without one)")
             }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// How a command ends badly; each case maps to an exit code.
-public enum CLIError: Error, Equatable, CustomStringConvertible {
+public enum CLIError: Error, Equatable, CustomStringConvertible, LocalizedError {
     /// Bad arguments: exit 64 (`EX_USAGE`, BSD sysexits.h); the message names the bad token.
     case usage(String)
     /// The work failed: exit 1.
@@ -31,6 +31,9 @@ public enum CLIError: Error, Equatable, CustomStringConvertible {
         case .usage(let m), .failure(let m), .cacheUnavailable(let m): m
         }
     }
+
+    /// The same text as ``description``, so that `localizedDescription` logs it.
+    public var errorDescription: String? { description }
 }
 
 /// Exit codes of `pictor`.

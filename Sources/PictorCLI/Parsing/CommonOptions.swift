@@ -78,13 +78,14 @@ struct CacheOptions {
     /// always ``CLIError/cacheUnavailable(_:)`` (exit 73), whatever the cause (another key, no
     /// key, a key for a plain cache, permissions, a file where the directory should be).
     func openError(_ error: any Error) -> CLIError {
-        switch error as? DiskCacheError {
-        case .keyMismatch(let path, .keyRequired)?:
+        let diskCacheError = error as? DiskCacheError
+        switch (diskCacheError?.path, diskCacheError?.keyMismatch) {
+        case (let path?, .keyRequired?):
             return .cacheUnavailable("the cache at \(path) is encrypted: pass --key-file FILE with its key")
-        case .keyMismatch(let path, .anotherKey)?:
+        case (let path?, .anotherKey?):
             return .cacheUnavailable("the cache at \(path) was encrypted with another key: pass the key file it was created with, "
                 + "or discard its entries with 'pictor cache clear --force --key-file FILE'")
-        case .keyMismatch(let path, .notEncrypted)?:
+        case (let path?, .notEncrypted?):
             return .cacheUnavailable("the cache at \(path) is not encrypted: run without --key-file; to encrypt it, "
                 + "'pictor cache rekey --cache-dir \(path) --new-key-file FILE'")
         default:

@@ -106,38 +106,3 @@ public struct ImageDecodingOptions: Sendable, Hashable {
         self.allowsTruncatedData = allowsTruncatedData
     }
 }
-
-/// Why a decode failed.
-public enum ImageDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The data was empty.
-    case emptyData
-    /// The bytes are not any image format Pictor knows.
-    case unknownFormat
-    /// The format is known but no registered decoder handles it.
-    case unsupportedFormat(ImageFormat)
-    /// The format is supported but this file uses a variant of it that is not (for example a
-    /// 12-bit JPEG); `detail` names the variant.
-    case unsupportedVariant(ImageFormat, detail: String)
-    /// The decoding options are invalid (for example a thumbnail of zero width); `detail` says which.
-    case invalidOptions(detail: String)
-    /// The header declares more pixels than allowed (a decompression bomb); nothing was decoded.
-    case tooManyPixels(width: Int, height: Int, limit: Int)
-    /// The data ends before the image does.
-    case truncated(ImageFormat)
-    /// The data is corrupt; `message` is the decoder library's own text.
-    case corrupt(ImageFormat?, message: String)
-
-    /// A one-line, human-readable description (used in logs and CLI messages).
-    public var description: String {
-        switch self {
-        case .emptyData: "empty data"
-        case .unknownFormat: "data is not a known image format"
-        case .unsupportedFormat(let f): "no decoder for \(f.rawValue)"
-        case .unsupportedVariant(let f, let detail): "unsupported \(f.rawValue) variant: \(detail)"
-        case .invalidOptions(let detail): "invalid decoding options: \(detail)"
-        case .tooManyPixels(let w, let h, let limit): "image is \(w)×\(h) pixels, over the limit of \(limit) pixels"
-        case .truncated(let f): "truncated \(f.rawValue) data"
-        case .corrupt(let f, let message): "corrupt \(f?.rawValue ?? "image") data: \(message)"
-        }
-    }
-}

@@ -15,19 +15,3 @@ public protocol ImageEncoding: Sendable {
     /// - Throws: ``ImageEncodingError``.
     func encode(_ image: Image, as format: ImageFormat, quality: Int) throws -> Data
 }
-
-/// Why an encode failed.
-public enum ImageEncodingError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The encoder cannot write this format.
-    case unsupportedFormat(ImageFormat)
-    /// The encoding library failed; `message` is its text.
-    case failed(ImageFormat, message: String)
-
-    /// A one-line, human-readable description (used in logs and CLI messages).
-    public var description: String {
-        switch self {
-        case .unsupportedFormat(let f): "cannot encode \(f.rawValue)"
-        case .failed(let f, let m): "encoding \(f.rawValue) failed: \(m)"
-        }
-    }
-}

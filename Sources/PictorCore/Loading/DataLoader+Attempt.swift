@@ -11,7 +11,9 @@ extension DataLoader {
     }
 
     /// Runs attempts until one succeeds, the failure is not transient, retries run out, or the
-    /// overall deadline (``Configuration/timeout`` from the first attempt's start) passes.
+    /// overall deadline (``Configuration/timeout`` from the first attempt's start) passes. The
+    /// error thrown carries the number of attempts and the time they took
+    /// (``DataLoadingError/attempts``, ``DataLoadingError/elapsed``).
     ///
     /// The deadline covers every attempt and backoff wait: an attempt still running at the
     /// deadline fails with ``DataLoadingError/timedOut(seconds:)``; a retry whose backoff would end
@@ -24,22 +26,28 @@ extension DataLoader {
     ) async throws -> (Data, HTTPResponseHead, redirects: [HTTPResponseHead]) {
         let policy = configuration.retryPolicy
         let deadline = Deadline(seconds: configuration.timeout)
+        let start = ContinuousClock.now
         var retry = 0
         while true {
             do {
                 return try await performFollowingRedirects(request, deadline: deadline, progress: progress)
             } catch let failure as AttemptFailure {
-                if case .statusCode(let code) = failure.error, let url = request.url?.absoluteString {
+                // The error says what happened over all attempts: a transport's text speaks of the
+                // last attempt only ("after 0 ms" for a refusal that took seconds over retries).
+                func withHistory(_ error: DataLoadingError) -> DataLoadingError {
+                    error.after(attempts: retry + 1, elapsed: start.duration(to: .now))
+                }
+                if failure.error.kind == .statusCode, let code = failure.error.statusCode, let url = request.url?.absoluteString {
                     failedURLs?.record(code, for: url)
                 }
-                if deadline.remaining <= 0, failure.error.isTransient { throw DataLoadingError.timedOut(seconds: deadline.seconds) }
-                guard failure.error.isTransient, retry < policy.maximumRetries else { throw failure.error }
+                if deadline.remaining <= 0, failure.error.isTransient { throw withHistory(.timedOut(seconds: deadline.seconds)) }
+                guard failure.error.isTransient, retry < policy.maximumRetries else { throw withHistory(failure.error) }
                 var delay = policy.delay(forRetry: retry)
                 if let retryAfter = failure.retryAfter {
-                    guard retryAfter <= policy.maximumRetryAfter else { throw failure.error }
+                    guard retryAfter <= policy.maximumRetryAfter else { throw withHistory(failure.error) }
                     delay = retryAfter
                 }
-                guard delay < deadline.remaining else { throw failure.error }
+                guard delay < deadline.remaining else { throw withHistory(failure.error) }
                 retry += 1
                 try await configuration.sleep(delay)
             }

@@ -39,20 +39,87 @@ public struct ImageProcessingContext: Sendable {
 }
 
 /// Why processing failed.
-public enum ImageProcessingError: Error, Sendable, Equatable, CustomStringConvertible {
+///
+/// A struct rather than an enum, so that a new kind of failure is not a breaking change: match
+/// with `==` against a static member (`error == .noRenderer`), or switch over ``kind`` with a
+/// `default:` branch, and read the details from ``processor`` and ``message``.
+public struct ImageProcessingError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// The kind of a processing failure, without its details: the value to `switch` over (with
+    /// a `default:` branch, since kinds may be added).
+    public struct Kind: Sendable, Hashable, CustomStringConvertible {
+        /// The kind's name, e.g. `"invalidParameter"`.
+        public let description: String
+        private init(_ description: String) { self.description = description }
+
+        /// ``ImageProcessingError/invalidParameter(processor:message:)``.
+        public static let invalidParameter = Kind("invalidParameter")
+        /// ``ImageProcessingError/noRenderer``.
+        public static let noRenderer = Kind("noRenderer")
+        /// ``ImageProcessingError/failed(processor:message:)``.
+        public static let failed = Kind("failed")
+    }
+
+    /// The failure and its details; private so that a new kind is not a breaking change.
+    private enum Code: Sendable, Equatable {
+        case invalidParameter(processor: String, message: String)
+        case noRenderer
+        case failed(processor: String, message: String)
+    }
+
+    private let code: Code
+    private init(_ code: Code) { self.code = code }
+
     /// A parameter is out of range (zero size, negative radius, …).
-    case invalidParameter(processor: String, message: String)
+    public static func invalidParameter(processor: String, message: String) -> ImageProcessingError {
+        .init(.invalidParameter(processor: processor, message: message))
+    }
     /// No pixel engine is configured (the core product alone has none).
-    case noRenderer
+    public static let noRenderer = ImageProcessingError(.noRenderer)
     /// The pixel engine failed; `message` is its own text.
-    case failed(processor: String, message: String)
+    public static func failed(processor: String, message: String) -> ImageProcessingError {
+        .init(.failed(processor: processor, message: message))
+    }
+
+    /// The kind of failure, without its details.
+    public var kind: Kind {
+        switch code {
+        case .invalidParameter: .invalidParameter
+        case .noRenderer: .noRenderer
+        case .failed: .failed
+        }
+    }
+
+    /// The processor's name as the message gives it, for ``Kind/invalidParameter`` and
+    /// ``Kind/failed``; `nil` otherwise.
+    public var processor: String? {
+        switch code {
+        case .invalidParameter(let p, _), .failed(let p, _): p
+        case .noRenderer: nil
+        }
+    }
+
+    /// What is wrong, or the pixel engine's own text, for ``Kind/invalidParameter`` and
+    /// ``Kind/failed``; `nil` otherwise.
+    public var message: String? {
+        switch code {
+        case .invalidParameter(_, let m), .failed(_, let m): m
+        case .noRenderer: nil
+        }
+    }
 
     /// A one-line, human-readable description (used in logs and CLI messages).
     public var description: String {
-        switch self {
+        switch code {
         case .invalidParameter(let p, let m): "\(p): invalid parameter: \(m)"
         case .noRenderer: "no image renderer configured"
         case .failed(let p, let m): "\(p) failed: \(m)"
         }
     }
+
+    /// The same text as ``description``, so that `localizedDescription` logs it.
+    public var errorDescription: String? { description }
+
+    /// Whether `value` is this error: lets `catch ImageProcessingError.noRenderer` match an error thrown as
+    /// `any Error`, as it did when the type was an enum.
+    public static func ~= (pattern: ImageProcessingError, value: any Swift.Error) -> Bool { (value as? ImageProcessingError) == pattern }
 }

@@ -23,7 +23,8 @@ struct DataLoaderValidationTests {
         let error = await #expect(throws: DataLoadingError.self) {
             _ = try await loader.data(for: URLRequest(url: server.url("/html")))
         }
-        guard case .notAnImage(let type, let signature) = error else { Issue.record("\(String(describing: error))"); return }
+        guard let error, error.kind == .notAnImage, let signature = error.signature else { Issue.record("\(String(describing: error))"); return }
+        let type = error.contentType
         #expect(type == "text/html; charset=utf-8" && signature.guess == "HTML")
     }
 
@@ -54,8 +55,7 @@ struct DataLoaderValidationTests {
         await #expect {
             _ = try await loader.data(for: URLRequest(url: server.url(path)))
         } throws: { error in
-            guard case DataLoadingError.truncated(let received, let expected)? = error as? DataLoadingError else { return false }
-            return received == 40 && expected == 1098
+            error as? DataLoadingError == .truncated(received: 40, expected: 1098)
         }
         #expect(try server.requestCount(prefix: path) == 3)
     }
@@ -65,8 +65,7 @@ struct DataLoaderValidationTests {
         await #expect {
             _ = try await loader.data(for: URLRequest(url: server.url(path)))
         } throws: { error in
-            if case DataLoadingError.transport? = error as? DataLoadingError { return true }
-            return false
+            (error as? DataLoadingError)?.transportCode != nil
         }
         #expect(try server.requestCount(prefix: path) == 3)
     }
@@ -123,7 +122,7 @@ struct DataLoaderValidationTests {
         let error = await #expect(throws: DataLoadingError.self) {
             _ = try await loader.data(for: URLRequest(url: text))
         }
-        guard case .localNotAnImage(let scheme, let signature) = error else { Issue.record("\(String(describing: error))"); return }
+        guard let error, let scheme = error.scheme, let signature = error.signature else { Issue.record("\(String(describing: error))"); return }
         #expect(scheme == "file" && signature.guess == "text")
     }
 

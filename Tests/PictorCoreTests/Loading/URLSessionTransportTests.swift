@@ -123,8 +123,7 @@ struct URLSessionTransportTests {
         await #expect {
             _ = try await send(URL(string: "http://127.0.0.1:1/a.png")!)
         } throws: { error in
-            if case DataLoadingError.transport(let code, _)? = error as? DataLoadingError { return code == URLError.cannotConnectToHost.rawValue }
-            return false
+            (error as? DataLoadingError)?.transportCode == URLError.cannotConnectToHost.rawValue
         }
     }
 

@@ -45,7 +45,7 @@ struct ImagePipelineErrorTests {
             try await h.pipeline.image(for: ImageRequest(url: url, processors: [h.tag(1), h.tag(2, fails: true)]))
         }
 
-        guard case .processingFailed(let processor, let underlying) = error else {
+        guard let error, let processor = error.processor, let underlying = error.underlying else {
             Issue.record("expected processingFailed, got \(String(describing: error))")
             return
         }
@@ -66,7 +66,7 @@ struct ImagePipelineErrorTests {
         let error = await #expect(throws: ImagePipeline.Error.self) {
             try await h.pipeline.image(for: ImageRequest(url: url, processors: [h.tag(1), resize]))
         }
-        guard case .processingFailed(_, let underlying) = error else { Issue.record("wrong error"); return }
+        guard let error, error.kind == .processing, let underlying = error.underlying else { Issue.record("wrong error"); return }
         #expect(underlying as? ImageProcessingError == .noRenderer)
     }
 

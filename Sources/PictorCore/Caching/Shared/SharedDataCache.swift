@@ -63,16 +63,42 @@ public protocol SharedDataCache: Sendable {
 /// full (Redis `OOM`), or the name holds something else. The tier is healthy, so the pipeline
 /// counts the refusal and goes on using it (reads still answer when writes are refused); any
 /// other error counts towards skipping the tier.
-public enum SharedDataCacheError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The operation was refused, with the tier's reason.
-    case rejected(String)
+///
+/// A struct rather than an enum, so that a new kind of refusal is not a breaking change: make
+/// one with ``rejected(_:)`` and read the tier's words from ``reason``.
+public struct SharedDataCacheError: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// The failure and its details; private so that a new kind is not a breaking change.
+    private enum Code: Sendable, Equatable {
+        case rejected(String)
+    }
+
+    private let code: Code
+    private init(_ code: Code) { self.code = code }
+
+    /// The operation was refused, with the tier's reason (e.g. Redis' `OOM command not
+    /// allowed when used memory > 'maxmemory'`).
+    public static func rejected(_ reason: String) -> SharedDataCacheError { .init(.rejected(reason)) }
+
+    /// The tier's reason for the refusal.
+    public var reason: String {
+        switch code {
+        case .rejected(let reason): reason
+        }
+    }
 
     /// The tier's reason.
     public var description: String {
-        switch self {
+        switch code {
         case .rejected(let reason): "refused: \(reason)"
         }
     }
+
+    /// The same text as ``description``, so that `localizedDescription` logs it.
+    public var errorDescription: String? { description }
+
+    /// Whether `value` is this error: lets `catch SharedDataCacheError.rejected("full")` match an error thrown as
+    /// `any Error`, as it did when the type was an enum.
+    public static func ~= (pattern: SharedDataCacheError, value: any Swift.Error) -> Bool { (value as? SharedDataCacheError) == pattern }
 }
 
 /// A download lease held on a ``SharedDataCache`` entry: the cache key and the holder's random

@@ -148,7 +148,8 @@ package final class SharedTier: Sendable {
         } catch is CancellationError {
             // The caller went away: says nothing about the tier's health.
             return nil
-        } catch let SharedDataCacheError.rejected(reason) {
+        } catch let rejection as SharedDataCacheError {
+            let reason = rejection.reason
             // The tier answered: it is healthy, only this operation was refused (a full Redis
             // refuses writes and leases but still serves reads).
             counters.withLock { $0.rejections += 1 }
