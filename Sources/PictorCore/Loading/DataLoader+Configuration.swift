@@ -9,6 +9,13 @@ extension DataLoader {
         /// Transfers running at once; others wait, highest priority first. `6` by default
         /// (SDWebImage's `maxConcurrentDownloads` default, and URLSession's per-host limit).
         public var maximumConcurrentRequests: Int = 6
+        /// Of those, how many background transfers (a priority below
+        /// ``RequestPriority/normal``: every ``ImagePrefetcher`` request) may run at once, so that
+        /// prefetching never takes every slot and a visible request always finds one free or
+        /// freed next. `2` by default (the prefetcher's own limit in Nuke and Kingfisher);
+        /// clamped to `1...maximumConcurrentRequests`. Every prefetcher of the loader's
+        /// pipelines shares this limit.
+        public var maximumConcurrentBackgroundRequests: Int = 2
         /// Largest HTTP body accepted, in bytes (decoded, after `Content-Encoding`), checked
         /// against an unencoded `Content-Length` as soon as the headers arrive and again while
         /// the body streams; `nil` turns the check off. `file:` and `data:` URLs are not capped.

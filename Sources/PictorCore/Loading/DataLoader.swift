@@ -53,7 +53,8 @@ public final class DataLoader: DataLoading, Sendable {
             c.maximumConnectionsPerHost = max(6, configuration.maximumConcurrentRequests)
             return c
         }())
-        self.slots = PriorityQueue(width: configuration.maximumConcurrentRequests)
+        self.slots = PriorityQueue(
+            width: configuration.maximumConcurrentRequests, backgroundLimit: configuration.maximumConcurrentBackgroundRequests)
         self.failedURLs = configuration.failedURLPolicy.map(FailedURLMemory.init(policy:))
     }
 

@@ -98,11 +98,18 @@ extension ImagePipeline {
         public var encoder: (any ImageEncoding)?
         /// The pixel engine given to processors. Default ``UnavailableImageRenderer``.
         public var renderer: any ImageRendering
-        /// Decodes allowed to run at once. Default 2 (the machine this was tuned on has 2 cores;
-        /// libvips parallelises inside each decode too).
+        /// Decodes allowed to run at once: the CPU's limit, as downloads are the network's
+        /// (``DataLoader/Configuration/maximumConcurrentRequests``). Default: the cores this
+        /// process may use (``defaultQueueWidth``, `ProcessInfo.activeProcessorCount`); a decode
+        /// keeps one core busy, so more would only interleave them.
         public var decodingQueueWidth: Int
-        /// Processing and encoding steps allowed to run at once. Default 2.
+        /// Processing and encoding steps allowed to run at once. Default: the cores this
+        /// process may use (``defaultQueueWidth``).
         public var processingQueueWidth: Int
+
+        /// The default decoding and processing width: the cores this process may use
+        /// (`ProcessInfo.activeProcessorCount`, at least 1).
+        public static var defaultQueueWidth: Int { max(1, ProcessInfo.processInfo.activeProcessorCount) }
         /// Which encoded forms are kept on disk. Default ``DiskCachePolicy/original``.
         public var diskCachePolicy: DiskCachePolicy
         /// Format of processed variants stored on disk; `nil` (the default) keeps the original's
@@ -141,8 +148,8 @@ extension ImagePipeline {
             httpCachePolicy: HTTPCachePolicy = .http,
             encoder: (any ImageEncoding)? = nil,
             renderer: any ImageRendering = UnavailableImageRenderer(),
-            decodingQueueWidth: Int = 2,
-            processingQueueWidth: Int = 2,
+            decodingQueueWidth: Int = Configuration.defaultQueueWidth,
+            processingQueueWidth: Int = Configuration.defaultQueueWidth,
             diskCachePolicy: DiskCachePolicy = .original,
             processedVariantFormat: ImageFormat? = nil,
             processedVariantQuality: Int = 90,

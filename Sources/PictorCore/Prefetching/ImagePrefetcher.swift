@@ -1,11 +1,17 @@
 import Foundation
 import Synchronization
 
-/// Loads images ahead of need at low priority, a few at a time, into the memory cache or only
-/// into the disk cache, sharing work with live requests for the same images.
+/// Loads images ahead of need at low priority into the memory cache or only into the disk
+/// cache, sharing work with live requests for the same images.
+///
+/// The prefetcher keeps no queue of its own: each request goes to the pipeline at once, as
+/// background work, and waits in the pipeline's queues (network, decode, process) behind
+/// every visible request. How many prefetches download at once is the loader's
+/// ``DataLoader/Configuration/maximumConcurrentBackgroundRequests`` (2 by default), shared by
+/// every prefetcher of the pipeline: prefetching never takes every network slot.
 ///
 /// ```swift
-/// let prefetcher = ImagePrefetcher(pipeline: pipeline, destination: .diskCache, maxConcurrentRequestCount: 6)
+/// let prefetcher = ImagePrefetcher(pipeline: pipeline, destination: .diskCache)
 /// prefetcher.startPrefetching(with: urls)
 /// await prefetcher.waitUntilIdle()
 /// print(prefetcher.statistics.diskHits, prefetcher.statistics.networkLoads)
@@ -26,7 +32,7 @@ public final class ImagePrefetcher: Sendable {
 
     /// What the prefetcher did since it was created.
     public struct Statistics: Sendable, Hashable {
-        /// Requests accepted into the queue (duplicates of queued or running ones excluded).
+        /// Requests accepted (duplicates of held or running ones excluded).
         public var requested = 0
         /// Requests that completed.
         public var completed = 0
@@ -42,9 +48,10 @@ public final class ImagePrefetcher: Sendable {
         public var sharedHits = 0
         /// Completed requests loaded from the network.
         public var networkLoads = 0
-        /// Requests waiting for a slot now.
+        /// Requests held now because the prefetcher is paused (``ImagePrefetcher/pause()``).
         public var pending = 0
-        /// Requests running now.
+        /// Requests given to the pipeline and not finished now (waiting in its queues or
+        /// loading).
         public var running = 0
 
         /// Creates zeroed statistics.
@@ -60,40 +67,30 @@ public final class ImagePrefetcher: Sendable {
     }
 
     private struct State {
-        var queue: [Entry] = []
-        var head = 0
-        var queued: Set<ByteString> = []
+        /// Requests given while paused, in order, and their keys.
+        var held: [Entry] = []
+        var heldKeys: Set<ByteString> = []
         var running: [ByteString: Task<Void, Never>] = [:]
         var isPaused = false
         var statistics = Statistics()
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         /// Finished prefetches whose completion handler is running.
         var delivering = 0
-        /// Nothing runs, no handler runs, and nothing is queued (or the queue is paused).
-        var isIdle: Bool { running.isEmpty && delivering == 0 && (queued.isEmpty || isPaused) }
-
-        var pendingCount: Int { queued.count }
-
-        mutating func popNext() -> Entry? {
-            while head < queue.count {
-                let entry = queue[head]
-                head += 1
-                if head > 64 && head * 2 > queue.count {
-                    queue.removeFirst(head)
-                    head = 0
-                }
-                if queued.remove(entry.key) != nil { return entry }
-            }
-            return nil
-        }
+        /// Nothing runs, no handler runs, and nothing is held (or the prefetcher is paused).
+        var isIdle: Bool { running.isEmpty && delivering == 0 && (held.isEmpty || isPaused) }
     }
 
     /// The pipeline that loads.
     public let pipeline: ImagePipeline
     /// Where images go; default ``Destination/memoryCache``.
     public let destination: Destination
-    /// Requests running at once (≥ 1); default 2.
-    public let maxConcurrentRequestCount: Int
+    /// The value given to the deprecated initializer (2 otherwise). It no longer limits
+    /// anything: prefetches wait in the pipeline's queues, and the loader's
+    /// ``DataLoader/Configuration/maximumConcurrentBackgroundRequests`` bounds how many
+    /// download at once.
+    @available(*, deprecated, message: "Prefetches wait in the pipeline's queues; set DataLoader.Configuration.maximumConcurrentBackgroundRequests")
+    public var maxConcurrentRequestCount: Int { requestedConcurrency }
+    private let requestedConcurrency: Int
     /// The priority every prefetch runs at (it overrides the request's); default
     /// ``RequestPriority/low``. Live requests joining the same work raise it.
     public let priority: RequestPriority
@@ -105,32 +102,50 @@ public final class ImagePrefetcher: Sendable {
     /// - Parameters:
     ///   - pipeline: the pipeline that loads.
     ///   - destination: where images go; ``Destination/memoryCache`` by default.
-    ///   - maxConcurrentRequestCount: requests running at once; 2 by default, at least 1.
-    ///   - priority: the priority every prefetch runs at; ``RequestPriority/low`` by default.
+    ///   - priority: the priority every prefetch runs at; ``RequestPriority/low`` by default (a
+    ///     priority of ``RequestPriority/normal`` or above makes prefetches visible work, not
+    ///     held to the background limit).
     ///   - onCompletion: called (on an arbitrary thread) once per request that completed,
     ///     failed or was stopped while running.
     public init(
-        pipeline: ImagePipeline, destination: Destination = .memoryCache, maxConcurrentRequestCount: Int = 2,
+        pipeline: ImagePipeline, destination: Destination = .memoryCache,
         priority: RequestPriority = .low, onCompletion: (@Sendable (ImageRequest, Outcome) -> Void)? = nil
     ) {
         self.pipeline = pipeline
         self.destination = destination
-        self.maxConcurrentRequestCount = max(1, maxConcurrentRequestCount)
+        self.requestedConcurrency = 2
         self.priority = priority
         self.onCompletion = onCompletion
+    }
+
+    /// Creates a prefetcher; `maxConcurrentRequestCount` is kept (``maxConcurrentRequestCount``)
+    /// but limits nothing any more.
+    ///
+    /// - Parameters:
+    ///   - pipeline: the pipeline that loads.
+    ///   - destination: where images go.
+    ///   - maxConcurrentRequestCount: ignored; see ``DataLoader/Configuration/maximumConcurrentBackgroundRequests``.
+    ///   - priority: the priority every prefetch runs at.
+    ///   - onCompletion: called once per request that completed, failed or was stopped while running.
+    @available(*, deprecated, message: "Prefetches wait in the pipeline's queues; set DataLoader.Configuration.maximumConcurrentBackgroundRequests")
+    public convenience init(
+        pipeline: ImagePipeline, destination: Destination = .memoryCache, maxConcurrentRequestCount: Int,
+        priority: RequestPriority = .low, onCompletion: (@Sendable (ImageRequest, Outcome) -> Void)? = nil
+    ) {
+        self.init(pipeline: pipeline, destination: destination, priority: priority, onCompletion: onCompletion)
     }
 
     /// A snapshot of the counters.
     public var statistics: Statistics {
         state.withLock { s in
             var statistics = s.statistics
-            statistics.pending = s.pendingCount
+            statistics.pending = s.held.count
             statistics.running = s.running.count
             return statistics
         }
     }
 
-    /// Whether new prefetches are held (running ones continue).
+    /// Whether new prefetches are held (those given to the pipeline continue).
     public var isPaused: Bool { state.withLock { $0.isPaused } }
 
     /// Queues `urls` as plain requests.
@@ -140,22 +155,29 @@ public final class ImagePrefetcher: Sendable {
         startPrefetching(with: urls.map { ImageRequest(url: $0) })
     }
 
-    /// Queues `requests` in order, skipping any already queued or running.
+    /// Gives `requests` to the pipeline in order (or holds them while paused), skipping any
+    /// already held or running.
     ///
     /// - Parameter requests: the requests to load, at the prefetcher's ``priority``.
     public func startPrefetching(with requests: [ImageRequest]) {
         state.withLock { s in
             for request in requests {
                 let key = self.key(for: request)
-                guard s.running[key] == nil, s.queued.insert(key).inserted else { continue }
-                s.queue.append(Entry(key: key, request: request))
+                guard s.running[key] == nil, !s.heldKeys.contains(key) else { continue }
                 s.statistics.requested += 1
+                let entry = Entry(key: key, request: request)
+                if s.isPaused {
+                    s.held.append(entry)
+                    s.heldKeys.insert(key)
+                } else {
+                    start(entry, in: &s)
+                }
             }
         }
-        drain()
+        notifyIfIdle()
     }
 
-    /// Stops the prefetches of `requests`: queued ones are dropped, running ones cancelled
+    /// Stops the prefetches of `requests`: held ones are dropped, running ones cancelled
     /// (their shared work stops only if no live request needs it).
     ///
     /// - Parameter requests: requests given to ``startPrefetching(with:)-([ImageRequest])``
@@ -165,7 +187,10 @@ public final class ImagePrefetcher: Sendable {
             var tasks: [Task<Void, Never>] = []
             for request in requests {
                 let key = self.key(for: request)
-                if s.queued.remove(key) != nil { s.statistics.cancelled += 1 }
+                if s.heldKeys.remove(key) != nil {
+                    s.held.removeAll { $0.key == key }
+                    s.statistics.cancelled += 1
+                }
                 if let task = s.running[key] { tasks.append(task) }
             }
             return tasks
@@ -174,29 +199,35 @@ public final class ImagePrefetcher: Sendable {
         notifyIfIdle()
     }
 
-    /// Stops everything: drops the queue and cancels running prefetches.
+    /// Stops everything: drops held requests and cancels running prefetches.
     public func stopPrefetching() {
         let tasks: [Task<Void, Never>] = state.withLock { s in
-            s.statistics.cancelled += s.queued.count
-            s.queue.removeAll()
-            s.head = 0
-            s.queued.removeAll()
+            s.statistics.cancelled += s.held.count
+            s.held.removeAll()
+            s.heldKeys.removeAll()
             return Array(s.running.values)
         }
         for task in tasks { task.cancel() }
         notifyIfIdle()
     }
 
-    /// Holds queued prefetches (running ones continue) until ``resume()``.
+    /// Holds prefetches requested from now on until ``resume()``; those already given to the
+    /// pipeline continue (their place in its queues is what orders them).
     public func pause() { state.withLock { $0.isPaused = true } }
 
-    /// Starts queued prefetches again after ``pause()``.
+    /// Gives the held prefetches to the pipeline after ``pause()``.
     public func resume() {
-        state.withLock { $0.isPaused = false }
-        drain()
+        state.withLock { s in
+            s.isPaused = false
+            let held = s.held
+            s.held.removeAll()
+            s.heldKeys.removeAll()
+            for entry in held where s.running[entry.key] == nil { start(entry, in: &s) }
+        }
+        notifyIfIdle()
     }
 
-    /// Returns when nothing is queued or running (or, while paused, when nothing runs), and
+    /// Returns when nothing is held or running (or, while paused, when nothing runs), and
     /// every completion handler called so far has returned.
     public func waitUntilIdle() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
@@ -217,21 +248,13 @@ public final class ImagePrefetcher: Sendable {
         }
     }
 
-    /// Starts queued entries while slots are free.
-    private func drain() {
-        while true {
-            let started: Bool = state.withLock { s in
-                guard !s.isPaused, s.running.count < maxConcurrentRequestCount, let entry = s.popNext() else { return false }
-                let task = Task(priority: .low) { [self] in
-                    let outcome = await self.run(entry.request)
-                    self.finish(entry, outcome)
-                }
-                s.running[entry.key] = task
-                return true
-            }
-            if !started { break }
+    /// Gives `entry` to the pipeline now: its place in the pipeline's queues, at the
+    /// prefetcher's priority, is what orders and bounds it.
+    private func start(_ entry: Entry, in s: inout State) {
+        s.running[entry.key] = Task(priority: .low) { [self] in
+            let outcome = await self.run(entry.request)
+            self.finish(entry, outcome)
         }
-        notifyIfIdle()
     }
 
     private func run(_ original: ImageRequest) async -> Outcome {
@@ -271,7 +294,7 @@ public final class ImagePrefetcher: Sendable {
         }
         onCompletion?(entry.request, outcome)
         state.withLock { $0.delivering -= 1 }
-        drain()
+        notifyIfIdle()
     }
 
     private func notifyIfIdle() {

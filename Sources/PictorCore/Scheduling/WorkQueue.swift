@@ -28,9 +28,9 @@ final class WorkQueue: Sendable {
         priority: PriorityHandle, _ work: @escaping @Sendable () throws -> T
     ) async throws -> (value: T, queueWait: Double) {
         let enqueued = ContinuousClock.now
-        try await slots.acquire(priority: priority)
+        let slot = try await slots.acquire(priority: priority)
         let waited = (ContinuousClock.now - enqueued).seconds
-        defer { slots.release() }
+        defer { slots.release(slot) }
         let value: T = try await withCheckedThrowingContinuation { continuation in
             dispatchQueue.async {
                 continuation.resume(with: Result { try work() })
@@ -45,9 +45,9 @@ final class WorkQueue: Sendable {
     var isBusy: Bool { slots.runningCount >= slots.width }
 
     /// Takes a slot (internal for tests).
-    func acquire(priority: PriorityHandle) async throws { try await slots.acquire(priority: priority) }
+    func acquire(priority: PriorityHandle) async throws -> PriorityQueue.Slot { try await slots.acquire(priority: priority) }
     /// Frees a slot taken by ``acquire(priority:)`` (internal for tests).
-    func release() { slots.release() }
+    func release(_ slot: PriorityQueue.Slot) { slots.release(slot) }
 }
 
 extension Duration {

@@ -55,7 +55,7 @@ struct ImagePipelinePriorityTests {
         // Given a one-slot queue whose slot is taken
         let queue = WorkQueue(width: 1, label: "test.queue")
         let order = OrderLog()
-        try await queue.acquire(priority: PriorityHandle(.normal))
+        let slot = try await queue.acquire(priority: PriorityHandle(.normal))
 
         // When a low and then a high item wait, and the low one is raised to very high
         let lowHandle = PriorityHandle(.low)
@@ -64,7 +64,7 @@ struct ImagePipelinePriorityTests {
         let high = Task { try await queue.execute(priority: PriorityHandle(.high)) { order.append("high") } }
         await until { queue.waitingCount == 2 }
         lowHandle.update(.veryHigh)
-        queue.release()
+        queue.release(slot)
         _ = try await (low.value, high.value)
 
         // Then the raised one ran first
@@ -73,7 +73,7 @@ struct ImagePipelinePriorityTests {
 
     @Test func aCancelledWaiterLeavesTheWorkQueue() async throws {
         let queue = WorkQueue(width: 1, label: "test.queue")
-        try await queue.acquire(priority: PriorityHandle(.normal))
+        let slot = try await queue.acquire(priority: PriorityHandle(.normal))
         let waiting = Task { try await queue.execute(priority: PriorityHandle(.normal)) { 1 } }
         await until { queue.waitingCount == 1 }
 
@@ -81,7 +81,7 @@ struct ImagePipelinePriorityTests {
 
         await #expect(throws: CancellationError.self) { try await waiting.value }
         #expect(queue.waitingCount == 0)
-        queue.release()
+        queue.release(slot)
         #expect(!queue.isBusy)
     }
 }

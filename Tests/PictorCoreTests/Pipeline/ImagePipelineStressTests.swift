@@ -63,8 +63,8 @@ struct ImagePipelineStressTests {
     @Test func prefetchingWithRandomStopsAndLiveRequestsEndsWithCountsThatAddUp() async throws {
         let h = Harness()
         let urls = (0..<200).map { h.stub("p\($0).img", width: 32, height: 32) }
-        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, destination: .memoryCache, maxConcurrentRequestCount: 4)
-        let diskPrefetcher = ImagePrefetcher(pipeline: h.pipeline, destination: .diskCache, maxConcurrentRequestCount: 3)
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, destination: .memoryCache)
+        let diskPrefetcher = ImagePrefetcher(pipeline: h.pipeline, destination: .diskCache)
         var random = SplitMix64(seed: 42)
         var live: [ImageTask] = []
 

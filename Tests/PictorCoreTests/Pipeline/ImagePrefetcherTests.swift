@@ -9,7 +9,7 @@ struct ImagePrefetcherTests {
     @Test func prefetchingToMemoryFillsTheMemoryCacheAndCountsLayers() async throws {
         let h = Harness()
         let urls = (0..<10).map { h.stub("i\($0).img") }
-        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, maxConcurrentRequestCount: 3)
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline)
 
         prefetcher.startPrefetching(with: urls)
         await prefetcher.waitUntilIdle()
@@ -87,19 +87,52 @@ struct ImagePrefetcherTests {
         #expect(h.decoder.decodeCount == 0)
     }
 
-    @Test func concurrencyIsBoundedAndPrefetchesRunAtLowPriority() async throws {
+    @Test func everyPrefetchGoesToThePipelineAtOnceAtLowPriority() async throws {
         let h = Harness()
         let urls = (0..<6).map { h.stub("c\($0).img") }
         h.network.gate.close()
-        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, maxConcurrentRequestCount: 2)
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline)
 
         prefetcher.startPrefetching(with: urls)
-        await h.network.gate.waitUntil(waiting: 2)
+        // No queue of the prefetcher's own: the loader's queue (here a fake that takes
+        // everything) is what orders and bounds them.
+        await h.network.gate.waitUntil(waiting: 6)
 
-        #expect(prefetcher.statistics.running == 2)
-        #expect(prefetcher.statistics.pending == 4)
+        #expect(prefetcher.statistics.running == 6)
+        #expect(prefetcher.statistics.pending == 0)
         #expect(h.network.loads.allSatisfy { $0.priority == .low })
         h.network.gate.open()
+        await prefetcher.waitUntilIdle()
+        #expect(prefetcher.statistics.completed == 6)
+    }
+
+    /// Through a real `DataLoader`: at most its background limit of prefetches download at
+    /// once, and a visible request takes a free slot ahead of every waiting prefetch.
+    @Test func theLoadersBackgroundLimitBoundsPrefetchesAndAVisibleRequestPassesThem() async throws {
+        let transport = MockTransport()
+        transport.gate.close()
+        let loader = DataLoader(transport: transport) {
+            $0.maximumConcurrentRequests = 3
+            $0.maximumConcurrentBackgroundRequests = 2
+        }
+        // A real PNG: the loader checks that a body is an image.
+        let body = try Data(contentsOf: LoadingFixtures.corpus.appendingPathComponent("pngsuite/basn2c08.png"))
+        let urls = (0..<6).map { URL(string: "https://example.test/b\($0).img")! }
+        let visible = URL(string: "https://example.test/visible.img")!
+        for url in urls + [visible] { transport.answer(url, .init(body: body)) }
+        let pipeline = ImagePipeline(configuration: .init(dataLoader: loader, decoder: CountingImageDecoder()))
+        let prefetcher = ImagePrefetcher(pipeline: pipeline, destination: .diskCache)
+
+        prefetcher.startPrefetching(with: urls)
+        await transport.gate.waitUntil(waiting: 2)
+        #expect(loader.runningCount == 2)
+        #expect(loader.waitingCount == 4, "the other prefetches wait in the loader's queue")
+
+        let live = Task { try await pipeline.data(for: ImageRequest(url: visible)) }
+        await transport.gate.waitUntil(waiting: 3)
+        #expect(transport.requests.last?.url == visible, "the visible request took the free slot")
+        transport.gate.open()
+        _ = try await live.value
         await prefetcher.waitUntilIdle()
         #expect(prefetcher.statistics.completed == 6)
     }
@@ -122,13 +155,16 @@ struct ImagePrefetcherTests {
         #expect(h.decoder.decodeCount == 1)
     }
 
-    @Test func stoppingCancelsRunningAndDropsQueuedPrefetches() async throws {
+    @Test func stoppingCancelsRunningAndDropsHeldPrefetches() async throws {
         let h = Harness()
         let urls = (0..<5).map { h.stub("s\($0).img") }
         h.network.gate.close()
-        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, maxConcurrentRequestCount: 2)
-        prefetcher.startPrefetching(with: urls)
-        await h.network.gate.waitUntil(waiting: 2)
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline)
+        prefetcher.startPrefetching(with: Array(urls[0..<3]))
+        await h.network.gate.waitUntil(waiting: 3)
+        prefetcher.pause()
+        prefetcher.startPrefetching(with: Array(urls[3...]))
+        #expect(prefetcher.statistics.pending == 2)
 
         prefetcher.stopPrefetching()
         await prefetcher.waitUntilIdle()
@@ -143,17 +179,17 @@ struct ImagePrefetcherTests {
         let h = Harness()
         let urls = (0..<3).map { h.stub("o\($0).img") }
         h.network.gate.close()
-        let prefetcher = ImagePrefetcher(pipeline: h.pipeline, maxConcurrentRequestCount: 1)
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline)
         prefetcher.startPrefetching(with: urls)
-        await h.network.gate.waitUntil(waiting: 1)
+        await h.network.gate.waitUntil(waiting: 3)
 
         prefetcher.stopPrefetching(with: [ImageRequest(url: urls[2])])
+        await until { h.network.gate.waitingCount == 2 }
         h.network.gate.open()
         await prefetcher.waitUntilIdle()
 
         #expect(prefetcher.statistics.completed == 2)
         #expect(prefetcher.statistics.cancelled == 1)
-        #expect(h.network.loadCount(for: urls[2]) == 0)
     }
 
     @Test func pausingHoldsQueuedPrefetchesUntilResumed() async throws {
