@@ -81,33 +81,34 @@ struct PipelineStack: Sendable {
         pipeline = ImagePipeline(configuration: configuration)
     }
 
-    /// Requests handed to the transport ahead of the downloads running, per download, in a
-    /// run that decodes nothing (`--data-only`): `n` downloads at once keep `n` more requests
-    /// waiting in libcurl. See ``dataLoader(downloads:)`` and ``imagesInFlight(downloads:decodes:)``.
+    /// Requests a run that decodes nothing (`--data-only`) keeps waiting in the loader's queue
+    /// per download, so that a freed slot starts the next transfer at once. A waiting request
+    /// holds no body yet. See ``imagesInFlight(downloads:decodes:)``.
     static let requestsAheadPerDownload = 1
 
-    /// The loader of a command: at most `downloads` transfers on the wire at once (libcurl's
-    /// connections, per host and in all), and room in the loader for the requests a run keeps
-    /// waiting behind them (``imagesInFlight(downloads:decodes:)``).
-    ///
-    /// Why: when a transfer ends, libcurl starts a waiting one on the freed connection at once,
-    /// on its event thread, as `curl --parallel` does. With exactly `downloads` requests the
-    /// next one was only sent after the finished image had gone through the pipeline and the
-    /// command had started the next image, and the connection sat idle meanwhile.
+    /// The loader of a command. `downloads` (`--concurrency`) is the one limit on transfers,
+    /// and its owner is the loader's priority queue
+    /// (``/PictorCore/DataLoader/Configuration/maximumConcurrentRequests``): it never hands
+    /// libcurl more. libcurl's connection caps are set to the same number, as a ceiling that
+    /// never binds. Measured against the earlier design (twice as many requests handed to
+    /// libcurl, its connection cap binding): the same or better throughput, and less CPU
+    /// (docs/benchmarks.md, N2-cli).
     static func dataLoader(downloads: Int) -> DataLoader {
         var transport = CurlTransport.Configuration()
         transport.maximumConnectionsPerHost = downloads
         transport.maximumConnections = downloads
         return DataLoader(transport: CurlTransport(configuration: transport)) {
-            $0.maximumConcurrentRequests = imagesInFlight(downloads: downloads, decodes: false)
+            $0.maximumConcurrentRequests = downloads
         }
     }
 
-    /// Images a command keeps in flight for `downloads` downloads at once.
+    /// Images a command holds at once for `downloads` downloads: the run's bound on memory, not
+    /// a limit on any stage (the loader's queue limits downloads, the pipeline's decode queue
+    /// decodes, at the cores).
     ///
     /// - A run that only fetches bytes (`decodes` false): those downloads, and as many
-    ///   requests again waiting behind them (``requestsAheadPerDownload``). A waiting request
-    ///   holds no body yet.
+    ///   requests again waiting behind them in the loader's queue
+    ///   (``requestsAheadPerDownload``).
     /// - A run that decodes: `downloads`. An image past its download waits for a decoder with
     ///   its original in memory, and twice as many in flight raised the peak memory of a run of
     ///   1.5 MB PNGs by half, for downloads that the decoders, not the network, pace.
