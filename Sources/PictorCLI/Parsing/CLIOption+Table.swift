@@ -48,8 +48,8 @@ extension CLIOption {
 
     static let concurrency = CLIOption(
         ["--concurrency"], value: "N", grammar: .integer(1...256),
-        "downloads at once (connections), 1...256 (default 6, the SDWebImage default); with --data-only, as many more "
-            + "images wait queued, so a connection that frees starts the next download at once")
+        "downloads at once (connections), 1...256 (default 6, the SDWebImage default); decoding uses every core; "
+            + "with --data-only, as many more images wait queued, so a connection that frees starts the next download at once")
     static let dataOnly = CLIOption(
         ["--data-only"],
         "fetch the bytes into the disk cache without decoding; the format is checked from the bytes, but a corrupt image "
