@@ -27,10 +27,12 @@ import Synchronization
 /// **Cache key** (memory and disk): `<image cache key>|encoded:<format>:q<quality>`, where the
 /// image cache key is the pipeline's for the request (its source key — the cache-key hook's
 /// result, by default the source URL —, its thumbnail, and its processors, the last of which
-/// names ``ProcessingOptions/canonicalString``), `<format>` is the format asked for (`f:`, the
-/// extension, or negotiated) or `auto` for the source's own, and `<quality>` the encoder
-/// quality. For example
-/// `115:https://origin.example/a.jpg…P…service.options(rs:fit:512:512:0:0:ce:0:0/…)|encoded:webp:q80`.
+/// names ``ProcessingOptions/canonicalString`` with `q` at 0 and no `f`), `<format>` is the
+/// format asked for (`f:`, the extension, or negotiated) or `auto` for the source's own, and
+/// `<quality>` the encoder quality (the default when the path has none). For example
+/// `32:http://origin.example/photo.jpgT28:thumb(512x512,aspectFit,noup)P…service.options(rs:fit:512:512:0:0:ce:0:0/g:ce:0:0/dpr:1/q:0/bg:/sm:1/cb:)|encoded:webp:q80`.
+/// So `f:webp` and `Accept`-negotiated WebP are one entry, and one decoded image (in the
+/// pipeline's memory cache, when it has one) serves every format and quality.
 ///
 /// **Responses.** 200 with `Content-Type`, `Content-Length`, `ETag`, `Cache-Control`
 /// (``Configuration/cacheControl``), `Last-Modified` (the source's, when it sent one) and
@@ -106,7 +108,7 @@ public final class ImageService: Sendable {
     /// - Returns: the status, headers and body to send (see the type's documentation).
     public func handle(_ request: ServiceRequest) async -> ServiceResponse {
         let start = ContinuousClock.now
-        let response: ServiceResponse
+        var response: ServiceResponse
         let layer: ResultLayer?
         var refusal: ServiceError?
         do {
@@ -116,6 +118,8 @@ public final class ImageService: Sendable {
             response = Self.refusalResponse(error, retryAfter: configuration.retryAfter)
             layer = nil
         }
+        // HEAD answers as GET would, without the body (Content-Length stays that of GET).
+        if request.method == "HEAD" { response.body = Data() }
         counters.withLock { m in
             m.requests += 1
             m.responsesByStatus[response.status, default: 0] += 1

@@ -28,6 +28,12 @@ final class ResultJobs<Value: Sendable>: Sendable {
     /// Jobs running now.
     var count: Int { jobs.withLock { $0.count } }
 
+    /// Callers waiting for a job now (for tests: wait until requests have joined).
+    var waiterCount: Int {
+        let running = jobs.withLock { Array($0.values) }
+        return running.reduce(0) { total, job in total + job.state.withLock { $0.waiters.count } }
+    }
+
     /// How a call got its value.
     enum Admission {
         /// This call started the job.

@@ -70,7 +70,12 @@ struct ResultPlan: Sendable {
         } else {
             processors.append(ServiceResize(width: w, height: h, type: type, enlarge: o.enlarge, gravity: gravity))
         }
-        processors.append(OptionsTag(canonical: o.canonicalString))
+        // Format and quality are left out of the tag: the encoded key names them, and without
+        // them one decoded, processed image serves every format and quality asked of it.
+        var processing = o
+        processing.format = nil
+        processing.quality = 0
+        processors.append(OptionsTag(canonical: processing.canonicalString))
         request = ImageRequest(url: source, processors: processors, thumbnail: thumbnail)
     }
 
