@@ -5,8 +5,11 @@ extension ImageService {
     public enum CacheControlPolicy: Sendable, Hashable {
         /// `public, max-age=<seconds>` on every image response, whatever the source said.
         case maxAge(Int)
-        /// `public, max-age=<the source's remaining freshness, in whole seconds>` (as this
-        /// pipeline's cache scope judges it); `fallback` seconds when the source gave none.
+        /// `public, max-age=<the source's remaining freshness, in whole seconds>`, as the
+        /// pipeline's tiers judge it (its `s-maxage`/`max-age`/`Expires`, or, for a response
+        /// with none, the pipeline's ``ImagePipeline/Configuration/defaultFreshnessLifetime``
+        /// or heuristic); `fallback` seconds when the pipeline knows none (no disk tier,
+        /// ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``).
         case passthrough(fallback: Int)
     }
 
