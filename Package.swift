@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "PictorVipsTests", dependencies: ["PictorVips", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCurlTests", dependencies: ["PictorCurl", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorRedisTests", dependencies: ["PictorRedis", "PictorCore", "PictorCrypto", "PictorTestSupport"]),
-        .testTarget(name: "PictorServiceTests", dependencies: ["PictorService", "PictorCore", "PictorCrypto"]),
+        .testTarget(name: "PictorServiceTests", dependencies: ["PictorService", "PictorCore", "PictorCrypto", "PictorTestSupport"]),
         .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor", "PictorTestSupport"]),
         .testTarget(name: "PictorIntegrationTests", dependencies: ["Pictor", "PictorTestSupport"]),
     ]

@@ -79,6 +79,11 @@ import Testing
             .notAnImageURL: 404, .pathTooLong: 414, .unknownOption: 400, .invalidArgument: 400,
             .tooManyOptions: 400, .unknownPreset: 400, .unsupportedURLFormat: 400,
             .invalidSource: 400, .invalidFormat: 400, .invalidSignature: 403, .missingSignature: 403,
+            .methodNotAllowed: 405, .unsupportedOption: 400, .unsupportedOutputFormat: 400,
+            .sourceSchemeNotAllowed: 403, .sourceNotAllowed: 403, .privateNetworkSource: 403,
+            .sourceNotFound: 404, .sourceFailed: 502, .sourceUnreachable: 502, .sourceTimedOut: 504,
+            .deadlineExceeded: 504, .notAnImage: 422, .sourceTooLarge: 422, .resultTooLarge: 422,
+            .processingFailed: 422, .overloaded: 429, .cancelled: 503, .unavailable: 503,
         ])
         #expect(ServiceError(.invalidSignature, reason: "invalid signature").description == "403 invalid signature")
     }

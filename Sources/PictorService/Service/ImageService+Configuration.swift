@@ -1,0 +1,92 @@
+import PictorCore
+
+extension ImageService {
+    /// What the response's `Cache-Control` says.
+    public enum CacheControlPolicy: Sendable, Hashable {
+        /// `public, max-age=<seconds>` on every image response, whatever the source said.
+        case maxAge(Int)
+        /// `public, max-age=<the source's remaining freshness, in whole seconds>`, as the
+        /// pipeline's tiers judge it (its `s-maxage`/`max-age`/`Expires`, or, for a response
+        /// with none, the pipeline's ``ImagePipeline/Configuration/defaultFreshnessLifetime``
+        /// or heuristic); `fallback` seconds when the pipeline knows none (no disk tier,
+        /// ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``).
+        case passthrough(fallback: Int)
+    }
+
+    /// Everything an ``ImageService`` is built from besides its pipeline: the path grammar,
+    /// which sources may be fetched, encoding defaults, HTTP caching, and limits. Every value
+    /// has a default except ``parser``.
+    public struct Configuration: Sendable {
+        /// Reads and verifies request paths: the signature policy, the presets, presets-only
+        /// mode and the path limits. Required.
+        public var parser: ProcessingURLParser
+        /// Prefixes a source URL must start with (as it will be fetched); repeatable, e.g.
+        /// `["https://img.example/", "https://cdn.example/assets/"]`. Default empty: any `http`
+        /// or `https` source. `file:` and `data:` sources are never fetched, whatever is set.
+        public var allowedSourcePrefixes: [String] = []
+        /// Whether sources at literal loopback, private, link-local, CGNAT, multicast,
+        /// reserved or unspecified addresses (and `localhost`) may be fetched. Default `false`.
+        /// Names that resolve to such addresses are the transport's to refuse (see
+        /// ``SourceGuard``).
+        public var allowsPrivateNetwork: Bool = false
+        /// The encoder quality when the request has no `q:` (or `q:0`), 1...100. Default 80
+        /// (imgproxy's).
+        public var defaultQuality: Int = 80
+        /// What `Cache-Control` says on image responses. Default `.maxAge(31_536_000)` (one
+        /// year, imgproxy's `IMGPROXY_TTL`): results are named by their options and source, and
+        /// a changed source needs a new URL (`cb:`) to reach browsers that cached the old one.
+        public var cacheControl: CacheControlPolicy = .maxAge(31_536_000)
+        /// Formats chosen from the request's `Accept` when the path names none, in order of
+        /// preference, e.g. `[.avif, .webp]`: the first one `Accept` names explicitly (with
+        /// `q` > 0; `image/*` and `*/*` do not count) is used, else the source's format. Any
+        /// response to a path without a format then carries `Vary: Accept`. Default empty
+        /// (no negotiation, no `Vary`).
+        public var autoFormats: [ImageFormat] = []
+        /// The formats a result may be encoded in (by `f:`, the extension, negotiation or the
+        /// source's own); a path that asks for another is refused with 400. Default JPEG, PNG,
+        /// WebP, AVIF and GIF.
+        public var outputFormats: Set<ImageFormat> = [.jpeg, .png, .webp, .avif, .gif]
+        /// The largest source, in bytes. Default 52,428,800 (50 MiB). Checked on the bytes the
+        /// pipeline fetched; give the transport the same limit (the loader's maximum response
+        /// size) so a larger body is cut off while it arrives rather than after.
+        public var maxSourceBytes: Int = 50 << 20
+        /// The largest source, in pixels (width × height of one frame, from its header, before
+        /// anything is decoded). Default 50,000,000 (50 MP). Lowers the pipeline's
+        /// ``ImageDecodingOptions/maximumPixelCount`` when that is higher.
+        public var maxSourcePixels: Int = 50_000_000
+        /// The widest and tallest result, in pixels (after `dpr`). Default 8,192. A request
+        /// whose size asks for more is refused before anything is fetched; a result that comes
+        /// out larger (no size asked, a large source) after it is made.
+        public var maxResultDimension: Int = 8192
+        /// How long one request may take, from its arrival to its answer, in seconds. Default
+        /// 30. After that it is answered 504; the work goes on only while other requests wait
+        /// for the same result.
+        public var requestTimeout: Double = 30
+        /// The most results made at once (distinct keys being fetched, decoded, processed or
+        /// encoded). Default 64. A request that would start one more is answered 429; requests
+        /// for a result already being made join it and are not counted.
+        public var maxWorkInFlight: Int = 64
+        /// The `Retry-After` of a 429, in seconds. Default 1.
+        public var retryAfter: Int = 1
+        /// Encodes allowed to run at once, each on a thread of its own (not the Swift
+        /// cooperative pool, which encoding would block). Default 2.
+        public var encodingWidth: Int = 2
+        /// The most bytes of encoded results kept in memory, so that a warm request touches no
+        /// disk. Default 67,108,864 (64 MiB); an entry over a quarter of it is not kept.
+        public var resultMemoryLimit: Int = 64 << 20
+        /// How long an encoded result is kept in memory, in seconds, at most (less when its
+        /// source is fresh for less). Default 300. After that the disk tier (and its freshness
+        /// rules) answers again.
+        public var resultMemoryLifetime: Double = 300
+
+        /// A configuration with `parser` and every other value at its default.
+        public init(parser: ProcessingURLParser) {
+            self.parser = parser
+        }
+
+        /// The source check these values make.
+        public var sourceGuard: SourceGuard {
+            SourceGuard(allowedSourcePrefixes: allowedSourcePrefixes, allowsPrivateNetwork: allowsPrivateNetwork)
+        }
+    }
+}

@@ -1,0 +1,175 @@
+import Foundation
+import PictorCore
+import Synchronization
+
+/// An image service that speaks imgproxy's URL format, as one function from a request to a
+/// response, with no socket: any HTTP server calls ``handle(_:)``.
+///
+/// ```swift
+/// let service = ImageService(
+///     configuration: ImageService.Configuration(parser: try ProcessingURLParser(signature: policy)),
+///     pipeline: pipelineConfiguration)   // loader, decoder, encoder, renderer, caches
+/// let response = await service.handle(ServiceRequest(method: "GET", path: target, headers: fields))
+/// ```
+///
+/// A `GET` or `HEAD` path is verified and parsed (``ProcessingURLParser``), its source checked
+/// (``SourceGuard``), its options turned into an image request (options not carried out yet
+/// are refused by name, see the refusals below), and the result looked up, or made once
+/// however many requests ask for it at the same time:
+///
+/// 1. the service's memory of encoded results (nothing read, nothing decoded);
+/// 2. the disk tier's encoded results (``ImagePipeline/storedEncodedResult(for:format:quality:)``:
+///    read, not decoded; only while the source is fresh);
+/// 3. the pipeline (original from memory, disk, the fleet tier or the network; decoded at the
+///    thumbnail size; processed), then encoded with the pipeline's ``ImagePipeline/Configuration/encoder``
+///    and stored in both tiers.
+///
+/// **Cache key** (memory and disk): `<image cache key>|encoded:<format>:q<quality>`, where the
+/// image cache key is the pipeline's for the request (its source key — the cache-key hook's
+/// result, by default the source URL —, its thumbnail, and its processors, the last of which
+/// names ``ProcessingOptions/canonicalString`` with `q` at 0 and no `f`), `<format>` is the
+/// format asked for (`f:`, the extension, or negotiated) or `auto` for the source's own, and
+/// `<quality>` the encoder quality (the default when the path has none). For example
+/// `32:http://origin.example/photo.jpgT28:thumb(512x512,aspectFit,noup)P…service.options(rs:fit:512:512:0:0:ce:0:0/g:ce:0:0/dpr:1/q:0/bg:/sm:1/cb:)|encoded:webp:q80`.
+/// So `f:webp` and `Accept`-negotiated WebP are one entry, and one decoded image (in the
+/// pipeline's memory cache, when it has one) serves every format and quality.
+///
+/// **Responses.** 200 with `Content-Type`, `Content-Length`, `ETag`, `Cache-Control`
+/// (``Configuration/cacheControl``), `Last-Modified` (the source's, when it sent one) and
+/// `Vary: Accept` when the format was left to `Accept`. The `ETag` is strong: the SHA-256 of
+/// the result bytes in unpadded base64url, quoted, so equal bytes have equal tags whichever
+/// process or tier made them. `If-None-Match` naming it (or `*`) gets a 304 with the same
+/// headers and no body; on a result already in memory or on disk nothing is decoded. `HEAD`
+/// gets the headers of `GET` with no body.
+///
+/// **Refusals**: a status and a one-line `text/plain` reason (``ServiceError``), with
+/// `Cache-Control: no-store`; never the URL, never a 500 for what a request contains.
+///
+/// | refusal | status |
+/// | --- | --- |
+/// | not `GET`/`HEAD` | 405 (`Allow: GET, HEAD`) |
+/// | path grammar, unknown or malformed option, unsupported option or output format | 400 |
+/// | signature; source scheme (`file:`, `data:`, …), prefix, literal private address | 403 |
+/// | path that names no image; source 404/410 | 404 |
+/// | path too long | 414 |
+/// | not an image, undecodable; source over the byte or pixel limit; result over the size limit; processing or encoding failed | 422 |
+/// | more than ``Configuration/maxWorkInFlight`` results being made | 429 (`Retry-After`) |
+/// | source's other errors; source unreachable | 502 |
+/// | source timed out; ``Configuration/requestTimeout`` passed | 504 |
+/// | no renderer configured; cancelled | 503 |
+///
+/// `/health` and `/metrics` are the server's: this type answers image paths only.
+public final class ImageService: Sendable {
+    /// What the service was built from.
+    public let configuration: Configuration
+    /// The pipeline that fetches, decodes and processes sources, made from the configuration
+    /// given to ``init(configuration:pipeline:)`` with the service's limits applied.
+    public let pipeline: ImagePipeline
+    let sourceGuard: SourceGuard
+    let results: MemoryCache<String, ResultEntry>
+    let jobs = ResultJobs<ResultOutcome>()
+    let encodeLane: EncodeLane
+    let counters = Mutex(ServiceMetrics())
+
+    /// A service over a pipeline made from `pipeline`, changed for serving:
+    /// - ``ImagePipeline/Configuration/cacheScope`` becomes ``CacheScope/shared`` (the tiers
+    ///   answer many clients: no `private` source is kept);
+    /// - ``ImagePipeline/Configuration/diskCachePolicy`` `.processed` and `.both` become
+    ///   `.original` (the service stores its own encoded results; the pipeline's variants would
+    ///   be a second encode);
+    /// - ``ImageDecodingOptions/maximumPixelCount`` is lowered to
+    ///   ``Configuration/maxSourcePixels``.
+    ///
+    /// - Parameters:
+    ///   - configuration: the service's settings.
+    ///   - pipeline: the loader, decoder, encoder (required for any image response: without
+    ///     one every image request is answered 503), renderer and caches.
+    public init(configuration: Configuration, pipeline: ImagePipeline.Configuration) {
+        self.configuration = configuration
+        var pipelineConfiguration = pipeline
+        pipelineConfiguration.cacheScope = .shared
+        if pipelineConfiguration.diskCachePolicy == .processed || pipelineConfiguration.diskCachePolicy == .both {
+            pipelineConfiguration.diskCachePolicy = .original
+        }
+        pipelineConfiguration.decodingOptions.maximumPixelCount = min(
+            pipelineConfiguration.decodingOptions.maximumPixelCount, configuration.maxSourcePixels)
+        self.pipeline = ImagePipeline(configuration: pipelineConfiguration)
+        sourceGuard = configuration.sourceGuard
+        results = MemoryCache(costLimit: configuration.resultMemoryLimit, entryCostLimit: 0.25, ttl: configuration.resultMemoryLifetime)
+        encodeLane = EncodeLane(width: configuration.encodingWidth)
+    }
+
+    /// A snapshot of the counters.
+    public var metrics: ServiceMetrics { counters.withLock { $0 } }
+
+    /// Answers one request; never throws, never traps on request input.
+    ///
+    /// - Parameter request: the method, the request target and the header fields.
+    /// - Returns: the status, headers and body to send (see the type's documentation).
+    public func handle(_ request: ServiceRequest) async -> ServiceResponse {
+        let start = ContinuousClock.now
+        var response: ServiceResponse
+        let layer: ResultLayer?
+        var refusal: ServiceError?
+        do {
+            (response, layer) = try await answer(request, start: start)
+        } catch {
+            refusal = error
+            response = Self.refusalResponse(error, retryAfter: configuration.retryAfter)
+            layer = nil
+        }
+        // HEAD answers as GET would, without the body (Content-Length stays that of GET).
+        if request.method == "HEAD" { response.body = Data() }
+        counters.withLock { m in
+            m.requests += 1
+            m.responsesByStatus[response.status, default: 0] += 1
+            if let layer { m.responsesByLayer[layer, default: 0] += 1 }
+            if let refusal { m.refusalsByKind[refusal.kind, default: 0] += 1 }
+        }
+        return response
+    }
+
+    private func answer(_ request: ServiceRequest, start: ContinuousClock.Instant) async throws(ServiceError) -> (ServiceResponse, ResultLayer) {
+        guard request.method == "GET" || request.method == "HEAD" else {
+            throw ServiceError(.methodNotAllowed, reason: "method not allowed (GET and HEAD only)")
+        }
+        let url = try configuration.parser.parse(request.path)
+        let source = try sourceGuard.check(url.source.url)
+        let plan = try ResultPlan(url, source: source, accept: request.header("Accept"), configuration: configuration)
+        let key = pipeline.encodedResultKey(for: plan.request, format: plan.format, quality: plan.quality)
+        let (entry, layer) = try await result(for: plan, key: key, start: start)
+        return (respond(with: entry, plan: plan, to: request), layer)
+    }
+
+    /// The result for `plan`: from memory, or from the one job making it.
+    private func result(for plan: ResultPlan, key: String, start: ContinuousClock.Instant) async throws(ServiceError) -> (ResultEntry, ResultLayer) {
+        if let entry = results.value(for: key) { return (entry, .resultMemory) }
+        let remaining = configuration.requestTimeout - (ContinuousClock.now - start).seconds
+        var admission = ResultJobs<ResultOutcome>.Admission.refused
+        let outcome = await jobs.value(
+            for: key, limit: configuration.maxWorkInFlight, timeout: max(0, remaining), admitted: { admission = $0 }
+        ) { [self] in
+            await self.make(plan, key: key)
+        }
+        switch (outcome, admission) {
+        case (_, .refused):
+            throw ServiceError(.overloaded, reason: "too many images are being made; retry shortly")
+        case (nil, _):
+            if Task.isCancelled { throw ServiceError(.cancelled, reason: "the request was cancelled") }
+            throw ServiceError(.deadlineExceeded, reason: "the image took longer than \(NumberText.format(configuration.requestTimeout)) s")
+        case (.refused(let error)?, _):
+            throw error
+        case (.made(let entry, let layer)?, let admission):
+            if admission == .joined { counters.withLock { $0.coalescedRequests += 1 } }
+            return (entry, layer)
+        }
+    }
+}
+
+extension Duration {
+    /// The duration in seconds.
+    var seconds: Double {
+        let (s, attoseconds) = components
+        return Double(s) + Double(attoseconds) * 1e-18
+    }
+}

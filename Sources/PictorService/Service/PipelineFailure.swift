@@ -1,0 +1,74 @@
+import PictorCore
+
+/// The refusal for a pipeline failure: which layer failed and how, as a status and a reason
+/// that names no URL.
+///
+/// | failure | kind | status |
+/// | --- | --- | --- |
+/// | origin 404, 410 | ``ServiceError/Kind/sourceNotFound`` | 404 |
+/// | origin's other statuses, empty or truncated body, bad HTTP, redirects | ``ServiceError/Kind/sourceFailed`` | 502 |
+/// | refused connection, DNS, TLS, lost connection | ``ServiceError/Kind/sourceUnreachable`` | 502 |
+/// | the loader's timeouts | ``ServiceError/Kind/sourceTimedOut`` | 504 |
+/// | not an image, undecodable, unsupported format | ``ServiceError/Kind/notAnImage`` | 422 |
+/// | body or pixels over the limit | ``ServiceError/Kind/sourceTooLarge`` | 422 |
+/// | a processor failed | ``ServiceError/Kind/processingFailed`` | 422 |
+/// | no renderer configured | ``ServiceError/Kind/unavailable`` | 503 |
+/// | cancelled | ``ServiceError/Kind/cancelled`` | 503 |
+enum PipelineFailure {
+    static func refusal(for error: ImagePipeline.Error) -> ServiceError {
+        switch error.kind {
+        case .loading:
+            guard let loading = error.dataLoadingError else {
+                return ServiceError(.sourceUnreachable, reason: "the source could not be fetched")
+            }
+            return refusal(for: loading)
+        case .decoding:
+            return refusal(for: error.decodingError)
+        case .processing:
+            if let processing = error.underlying as? ImageProcessingError, processing == .noRenderer {
+                return ServiceError(.unavailable, reason: "no image renderer is configured")
+            }
+            return ServiceError(.processingFailed, reason: "processing the image failed")
+        case .cancelled:
+            return ServiceError(.cancelled, reason: "the request was cancelled")
+        }
+    }
+
+    static func refusal(for error: DataLoadingError) -> ServiceError {
+        let kind = error.kind
+        if let status = error.statusCode {
+            if status == 404 || status == 410 {
+                return ServiceError(.sourceNotFound, reason: "the source was not found (\(status))")
+            }
+            return ServiceError(.sourceFailed, reason: "the source answered \(status)")
+        }
+        switch kind {
+        case .timedOut, .idleTimeout, .connectionTimedOut:
+            return ServiceError(.sourceTimedOut, reason: "the source did not answer in time")
+        case .notAnImage, .localNotAnImage:
+            return ServiceError(.notAnImage, reason: "the source is not an image")
+        case .responseTooLarge:
+            return ServiceError(.sourceTooLarge, reason: "the source is larger than the byte limit")
+        case .emptyBody, .truncated, .badServerResponse, .tooManyRedirects, .redirectNotAllowed, .contentDecodingFailed:
+            return ServiceError(.sourceFailed, reason: "the source's response was unusable (\(kind.description))")
+        default:
+            return ServiceError(.sourceUnreachable, reason: "the source could not be reached (\(kind.description))")
+        }
+    }
+
+    static func refusal(for error: ImageDecodingError?) -> ServiceError {
+        guard let error else { return ServiceError(.notAnImage, reason: "the source could not be decoded") }
+        switch error.kind {
+        case .tooManyPixels:
+            return ServiceError(.sourceTooLarge, reason: "the source has more pixels than the limit")
+        case .emptyData, .unknownFormat:
+            return ServiceError(.notAnImage, reason: "the source is not an image")
+        case .unsupportedFormat, .unsupportedVariant:
+            return ServiceError(.notAnImage, reason: "the source's image format is not supported" + (error.format.map { " (\($0.rawValue))" } ?? ""))
+        case .truncated:
+            return ServiceError(.notAnImage, reason: "the source image is truncated")
+        default:
+            return ServiceError(.notAnImage, reason: "the source image could not be decoded")
+        }
+    }
+}

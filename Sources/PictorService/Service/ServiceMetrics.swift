@@ -1,0 +1,47 @@
+import PictorCore
+
+/// Where a response's image came from: the service's own result tiers, or, for a result made
+/// now, the pipeline tier that had the source.
+public enum ResultLayer: String, Sendable, Hashable, CaseIterable {
+    /// The encoded result was in the service's memory: nothing read from disk, nothing decoded.
+    case resultMemory = "result-memory"
+    /// The encoded result was in the disk tier: read, not decoded.
+    case resultDisk = "result-disk"
+    /// Made now from a decoded image the pipeline's memory cache had.
+    case memory
+    /// Made now from the original bytes on disk.
+    case disk
+    /// Made now from the original bytes in the shared fleet tier.
+    case shared
+    /// Made now from a download.
+    case network
+
+    init(_ layer: CacheLayer) {
+        switch layer {
+        case .memory: self = .memory
+        case .disk: self = .disk
+        case .shared: self = .shared
+        case .network: self = .network
+        }
+    }
+}
+
+/// The service's counters since it started, as a value a server renders (Prometheus text,
+/// JSON) however it likes. Read with ``ImageService/metrics``.
+public struct ServiceMetrics: Sendable, Hashable {
+    /// Requests answered, every status included.
+    public var requests = 0
+    /// Responses by HTTP status, e.g. `[200: 95, 304: 3, 404: 2]`.
+    public var responsesByStatus: [Int: Int] = [:]
+    /// Image responses (200 and 304) by where the image came from.
+    public var responsesByLayer: [ResultLayer: Int] = [:]
+    /// Refusals (every status of 400 and above) by kind.
+    public var refusalsByKind: [ServiceError.Kind: Int] = [:]
+    /// Requests that joined a result another request was already making (no work of their own).
+    public var coalescedRequests = 0
+    /// Results encoded (each encode counted once, however many requests it answered).
+    public var encodes = 0
+
+    /// Empty counters.
+    public init() {}
+}
