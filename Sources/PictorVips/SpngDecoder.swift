@@ -20,7 +20,8 @@ internal import CPNGShim
 ///
 /// Fidelity: full-size pixels are the same as libvips'; thumbnails match within a few levels.
 /// gAMA, cHRM and sRGB chunks are ignored, as libvips 8.14's PNG loader ignores them. Image
-/// data after the last row is ignored, as libpng (so libvips) does.
+/// data after the last row is ignored, as libpng (so libvips) does, up to four times the image:
+/// a longer stream throws.
 ///
 /// Damage found while decoding throws ``/PictorCore/ImageDecodingError/corrupt(_:message:)``:
 /// rows with unknown filter types, too few rows, or a damaged compressed stream, for which
@@ -168,6 +169,7 @@ public struct SpngDecoder: ImageDecoding {
         case CPNG_OK.rawValue: nil
         case CPNG_ECRC.rawValue: .corrupt(.png, message: PNGImageData.badCRC)
         case CPNG_EMEMORY.rawValue: .corrupt(.png, message: "out of memory")
+        case CPNG_EINFLATE.rawValue: .corrupt(.png, message: "the image data inflates to more than four times the image")
         default: .corrupt(.png, message: PNGImageData.invalidData(cpng: status) ?? "the compressed image data cannot be inflated")
         }
     }

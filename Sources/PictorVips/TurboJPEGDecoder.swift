@@ -8,10 +8,12 @@ internal import CTurboJPEG
 ///
 /// It takes (``accepts(_:format:options:)``, from the markers and the frame header alone) an
 /// 8-bit JPEG whose marker segments parse, whose colour space is grey, YCbCr or RGB, with no
-/// embedded ICC profile, whose header libjpeg-turbo reads without a warning, and that ends with
-/// its EOI marker. It refuses CMYK/YCCK and ICC profiles (colour management is libvips'), 12-bit
-/// samples (libvips says what they are), malformed markers, and truncated files (libvips decides
-/// what a truncated file gives). It skips libvips' thread-pool hand-offs (≈ 7 ms per image on
+/// embedded ICC profile, whose header libjpeg-turbo reads without a warning, that ends with its
+/// EOI marker, and whose coded data holds no marker libjpeg does not expect there. It refuses
+/// CMYK/YCCK and ICC profiles (colour management is libvips'), 12-bit samples (libvips says what
+/// they are), malformed markers, truncated files (libvips decides what a truncated file gives),
+/// and a stray marker in the coded data (libjpeg fails on it after the last row, which libvips
+/// ignores). Finding those reads the file's bytes once (`memchr` for `FF`), no more. It skips libvips' thread-pool hand-offs (≈ 7 ms per image on
 /// 2 vCPUs, performance.md §1.5).
 ///
 /// Fidelity: full-size pixels are libjpeg's own, the same library and settings libvips uses
@@ -99,6 +101,9 @@ public struct TurboJPEGDecoder: ImageDecoding {
         }
         // Whether a truncated file gives an image, and which, is libvips' rule.
         guard !FileStructure.isTruncated(data, format: .jpeg) else { return .failure(.truncated(.jpeg)) }
+        guard markers.scanMarkersAreExpected(raw) else {
+            return .failure(.unsupportedVariant(.jpeg, detail: "a marker inside the coded data (libvips decides what such damage gives)"))
+        }
         var width: Int32 = 0, height: Int32 = 0, subsampling: Int32 = 0, colourspace: Int32 = 0
         guard tjDecompressHeader3(handle, base.assumingMemoryBound(to: UInt8.self), UInt(raw.count),
                                   &width, &height, &subsampling, &colourspace) == 0, width > 0, height > 0 else {
