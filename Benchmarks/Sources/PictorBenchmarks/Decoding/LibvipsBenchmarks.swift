@@ -4,7 +4,7 @@ import PictorCore
 import PictorVips
 
 /// Decoding against the C floors in the same process (performance.md §1.5):
-/// - I2/I4: Pictor's ``VipsDecoder`` 256-px thumbnail + ``VipsEncoder`` JPEG (q 80) against
+/// - I2/I4: Pictor's default decoders' (``ImageDecoderRegistry/vips``) 256-px thumbnail + ``VipsEncoder`` JPEG (q 80) against
 ///   `vips_thumbnail_buffer` + `vips_jpegsave_buffer` (Q 80) called from C, same bytes in memory;
 /// - I1: full-size JPEG decode to RGBA against `tjDecompress2`;
 /// - I3: the 3000-px JPEG thumbnail time ÷ full decode + resize (``VipsRenderer/resize(_:to:)``)
