@@ -175,25 +175,30 @@ static int gather_idat(const uint8_t *png, size_t length, const uint8_t **stream
     return CPNG_OK;
 }
 
-/// Whether the zlib `stream`, which inflates to more than `expected` bytes, is damaged (bad
-/// data or a wrong Adler-32) when inflated to its end within `4 × expected` bytes; 0 when it is
-/// intact, or longer than that, or there is no memory to tell (the caller keeps its verdict).
-static int zlib_stream_is_damaged(struct libdeflate_decompressor *inflater, const uint8_t *stream, size_t stream_length,
-                                  size_t expected) {
-    if (expected > SIZE_MAX / 4) return 0;
+/// Inflates the whole zlib `stream`, which holds more than `expected` bytes, within
+/// `4 × expected` bytes, and copies its first `expected` bytes to `out` (libdeflate leaves the
+/// output of a stream that does not fit partly unwritten). LIBDEFLATE_SUCCESS when copied,
+/// LIBDEFLATE_BAD_DATA for a damaged stream (bad data or a wrong Adler-32), or
+/// LIBDEFLATE_INSUFFICIENT_SPACE when the stream is longer than that or there is no memory.
+static enum libdeflate_result inflate_past_end(struct libdeflate_decompressor *inflater, const uint8_t *stream,
+                                               size_t stream_length, uint8_t *out, size_t expected) {
+    if (expected > SIZE_MAX / 4) return LIBDEFLATE_INSUFFICIENT_SPACE;
     size_t room = expected * 4;
     uint8_t *scratch = malloc(room);
-    if (!scratch) return 0;
+    if (!scratch) return LIBDEFLATE_INSUFFICIENT_SPACE;
     size_t produced = 0;
     enum libdeflate_result result = libdeflate_zlib_decompress_ex(inflater, stream, stream_length, scratch, room, NULL, &produced);
+    if (result == LIBDEFLATE_SUCCESS) memcpy(out, scratch, expected);
     free(scratch);
-    return result == LIBDEFLATE_BAD_DATA;
+    return result;
 }
 
 /// Inflates the image data (IDAT CRCs checked) into `filtered`, `filtered_length` bytes.
-/// CPNG_OK when the stream holds at least that much; `*extra` then says whether it holds more
-/// (bytes left unread or no room left). CPNG_EZLIB for a damaged stream and CPNG_ESHORT for too
-/// little data: libvips 8.14 would return rows it never wrote for either.
+/// CPNG_OK when the stream holds at least that much; `*extra` is then 0, 1 when it holds more
+/// (bytes left unread, or inflated past the end and checked), or 2 when it holds more than four
+/// times the image and `filtered` is only known as far as libdeflate wrote it. CPNG_EZLIB for
+/// a damaged stream and CPNG_ESHORT for too little data: libvips 8.14 would return rows it
+/// never wrote for either.
 static int inflate_image_data(const uint8_t *png, size_t length, uint8_t *filtered, size_t filtered_length, int *extra) {
     const uint8_t *stream = NULL;
     size_t stream_length = 0;
@@ -212,15 +217,18 @@ static int inflate_image_data(const uint8_t *png, size_t length, uint8_t *filter
     // rows, so a stream damaged in a way that still inflates past the end (its checksum is
     // never reached) would give garbage rows. The whole stream is inflated once more, within
     // four times the image's size, to check its Adler-32: a mismatch is a damaged stream.
-    if (result == LIBDEFLATE_INSUFFICIENT_SPACE && zlib_stream_is_damaged(inflater, stream, stream_length, filtered_length)) {
-        result = LIBDEFLATE_BAD_DATA;
+    int rows_unknown = 0;
+    if (result == LIBDEFLATE_INSUFFICIENT_SPACE) {
+        enum libdeflate_result whole = inflate_past_end(inflater, stream, stream_length, filtered, filtered_length);
+        if (whole == LIBDEFLATE_BAD_DATA) result = LIBDEFLATE_BAD_DATA;
+        rows_unknown = whole != LIBDEFLATE_SUCCESS;
     }
     libdeflate_free_decompressor(inflater);
     free(owned);
     if (result == LIBDEFLATE_BAD_DATA) return CPNG_EZLIB;
     if (result == LIBDEFLATE_SUCCESS && produced < filtered_length) return CPNG_ESHORT;
     if (result != LIBDEFLATE_SUCCESS && result != LIBDEFLATE_INSUFFICIENT_SPACE) return CPNG_EINFLATE;
-    *extra = result == LIBDEFLATE_INSUFFICIENT_SPACE || used != stream_length;
+    *extra = rows_unknown ? 2 : result == LIBDEFLATE_INSUFFICIENT_SPACE || used != stream_length;
     return CPNG_OK;
 }
 
@@ -239,13 +247,12 @@ int cpng_decode_8bit(const uint8_t *png, size_t length, uint32_t width, uint32_t
         status = CPNG_EMEMORY;
         goto done;
     }
+    // Data past the last row (an intact stream that holds more, or bytes after its end) is
+    // ignored: libpng only warns about it, and libvips 8.14 returns the same rows. A stream of
+    // more than four times the image is not inflated to its end: CPNG_EINFLATE.
     status = inflate_image_data(png, length, filtered, filtered_length, &extra);
+    if (status == CPNG_OK && extra == 2) status = CPNG_EINFLATE;
     if (status != CPNG_OK) goto done;
-    // libpng warns about extra bytes: libvips' to judge.
-    if (extra) {
-        status = CPNG_EINFLATE;
-        goto done;
-    }
     for (uint32_t y = 0; y < height; y++) {
         const uint8_t *row = filtered + (size_t)y * (rowbytes + 1);
         uint8_t *target = out + (size_t)y * rowbytes;

@@ -8,7 +8,8 @@ import PictorVips
 extension ImagePipeline.Configuration {
     /// The Linux stack: ``/PictorCore/ImageCache/shared`` in memory, a ``/PictorDiskCache/DiskCache`` at
     /// ``PictorDiskCache/DiskCache/defaultDirectory(environment:)`` (plain) with HTTP caching, a ``/PictorCore/DataLoader`` (shared by
-    /// every default configuration), the libvips decoder registry and renderer, and
+    /// every default configuration), ``/PictorCore/ImageDecoderRegistry/vips`` (the libjpeg-turbo, libspng
+    /// and libwebp decoders for the files they accept, then libvips) and ``/PictorVips/VipsRenderer``, and
     /// ``/PictorVips/VipsEncoder/processedVariants`` for the resized images kept on disk.
     ///
     /// Every configuration made from `.default` shares one ``/PictorDiskCache/DiskCache`` instance, opened on

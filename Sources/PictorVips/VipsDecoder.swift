@@ -35,12 +35,17 @@ internal import CVipsShim
 /// - animations: first frame by default; every frame with its duration and the loop count when
 ///   ``/PictorCore/ImageDecodingOptions/allFrames`` is set.
 ///
-/// Plain JPEGs (YCbCr, RGB or grey, no ICC profile, no libjpeg warning) go through libjpeg-turbo
-/// directly unless ``usesTurboJPEG`` is `false` (see ``usesTurboJPEG``), and PNGs without an ICC
-/// profile, eXIf or animation through libspng unless ``usesSpng`` is `false`, and still WebPs
-/// without an ICC profile through libwebp unless ``usesLibwebp`` is `false`; everything else,
-/// and any file a fast path declines, goes through libvips. Only formats ``/PictorCore/ImageFormat/sniff(_:)-(Data)``
+/// This decoder is libvips alone (and Pictor's own reader for ICO and CUR). The libjpeg-turbo,
+/// libspng and libwebp decoders (``TurboJPEGDecoder``, ``SpngDecoder``, ``WebPDecoder``) are
+/// decoders of their own, registered before it in ``/PictorCore/ImageDecoderRegistry/vips``; it
+/// decodes every file they refuse. Only formats ``/PictorCore/ImageFormat/sniff(_:)-(Data)``
 /// recognises reach libvips, so its other loaders (PDF, FITS, CSV, …) are never used.
+///
+/// Before libvips reads a file, the checks that libvips gets wrong are made from the data:
+/// 12-bit JPEG, a truncated JPEG (libvips 8.14 returns a rotated one mostly black), a GIF
+/// frame over the pixel limit, a truncated animation, and a PNG's image data (libvips returns
+/// rows it never wrote when their filter types are unknown, rows are missing or the stream is
+/// damaged: ``/PictorCore/ImageDecodingError/corrupt(_:message:)``).
 ///
 /// ```swift
 /// let image = try VipsDecoder().decode(data, options: .init(thumbnail: .init(width: 256)))
@@ -48,43 +53,34 @@ internal import CVipsShim
 ///
 /// - Important: thread-safe; a value type with no state.
 public struct VipsDecoder: ImageDecoding {
-    /// Whether JPEGs take the TurboJPEG fast path (libjpeg-turbo directly; for thumbnails a
-    /// DCT-scaled decode plus a triangle filter), skipping libvips' per-image thread-pool cost
-    /// (≈ 7 ms here); default `true`. Files the fast path does not handle plainly (CMYK, ICC
-    /// profile, any libjpeg warning) always go through libvips.
-    public var usesTurboJPEG: Bool
+    /// No effect: this decoder is libvips alone. It said whether JPEGs took the libjpeg-turbo
+    /// path, which is now ``TurboJPEGDecoder``, registered by ``/PictorCore/ImageDecoderRegistry/vips``.
+    @available(*, deprecated, message: "VipsDecoder is libvips only: register TurboJPEGDecoder before it (ImageDecoderRegistry.vips does)")
+    public var usesTurboJPEG: Bool { get { false } set {} }
 
-    /// Whether plain PNGs (8-bit grey, grey + alpha, RGB or RGBA; not interlaced, no palette or
-    /// tRNS, no ICC profile, eXIf or animation) take the fast path (libspng checks the header
-    /// chunks, libdeflate inflates, Pictor unfilters and resamples thumbnails, alpha
-    /// premultiplied), skipping libvips' thread-pool cost and Debian's zlib 1.2; default `true`.
-    /// Full-size pixels are the same as libvips'; thumbnails match within a few levels. Every
-    /// other PNG goes through libvips.
-    public var usesSpng: Bool
+    /// No effect: this decoder is libvips alone. It said whether PNGs took the libspng path,
+    /// which is now ``SpngDecoder``, registered by ``/PictorCore/ImageDecoderRegistry/vips``.
+    @available(*, deprecated, message: "VipsDecoder is libvips only: register SpngDecoder before it (ImageDecoderRegistry.vips does)")
+    public var usesSpng: Bool { get { false } set {} }
 
-    /// Whether still WebPs (lossy or lossless, with or without alpha, EXIF orientation applied;
-    /// no ICC profile, not animated) take the fast path: libwebp decodes them directly, thumbnails
-    /// with its scaled decode at the target size (libvips' shrink-on-load for WebP), skipping
-    /// libvips' thread-pool cost and its full-size frame buffer; default `true`. Full-size pixels
-    /// and fitted or filled thumbnails are libvips' own (it decodes with the same libwebp, options
-    /// and scale); stretched thumbnails match within a few levels. A damaged file is refused
-    /// (``/PictorCore/ImageDecodingError/corrupt(_:message:)``) where libvips' thumbnail would
-    /// return tiles it failed to decode. Animations, files with an ICC profile, enlarged
-    /// thumbnails and files shorter than their RIFF size always go through libvips.
-    public var usesLibwebp: Bool
+    /// No effect: this decoder is libvips alone. It said whether WebPs took the libwebp path,
+    /// which is now ``WebPDecoder``, registered by ``/PictorCore/ImageDecoderRegistry/vips``.
+    @available(*, deprecated, message: "VipsDecoder is libvips only: register WebPDecoder before it (ImageDecoderRegistry.vips does)")
+    public var usesLibwebp: Bool { get { false } set {} }
 
-    /// Creates the decoder (libvips is loaded and started on its first decode that needs it);
-    /// see ``usesTurboJPEG``, ``usesSpng`` and ``usesLibwebp``.
+    /// Creates the decoder (libvips is loaded and started on its first decode).
+    public init() {}
+
+    /// Creates the libvips decoder; the arguments are ignored. The fast paths they chose are
+    /// decoders of their own: ``/PictorCore/ImageDecoderRegistry/vips`` registers them before
+    /// this one, ``/PictorCore/ImageDecoderRegistry/vips(fastPaths:)`` with `false` leaves them out.
     ///
     /// - Parameters:
-    ///   - usesTurboJPEG: whether plain JPEGs take the libjpeg-turbo fast path; `true` by default.
-    ///   - usesSpng: whether plain PNGs take the libspng fast path; `true` by default.
-    ///   - usesLibwebp: whether still WebPs take the libwebp fast path; `true` by default.
-    public init(usesTurboJPEG: Bool = true, usesSpng: Bool = true, usesLibwebp: Bool = true) {
-        self.usesTurboJPEG = usesTurboJPEG
-        self.usesSpng = usesSpng
-        self.usesLibwebp = usesLibwebp
-    }
+    ///   - usesTurboJPEG: ignored.
+    ///   - usesSpng: ignored.
+    ///   - usesLibwebp: ignored.
+    @available(*, deprecated, message: "VipsDecoder is libvips only: use ImageDecoderRegistry.vips for the fast decoders, or VipsDecoder()")
+    public init(usesTurboJPEG: Bool = true, usesSpng: Bool = true, usesLibwebp: Bool = true) {}
 
     /// The libvips loader of each format Pictor may hand to libvips.
     private static let loaders: [ImageFormat: String] = [
@@ -148,9 +144,7 @@ public struct VipsDecoder: ImageDecoding {
         if format == .jpeg, let precision = FileStructure.jpegPrecision(data), precision != 8 {
             throw ImageDecodingError.unsupportedVariant(.jpeg, detail: "\(precision)-bit samples (only 8-bit JPEG is decoded)")
         }
-        if let thumbnail = options.thumbnail, thumbnail.width <= 0 || (thumbnail.height ?? 1) <= 0 {
-            throw ImageDecodingError.invalidOptions(detail: "thumbnail size must be positive, got \(thumbnail.width)×\(thumbnail.height.map(String.init) ?? "auto")")
-        }
+        try options.validate()
         if format == .ico || format == .cur {
             return try IconDecoder.decode(data, format: format, options: options, vips: self)
         }
@@ -173,20 +167,7 @@ public struct VipsDecoder: ImageDecoding {
 
     /// Decodes `data` of a sniffed, supported `format` as it is.
     private func decodeWhole(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) throws -> Image {
-        if usesTurboJPEG, format == .jpeg, options.thumbnail.map({ $0.width > 0 && ($0.height ?? 1) > 0 }) ?? true,
-           let image = try data.withUnsafeBytes({ try TurboJPEGDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
-            return image
-        }
-        // A PNG without IEND goes to libvips, whose fail-on-truncation rules decide what it gives.
-        if usesSpng, format == .png, !FileStructure.isTruncated(data, format: .png),
-           let image = try data.withUnsafeBytes({ try SpngDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
-            return image
-        }
-        // A WebP shorter than its RIFF size goes to libvips, as a PNG without IEND does.
-        if usesLibwebp, format == .webp, !FileStructure.isTruncated(data, format: .webp),
-           let image = try data.withUnsafeBytes({ try WebPDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) {
-            return image
-        }
+        if format == .png { try PNGImageData.checkBeforeLibvips(data, options: options) }
         // libvips 8.14 loads a JPEG it must rotate (EXIF orientation 5 to 8, at full size) with
         // random access, and then does not fail on a cut scan: it returned such files mostly
         // black. The file's structure decides for every JPEG, whichever way libvips reads it.
@@ -204,7 +185,7 @@ public struct VipsDecoder: ImageDecoding {
             if !options.allowsTruncatedData, FileStructure.isTruncated(data, format: format) {
                 throw ImageDecodingError.truncated(format)
             }
-            if error.hasNoText, format == .png, let problem = data.withUnsafeBytes(SpngDecoder.chunkProblem) {
+            if error.hasNoText, format == .png, let problem = data.withUnsafeBytes(PNGImageData.chunkProblem) {
                 throw ImageDecodingError.corrupt(format, message: problem)
             }
             throw ImageDecodingError.corrupt(format, message: error.message)
@@ -285,8 +266,8 @@ public struct VipsDecoder: ImageDecoding {
         }
     }
 
-    /// Loads libvips if needed (files on a fast path never do) and checks that
-    /// this build reads `format`.
+    /// Loads libvips if needed (an ICO of BMP entries never does) and checks that this build
+    /// reads `format`.
     private static func prepareLibvips(for format: ImageFormat) throws(ImageDecodingError) {
         do { try VipsRuntime.start() } catch { throw ImageDecodingError.corrupt(nil, message: error.message) }
         guard supportedFormats.contains(format) else { throw ImageDecodingError.unsupportedFormat(format) }

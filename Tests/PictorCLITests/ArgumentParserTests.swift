@@ -89,7 +89,7 @@ import Testing
         let png = try VipsEncoder().encode(Image(width: width, height: 4, layout: .gray, pixels: pixels), as: .png)
         for (text, expected) in [("x2", (35_000, 2)), ("x8", (width, 4)), ("x4", (width, 4))] {
             let option = try #require(try ResizeOption.parse(text))
-            let image = try VipsDecoder().decode(png, options: ImageDecodingOptions(thumbnail: option.processor.options))
+            let image = try ImageDecoderRegistry.vips.decode(png, options: ImageDecodingOptions(thumbnail: option.processor.options))
             #expect(image.width == expected.0 && image.height == expected.1, "\(text): \(image.width)×\(image.height)")
         }
     }

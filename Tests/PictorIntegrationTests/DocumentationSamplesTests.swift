@@ -108,7 +108,7 @@ enum DocumentationSamples {
     /// PictorVips.md.
     static func vips(data: Data) throws -> Data {
         let options = ImageDecodingOptions(thumbnail: ThumbnailOptions(width: 256))
-        let thumbnail = try VipsDecoder().decode(data, options: options)
+        let thumbnail = try ImageDecoderRegistry.vips.decode(data, options: options)
         return try VipsEncoder().encode(thumbnail, as: .webp, quality: 80)
     }
 

@@ -64,7 +64,7 @@ struct AlphaResampleTests {
     @Test(arguments: [ImageFormat.png, .webp])
     func thumbnailsKeepTheEdgeColour(format: ImageFormat) throws {
         let encoded = try VipsEncoder(webpLossless: true).encode(Self.edge(), as: format, quality: 100)
-        let decoder = VipsDecoder()
+        let decoder = ImageDecoderRegistry.vips
         Self.expectNoBleed(try decoder.decode(encoded, options: .init(thumbnail: .init(width: 8))), "\(format) down")
         Self.expectNoBleed(try decoder.decode(encoded, options: .init(thumbnail: .init(width: 77, allowsUpscaling: true))), "\(format) up")
     }

@@ -16,7 +16,7 @@ struct AnimatedEncodingTests {
     func framesTimingAndLoopSurviveARoundTrip(format: ImageFormat) throws {
         let source = Self.animation()
         let data = try VipsEncoder().encode(source, as: format, quality: 90)
-        let back = try VipsDecoder().decode(data, options: .init(allFrames: true))
+        let back = try ImageDecoderRegistry.vips.decode(data, options: .init(allFrames: true))
         #expect(back.frames.count == 3 && back.width == 24 && back.height == 16)
         #expect(back.loopCount == 3)
         for (a, b) in zip(source.frames, back.frames) {
@@ -28,8 +28,8 @@ struct AnimatedEncodingTests {
 
     @Test func corpusAnimationReencodesAsWebP() throws {
         guard Corpus.isAvailable else { return }
-        let source = try VipsDecoder().decode(try Corpus.data("pillow/chi.gif"), options: .init(thumbnail: .init(width: 80), allFrames: true))
-        let back = try VipsDecoder().decode(try VipsEncoder().encode(source, as: .webp, quality: 75), options: .init(allFrames: true))
+        let source = try ImageDecoderRegistry.vips.decode(try Corpus.data("pillow/chi.gif"), options: .init(thumbnail: .init(width: 80), allFrames: true))
+        let back = try ImageDecoderRegistry.vips.decode(try VipsEncoder().encode(source, as: .webp, quality: 75), options: .init(allFrames: true))
         // libwebp merges identical consecutive frames (adding their durations), so compare the total time.
         #expect(back.frames.count > 1 && back.frames.count <= source.frames.count)
         let total = { (image: Image) in image.frames.reduce(0) { $0 + ($1.duration ?? 0) } }
@@ -38,7 +38,7 @@ struct AnimatedEncodingTests {
     }
 
     @Test func stillFormatsWriteTheFirstFrame() throws {
-        let back = try VipsDecoder().decode(try VipsEncoder().encode(Self.animation(), as: .png, quality: 80), options: .init(allFrames: true))
+        let back = try ImageDecoderRegistry.vips.decode(try VipsEncoder().encode(Self.animation(), as: .png, quality: 80), options: .init(allFrames: true))
         #expect(back.frames.count == 1 && TestImages.pixel(back, 0, 0) == [0, 255, 64, 255])
     }
 }

@@ -3,7 +3,9 @@ import PictorCore
 import PictorVips
 import Testing
 
-/// Every row of `../shared/corpus/MANIFEST.tsv` through ``VipsDecoder``.
+/// Every row of `../shared/corpus/MANIFEST.tsv` through the default registry
+/// (``ImageDecoderRegistry/vips``: the libjpeg-turbo, libspng and libwebp decoders for the files
+/// they accept, libvips for the rest) and through ``VipsDecoder`` alone.
 ///
 /// Tolerance: each signature value may differ from the manifest by at most
 /// ``signatureTolerance`` (2, in 8-bit units). The manifest's values come from libvips 8.14, so
@@ -17,10 +19,17 @@ struct CorpusConformanceTests {
 
     enum Outcome: Equatable { case pass(signatureDifference: Int), fail(String) }
 
-    static func check(_ row: Corpus.Row) -> Outcome {
+    /// The decoders every row goes through.
+    enum Decoder: String, CaseIterable, CustomTestStringConvertible {
+        case registry, libvips
+        var decoder: any ImageDecoding { self == .registry ? ImageDecoderRegistry.vips : VipsDecoder() }
+        var testDescription: String { rawValue }
+    }
+
+    static func check(_ row: Corpus.Row, with decoder: any ImageDecoding) -> Outcome {
         let data: Data
         do { data = try Corpus.data(row.path) } catch { return .fail("unreadable: \(error)") }
-        let result = Result { try VipsDecoder().decode(data, options: ImageDecodingOptions()) }
+        let result = Result { try decoder.decode(data, options: ImageDecodingOptions()) }
         switch (row.expect, result) {
         case (.any, _):
             if case .failure(let error) = result, !(error is ImageDecodingError) { return .fail("untyped error \(error)") }
@@ -52,8 +61,8 @@ struct CorpusConformanceTests {
         }
     }
 
-    @Test("every manifest row decodes as the manifest says")
-    func manifest() throws {
+    @Test("every manifest row decodes as the manifest says", arguments: Decoder.allCases)
+    func manifest(decoder: Decoder) throws {
         guard Corpus.isAvailable else {
             print("CorpusConformanceTests: corpus not found at \(Corpus.root.path); skipped")
             return
@@ -64,7 +73,7 @@ struct CorpusConformanceTests {
         var differences: [Int: Int] = [:]
         for row in rows {
             total[row.folder, default: 0] += 1
-            switch Self.check(row) {
+            switch Self.check(row, with: decoder.decoder) {
             case .pass(let difference):
                 passed[row.folder, default: 0] += 1
                 differences[difference, default: 0] += 1
@@ -72,7 +81,7 @@ struct CorpusConformanceTests {
             }
         }
         for folder in total.keys.sorted() {
-            print("corpus \(folder): \(passed[folder, default: 0])/\(total[folder]!) pass")
+            print("corpus \(decoder) \(folder): \(passed[folder, default: 0])/\(total[folder]!) pass")
         }
         let histogram = differences.keys.sorted().map { "\($0): \(differences[$0]!)" }.joined(separator: ", ")
         print("corpus signature differences (largest per passing row → rows): \(histogram)")
@@ -82,8 +91,8 @@ struct CorpusConformanceTests {
 
     /// Every row again as a 64-px-wide thumbnail (shrink-on-load): `ok` rows give the manifest's
     /// format and alpha and the fitted size (±1 px for rounding), `error` rows a typed error.
-    @Test("every manifest row as a thumbnail")
-    func thumbnails() throws {
+    @Test("every manifest row as a thumbnail", arguments: Decoder.allCases)
+    func thumbnails(decoder: Decoder) throws {
         guard Corpus.isAvailable else {
             print("CorpusConformanceTests: corpus not found at \(Corpus.root.path); skipped")
             return
@@ -93,7 +102,7 @@ struct CorpusConformanceTests {
         for row in try Corpus.rows() {
             total[row.folder, default: 0] += 1
             let data = try Corpus.data(row.path)
-            let result = Result { try VipsDecoder().decode(data, options: ImageDecodingOptions(thumbnail: .init(width: 64))) }
+            let result = Result { try decoder.decoder.decode(data, options: ImageDecodingOptions(thumbnail: .init(width: 64))) }
             var problem: String? = nil
             switch (row.expect, result) {
             case (.any, .failure(let error)), (.error, .failure(let error)):
@@ -117,7 +126,7 @@ struct CorpusConformanceTests {
             if let problem { failures.append("\(row.path): \(problem)") } else { passed[row.folder, default: 0] += 1 }
         }
         for folder in total.keys.sorted() {
-            print("corpus thumbnails \(folder): \(passed[folder, default: 0])/\(total[folder]!) pass")
+            print("corpus \(decoder) thumbnails \(folder): \(passed[folder, default: 0])/\(total[folder]!) pass")
         }
         for failure in failures { print("corpus thumbnail mismatch: \(failure)") }
         #expect(failures.isEmpty, "\(failures.count) corpus rows did not conform as thumbnails")

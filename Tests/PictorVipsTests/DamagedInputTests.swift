@@ -35,7 +35,7 @@ struct DamagedInputTests {
         for (index, variant) in Self.variants(of: data, seed: UInt64(path.utf8.count * 7919)).enumerated() {
             for options in optionSets {
                 do {
-                    let image = try VipsDecoder().decode(variant, options: options)
+                    let image = try ImageDecoderRegistry.vips.decode(variant, options: options)
                     #expect(image.frames.allSatisfy { $0.pixels.count == image.bytesPerRow * image.height })
                     decoded += 1
                 } catch is ImageDecodingError {

@@ -28,7 +28,7 @@ enum DecoderTestFixtures {
         let row = try #require(try Corpus.rows().first { $0.path == path })
         let large = (row.width ?? 0) > 1024 || (row.height ?? 0) > 1024
         let options = ImageDecodingOptions(thumbnail: large ? ThumbnailOptions(width: 256, height: 256) : nil)
-        return try VipsDecoder().decode(try Corpus.data(path), options: options)
+        return try ImageDecoderRegistry.vips.decode(try Corpus.data(path), options: options)
     }
 
     /// One copy of `data` per entry of `flips`, each with that many bytes replaced by random

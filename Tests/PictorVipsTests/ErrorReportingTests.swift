@@ -18,7 +18,7 @@ struct ErrorReportingTests {
     @Test func aRendererFailureReportsItsOwnReasonEveryTime() throws {
         guard Corpus.isAvailable else { return }
         // This decode succeeds with libjpeg warnings, which libvips leaves in its error buffer.
-        _ = try VipsDecoder().decode(try Corpus.data("pillow/junk_jpeg_header.jpg"), options: .init())
+        _ = try ImageDecoderRegistry.vips.decode(try Corpus.data("pillow/junk_jpeg_header.jpg"), options: .init())
         let image = TestImages.solid(width: 8, height: 8, layout: .rgb, [1, 2, 3])
         var messages: [String] = []
         for _ in 0..<2 {
@@ -37,7 +37,7 @@ struct ErrorReportingTests {
         let network = MockDataLoader()
         let url = URL(string: "https://example.test/a.png")!
         network.stub(url, data: try VipsEncoder().encode(TestImages.gradient(width: 20, height: 10), as: .png, quality: 100))
-        let pipeline = ImagePipeline(configuration: .init(dataLoader: network, decoder: VipsDecoder(), renderer: VipsRenderer()))
+        let pipeline = ImagePipeline(configuration: .init(dataLoader: network, decoder: ImageDecoderRegistry.vips, renderer: VipsRenderer()))
         for processor in [ImageProcessors.Resize(width: 0), .resize(width: 10, height: -1)] {
             let error = await #expect(throws: ImagePipeline.Error.self) {
                 try await pipeline.image(for: ImageRequest(url: url, processors: [processor]))

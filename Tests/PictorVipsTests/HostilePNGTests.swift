@@ -93,11 +93,11 @@ struct HostilePNGTests {
         let damaged = Data(bytes)
         for options in [ImageDecodingOptions(), ImageDecodingOptions(thumbnail: ThumbnailOptions(width: 10))] {
             #expect(throws: ImageDecodingError.self, "type \(colourType) depth \(depth)") {
-                try VipsDecoder().decode(damaged, options: options)
+                try ImageDecoderRegistry.vips.decode(damaged, options: options)
             }
             // The same extra data with its checksum intact is not called damaged.
             do {
-                _ = try VipsDecoder().decode(intact, options: options)
+                _ = try ImageDecoderRegistry.vips.decode(intact, options: options)
             } catch let error as ImageDecodingError {
                 if error.kind == .corrupt, let message = error.message { #expect(!message.contains("damaged"), "\(message)") }
             }
@@ -134,12 +134,12 @@ struct HostilePNGTests {
                      palette: colourType == 3 ? 4 : 0, filtered: filtered, splitIDAT: false)
         }
         let label = "type \(colourType) depth \(depth)"
-        let image = try VipsDecoder().decode(file(good), options: ImageDecodingOptions())
+        let image = try ImageDecoderRegistry.vips.decode(file(good), options: ImageDecodingOptions())
         #expect(image.width == width && image.height == height, "\(label)")
         for (filtered, reason) in [(badFilter, "unknown filter type"), (short, "ends before the last row")] {
             for options in [ImageDecodingOptions(), ImageDecodingOptions(thumbnail: ThumbnailOptions(width: 5))] {
                 do {
-                    _ = try VipsDecoder().decode(file(filtered), options: options)
+                    _ = try ImageDecoderRegistry.vips.decode(file(filtered), options: options)
                     Issue.record("\(label): damaged interlaced data (\(reason)) was decoded")
                 } catch let error as ImageDecodingError {
                     guard error.kind == .corrupt, error.format == .png, let message = error.message else {
@@ -166,11 +166,11 @@ struct HostilePNGTests {
                      palette: palette, filtered: filtered, splitIDAT: true)
         }
         let label = "depth \(depth), \(palette) palette entries"
-        let image = try VipsDecoder().decode(file(good), options: ImageDecodingOptions())
+        let image = try ImageDecoderRegistry.vips.decode(file(good), options: ImageDecodingOptions())
         #expect(image.width == width && image.height == height, "\(label)")
         for options in [ImageDecodingOptions(), ImageDecodingOptions(thumbnail: ThumbnailOptions(width: 5))] {
             do {
-                _ = try VipsDecoder().decode(file(Array(good.dropLast(7))), options: options)
+                _ = try ImageDecoderRegistry.vips.decode(file(Array(good.dropLast(7))), options: options)
                 Issue.record("\(label): short image data was decoded")
             } catch let error as ImageDecodingError {
                 guard error.kind == .corrupt, error.format == .png, let message = error.message else { Issue.record("\(label): \(error)"); continue }
@@ -189,7 +189,7 @@ struct HostilePNGTests {
         let length = Int(bytes[idat - 4]) << 24 | Int(bytes[idat - 3]) << 16 | Int(bytes[idat - 2]) << 8 | Int(bytes[idat - 1])
         for offset in (idat + 4 + length / 2)..<(idat + 4 + length / 2 + 16) { bytes[offset] ^= 0x5A }
         do {
-            _ = try VipsDecoder().decode(Data(bytes), options: ImageDecodingOptions())
+            _ = try ImageDecoderRegistry.vips.decode(Data(bytes), options: ImageDecodingOptions())
             Issue.record("\(name): a damaged IDAT chunk was decoded")
         } catch let error as ImageDecodingError {
             guard error.kind == .corrupt, error.format == .png, let message = error.message else {
@@ -210,7 +210,7 @@ struct HostilePNGTests {
         let data = try Data(contentsOf: Corpus.root.appendingPathComponent("pngsuite/\(name)"))
         for options in [ImageDecodingOptions(), ImageDecodingOptions(thumbnail: ThumbnailOptions(width: 8))] {
             do {
-                _ = try VipsDecoder().decode(data, options: options)
+                _ = try ImageDecoderRegistry.vips.decode(data, options: options)
                 Issue.record("\(name) was decoded")
             } catch let error as ImageDecodingError {
                 guard error.kind == .corrupt, error.format == .png, let message = error.message else {
@@ -224,7 +224,7 @@ struct HostilePNGTests {
 
     @Test func craftedFilesNeverCrashAndAgreeWithLibvips() throws {
         var generator = SplitMix64(seed: 20_261_201)
-        let fast = VipsDecoder(), vips = VipsDecoder(usesSpng: false)
+        let fast = ImageDecoderRegistry.vips, vips = VipsDecoder()
         let valid: [(UInt8, [UInt8])] = [(0, [1, 2, 4, 8, 16]), (2, [8, 16]), (3, [1, 2, 4, 8]), (4, [8, 16]), (6, [8, 16])]
         var agreed = 0, decoded = 0, unstable = 0
         for round in 0..<1_000 {

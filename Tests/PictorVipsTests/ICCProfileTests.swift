@@ -12,7 +12,7 @@ struct ICCProfileTests {
     static let adobe = ICC.rgb("Adobe RGB (1998)", colorants: ICC.adobeRGB, gamma: 563.0 / 256)
     static let p3 = ICC.rgb("Display P3", colorants: ICC.displayP3, gamma: 2.2)
 
-    let decoder = VipsDecoder()
+    let decoder = ImageDecoderRegistry.vips
     static let full = ImageDecodingOptions()
     static let thumbnail = ImageDecodingOptions(thumbnail: .init(width: 8))
 

@@ -8,7 +8,7 @@ import Testing
 @Suite("ICO and CUR")
 struct IconTests {
     typealias H = HandMadeFiles
-    let decoder = VipsDecoder()
+    let decoder = ImageDecoderRegistry.vips
 
     /// `side × side` RGBA: the top row red, the left column blue, everything else green; alpha
     /// 255 except the bottom-right pixel (0) and the pixel above it (128).

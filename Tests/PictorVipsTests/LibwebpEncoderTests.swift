@@ -11,7 +11,7 @@ import Testing
 struct LibwebpEncoderTests {
     static let fast = VipsEncoder(), vips = VipsEncoder(usesLibwebp: false)
     static let fastLossless = VipsEncoder(webpLossless: true), vipsLossless = VipsEncoder(webpLossless: true, usesLibwebp: false)
-    static let decoder = VipsDecoder(usesTurboJPEG: false, usesSpng: false, usesLibwebp: false)
+    static let decoder = VipsDecoder()
 
     /// One encoder setting: a quality, lossy or lossless.
     struct Setting: Sendable, CustomTestStringConvertible {
@@ -68,7 +68,7 @@ struct LibwebpEncoderTests {
     /// has no EXIF chunk; libvips 8.14.1's has one saying orientation 1, so both decode upright.
     @Test(.enabled(if: Corpus.isAvailable, "needs ../shared/corpus"))
     func orientationIsAppliedNotWritten() throws {
-        let image = try VipsDecoder().decode(try Corpus.data("exif-orientation/Portrait_6.jpg"),
+        let image = try ImageDecoderRegistry.vips.decode(try Corpus.data("exif-orientation/Portrait_6.jpg"),
                                              options: .init(thumbnail: ThumbnailOptions(width: 256, height: 256)))
         #expect(image.height > image.width, "decoded upright")
         let ours = try Self.compare(image, Setting(quality: 90, lossless: false), "Portrait_6")
@@ -78,7 +78,7 @@ struct LibwebpEncoderTests {
             #expect(WebPChunks.names(theirs).contains("EXIF"), "libvips 8.14.1 writes EXIF despite strip (8.14.2 stops)")
         }
         for file in [ours, theirs] {
-            let decoded = try VipsDecoder().decode(file, options: .init())
+            let decoded = try ImageDecoderRegistry.vips.decode(file, options: .init())
             #expect(decoded.width == image.width && decoded.height == image.height, "not rotated again")
         }
     }

@@ -10,7 +10,7 @@ import Testing
 @Suite("libspng encoder")
 struct SpngEncoderTests {
     static let fast = VipsEncoder(), vips = VipsEncoder(usesSpng: false)
-    static let decoder = VipsDecoder(usesTurboJPEG: false, usesSpng: false, usesLibwebp: false)
+    static let decoder = VipsDecoder()
 
     /// The chunk types of a PNG file, in order.
     static func chunks(_ png: Data) -> [String] {

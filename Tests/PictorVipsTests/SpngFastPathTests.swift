@@ -11,7 +11,7 @@ import Testing
 struct SpngFastPathTests {
     static let tolerance = 10
     static let targets = DecoderTestFixtures.thumbnailTargets
-    static let fast = VipsDecoder(usesSpng: true), slow = VipsDecoder(usesSpng: false)
+    static let fast = ImageDecoderRegistry.vips, slow = VipsDecoder()
 
     static func pngRows() throws -> [Corpus.Row] {
         try Corpus.rows().filter { $0.path.hasSuffix(".png") }
@@ -22,7 +22,7 @@ struct SpngFastPathTests {
     /// not always consistent with itself on damaged files (pngsuite/xcsn0g01.png, a bad IDAT CRC).
     static func both(_ row: Corpus.Row, _ options: ImageDecodingOptions, sourceLocation: SourceLocation = #_sourceLocation) throws -> (Image, Image)? {
         let data = try Corpus.data(row.path)
-        let taken = (try? data.withUnsafeBytes { try SpngDecoder.decode($0, thumbnail: options.thumbnail, options: options) }) != nil
+        let taken = SpngDecoder().accepts(data, format: .png, options: options)
         guard taken, !FileStructure.isTruncated(data, format: .png) else { return nil }
         let a = Result { try fast.decode(data, options: options) }, b = Result { try slow.decode(data, options: options) }
         switch (a, b) {
@@ -93,7 +93,7 @@ struct SpngFastPathTests {
 
     private func taken(_ path: String) throws -> Bool {
         let data = try Corpus.data(path)
-        return try data.withUnsafeBytes { try SpngDecoder.decode($0, thumbnail: nil, options: .init()) } != nil
+        return SpngDecoder().accepts(data, format: .png, options: .init())
     }
 
     /// Transparent edges: resampled premultiplied, so the colour of transparent pixels does not
@@ -112,7 +112,7 @@ struct SpngFastPathTests {
         guard Corpus.isAvailable else { return }
         let full = try Corpus.data("pillow/hopper.png")
         let cut = full.prefix(full.count * 2 / 3)
-        for decoder in [Self.fast, Self.slow] {
+        for decoder in [Self.fast, Self.slow] as [any ImageDecoding] {
             #expect(throws: ImageDecodingError.truncated(.png)) { try decoder.decode(cut, options: .init(thumbnail: .init(width: 64))) }
             #expect(throws: ImageDecodingError.truncated(.png)) { try decoder.decode(cut, options: .init()) }
             let accepted = try decoder.decode(cut, options: .init(thumbnail: .init(width: 64), allowsTruncatedData: true))
@@ -125,7 +125,7 @@ struct SpngFastPathTests {
         guard Corpus.isAvailable else { return }
         let data = try Corpus.data("pngsuite/basn2c08.png")
         #expect(throws: ImageDecodingError.tooManyPixels(width: 32, height: 32, limit: 1000)) {
-            try data.withUnsafeBytes { try SpngDecoder.decode($0, thumbnail: nil, options: .init(maximumPixelCount: 1000)) }
+            try SpngDecoder().decode(data, options: .init(maximumPixelCount: 1000))
         }
         #expect(throws: ImageDecodingError.tooManyPixels(width: 32, height: 32, limit: 1000)) {
             try Self.fast.decode(data, options: .init(thumbnail: .init(width: 8), maximumPixelCount: 1000))

@@ -9,7 +9,7 @@ import Testing
 @Suite("Truncated animations")
 struct TruncatedAnimationTests {
     static let files: [(path: String, format: ImageFormat)] = [("pillow/iss634.gif", .gif), ("pillow/iss634.webp", .webp), ("pillow/chi.gif", .gif)]
-    let decoder = VipsDecoder()
+    let decoder = ImageDecoderRegistry.vips
 
     @Test(arguments: files.map(\.path))
     func defaultOptionsThrowTruncated(path: String) throws {

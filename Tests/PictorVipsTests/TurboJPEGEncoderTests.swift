@@ -9,7 +9,7 @@ import Testing
 struct TurboJPEGEncoderTests {
     let fast = VipsEncoder()
     let vips = VipsEncoder(usesTurboJPEG: false)
-    let decoder = VipsDecoder(usesTurboJPEG: false)
+    let decoder = VipsDecoder()
 
     /// (horizontal, vertical) sampling factors of each component in the frame header (SOF0).
     static func sampling(_ jpeg: Data) -> [[Int]] {

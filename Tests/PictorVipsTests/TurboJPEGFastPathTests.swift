@@ -17,7 +17,7 @@ struct TurboJPEGFastPathTests {
     @Test(arguments: targets)
     func matchesLibvipsOnTheCorpus(target: ThumbnailOptions) throws {
         guard Corpus.isAvailable else { print("TurboJPEGFastPathTests: corpus absent; skipped"); return }
-        let fast = VipsDecoder(usesTurboJPEG: true), slow = VipsDecoder(usesTurboJPEG: false)
+        let fast = ImageDecoderRegistry.vips, slow = VipsDecoder()
         var compared = 0
         for row in try Corpus.rows() where row.format == "jpeg" && row.expect == .ok {
             let data = try Corpus.data(row.path)
@@ -43,8 +43,8 @@ struct TurboJPEGFastPathTests {
         var compared = 0
         for row in try Corpus.rows() where row.format == "jpeg" && row.expect == .ok {
             let data = try Corpus.data(row.path)
-            let a = try VipsDecoder(usesTurboJPEG: true).decode(data, options: .init())
-            let b = try VipsDecoder(usesTurboJPEG: false).decode(data, options: .init())
+            let a = try ImageDecoderRegistry.vips.decode(data, options: .init())
+            let b = try VipsDecoder().decode(data, options: .init())
             #expect(a.width == b.width && a.height == b.height && a.layout == b.layout, "\(row.path)")
             guard a.width == b.width, a.height == b.height, a.layout == b.layout else { continue }
             let worst = Self.maxDifference(a.pixels, b.pixels)
@@ -71,9 +71,9 @@ struct TurboJPEGFastPathTests {
         guard Corpus.isAvailable else { return }
         let full = try Corpus.data("exif-orientation/Landscape_5.jpg")
         #expect(throws: ImageDecodingError.truncated(.jpeg)) {
-            try VipsDecoder().decode(full.prefix(full.count / 2), options: .init(thumbnail: .init(width: 64)))
+            try ImageDecoderRegistry.vips.decode(full.prefix(full.count / 2), options: .init(thumbnail: .init(width: 64)))
         }
-        let accepted = try VipsDecoder().decode(full.prefix(full.count / 2), options: .init(thumbnail: .init(width: 64), allowsTruncatedData: true))
+        let accepted = try ImageDecoderRegistry.vips.decode(full.prefix(full.count / 2), options: .init(thumbnail: .init(width: 64), allowsTruncatedData: true))
         #expect(accepted.width == 64 && accepted.height == 43, "\(accepted.width)x\(accepted.height)")
     }
 }

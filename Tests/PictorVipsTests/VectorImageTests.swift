@@ -10,7 +10,7 @@ import Testing
 /// down, with the aspect ratio of their `viewBox`. "Never upscale" is a rule for raster images.
 @Suite("Vector images at the size asked")
 struct VectorImageTests {
-    let decoder = VipsDecoder()
+    let decoder = ImageDecoderRegistry.vips
 
     /// A 40×20 user-unit drawing: the left half red, the right half blue.
     static func svg(size: String = #"width="40" height="20""#) -> Data {

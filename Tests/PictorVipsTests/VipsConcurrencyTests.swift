@@ -11,11 +11,11 @@ struct VipsConcurrencyTests {
                      "pngsuite/basn6a16.png", "exif-orientation/Portrait_6.jpg", "pillow/avif_hopper.avif", "pillow/chi.gif"]
         let inputs = try paths.map { try Corpus.data($0) }
         let options = ImageDecodingOptions(thumbnail: .init(width: 100))
-        let serial = try inputs.map { try VipsDecoder().decode($0, options: options) }
+        let serial = try inputs.map { try ImageDecoderRegistry.vips.decode($0, options: options) }
         let parallel = try await withThrowingTaskGroup(of: (Int, Image).self) { group in
             for round in 0..<4 {
                 for (index, data) in inputs.enumerated() {
-                    group.addTask { (index, try VipsDecoder().decode(data, options: options)) }
+                    group.addTask { (index, try ImageDecoderRegistry.vips.decode(data, options: options)) }
                 }
                 _ = round
             }

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("VipsDecoder")
 struct VipsDecoderTests {
-    let decoder = VipsDecoder()
+    let decoder = ImageDecoderRegistry.vips
 
     func corpus(_ path: String) throws -> Data {
         try #require(Corpus.isAvailable ? Corpus.data(path) : nil, "corpus absent at \(Corpus.root.path)")
@@ -185,7 +185,7 @@ struct VipsRuntimeLogTests {
         VipsRuntime.setLog(PictorLog(level: .debug) { _, message in messages.withLock { $0.append(message) } })
         defer { VipsRuntime.setLog(.disabled) }
         let full = try Corpus.data("exif-orientation/Landscape_2.jpg")
-        _ = try VipsDecoder().decode(full.prefix(full.count / 3), options: .init(allowsTruncatedData: true))
+        _ = try ImageDecoderRegistry.vips.decode(full.prefix(full.count / 3), options: .init(allowsTruncatedData: true))
         #expect(messages.withLock { $0.contains { $0.hasPrefix("libvips:") } })
     }
 }
@@ -196,7 +196,7 @@ struct VipsRuntimeLogTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus")
         guard FileManager.default.fileExists(atPath: root.path) else { return }
-        let decoder = VipsDecoder()
+        let decoder = ImageDecoderRegistry.vips
         let junk = try Data(contentsOf: root.appendingPathComponent("pillow/junk_jpeg_header.jpg"))
         let png = try Data(contentsOf: root.appendingPathComponent("pngsuite/xc9n2c08.png"))
         _ = try? decoder.decode(junk, options: .init())

@@ -6,7 +6,7 @@ import Testing
 @Suite("VipsEncoder round trips")
 struct VipsEncoderTests {
     let encoder = VipsEncoder()
-    let decoder = VipsDecoder()
+    let decoder = ImageDecoderRegistry.vips
 
     func maxDifference(_ a: Image, _ b: Image) -> Int {
         zip(a.rgba8(), b.rgba8()).map { abs(Int($0) - Int($1)) }.max() ?? 0

@@ -124,7 +124,7 @@ struct VipsRendererTests {
 
     @Test func processorsOnDecodedCorpusImages() throws {
         guard Corpus.isAvailable else { return }
-        let image = try VipsDecoder().decode(try Corpus.data("exif-orientation/Landscape_6.jpg"), options: .init())
+        let image = try ImageDecoderRegistry.vips.decode(try Corpus.data("exif-orientation/Landscape_6.jpg"), options: .init())
         let out = try run([.resize(width: 300, height: 300, contentMode: .aspectFill), .circle, .gaussianBlur(sigma: 1)], image)
         #expect(out.width == 300 && out.height == 300 && out.layout == .rgba)
     }

@@ -95,9 +95,9 @@ struct WebPDamagedInputTests {
             data = data.prefix(cut)
             let size = UInt32(cut - 8)
             data.replaceSubrange(4..<8, with: [UInt8(size & 0xFF), UInt8(size >> 8 & 0xFF), UInt8(size >> 16 & 0xFF), UInt8(size >> 24)])
-            let result = Result { try data.withUnsafeBytes { try WebPDecoder.decode($0, thumbnail: nil, options: .init()) } }
+            let result = Result { try WebPDecoder().decode(data, options: .init()) }
             switch result {
-            case .success(let image): #expect(image == nil, "\(path): an image from half a bitstream")
+            case .success: Issue.record("\(path): an image from half a bitstream")
             case .failure(let error): #expect(error is ImageDecodingError, "\(path): \(error)")
             }
             #expect(throws: ImageDecodingError.self) { try WebPFastPathTests.fast.decode(data, options: .init()) }
@@ -110,7 +110,7 @@ struct WebPDamagedInputTests {
         guard Corpus.isAvailable else { return }
         let full = try Corpus.data("webp/lossless1.webp")
         let cut = full.prefix(full.count - 9)
-        for decoder in [WebPFastPathTests.fast, WebPFastPathTests.slow] {
+        for decoder in [WebPFastPathTests.fast, WebPFastPathTests.slow] as [any ImageDecoding] {
             #expect(throws: ImageDecodingError.truncated(.webp)) { try decoder.decode(cut, options: .init(thumbnail: .init(width: 64))) }
             #expect(throws: ImageDecodingError.truncated(.webp)) { try decoder.decode(cut, options: .init()) }
         }

@@ -14,7 +14,7 @@ struct WebPFastPathTests {
     static let fullSizeTolerance = 1
     static let stretchTolerance = 6
     static let targets = DecoderTestFixtures.thumbnailTargets
-    static let fast = VipsDecoder(usesLibwebp: true), slow = VipsDecoder(usesLibwebp: false)
+    static let fast = ImageDecoderRegistry.vips, slow = VipsDecoder()
 
     static func webpRows() throws -> [Corpus.Row] {
         try Corpus.rows().filter { $0.format == "webp" }
@@ -22,7 +22,7 @@ struct WebPFastPathTests {
 
     /// Whether the fast path decodes `data` itself (rather than leaving it to libvips).
     static func taken(_ data: Data, _ options: ImageDecodingOptions = .init()) throws -> Bool {
-        try data.withUnsafeBytes { try WebPDecoder.decode($0, thumbnail: options.thumbnail, options: options) } != nil
+        WebPDecoder().accepts(data, format: .webp, options: options)
     }
 
     /// Decodes with both paths; records a mismatch of outcome and returns the pair when both succeed.
@@ -143,7 +143,7 @@ struct WebPFastPathTests {
         guard Corpus.isAvailable else { return }
         let data = try Corpus.data("webp/lossless1.webp")
         #expect(throws: ImageDecodingError.tooManyPixels(width: 1000, height: 307, limit: 1000)) {
-            try data.withUnsafeBytes { try WebPDecoder.decode($0, thumbnail: nil, options: .init(maximumPixelCount: 1000)) }
+            try WebPDecoder().decode(data, options: .init(maximumPixelCount: 1000))
         }
         #expect(throws: ImageDecodingError.tooManyPixels(width: 1000, height: 307, limit: 1000)) {
             try Self.fast.decode(data, options: .init(thumbnail: .init(width: 8), maximumPixelCount: 1000))

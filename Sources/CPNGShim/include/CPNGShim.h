@@ -33,7 +33,9 @@ enum cpng_status {
 /// `png` is the whole file (signature first); its IHDR must already have been checked to say
 /// `width × height`, 8-bit, non-interlaced, with that colour type. The IDAT chunks must follow
 /// one another; their CRCs are checked, and the zlib stream (with its Adler-32) must hold
-/// exactly the filtered rows. Chunks after the image data are not read.
+/// at least the filtered rows (more, which libpng only warns about, is ignored, unless the stream
+/// inflates to more than four times the rows: CPNG_EINFLATE). Chunks after the image data are
+/// not read.
 /// Returns CPNG_OK, or a negative cpng_status (then `out` is partly written).
 int cpng_decode_8bit(const uint8_t *png, size_t length, uint32_t width, uint32_t height, int channels, uint8_t *out);
 

@@ -27,9 +27,30 @@ public protocol ImageDecoding: Sendable {
     ///   - options: as for ``decode(_:options:)``.
     /// - Throws: ``ImageDecodingError``.
     func decode(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) throws -> Image
+
+    /// Whether this decoder takes `data`: a cheap check of the header (markers, chunks,
+    /// container flags), made before any pixel is decoded. ``ImageDecoderRegistry`` asks the
+    /// decoders registered for the sniffed format in turn and hands the data to the first that
+    /// says yes; that decoder's image or error is final, so a decoder that accepts a file must
+    /// not give up on it later (a failure then throws).
+    ///
+    /// Refuse what this decoder does not handle as well as the next one would (a variant it
+    /// lacks, a colour profile it ignores, a thumbnail it cannot make faithfully), not what is
+    /// damaged: damage found while decoding is an ``ImageDecodingError``. The default
+    /// implementation accepts everything.
+    ///
+    /// - Parameters:
+    ///   - data: the encoded bytes, whole.
+    ///   - format: their sniffed format.
+    ///   - options: the decode's options, already valid (``ImageDecodingOptions/validate()``).
+    /// - Returns: `true` when this decoder decodes `data` with `options`; `true` by default.
+    func accepts(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) -> Bool
 }
 
 extension ImageDecoding {
+    /// Accepts everything: a decoder without a narrower rule is the one that answers for its formats.
+    public func accepts(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) -> Bool { true }
+
     /// ``decode(_:options:)``, which sniffs again: a decoder that can use the sniffed format
     /// implements ``ImageDecoding/decode(_:format:options:)`` itself.
     public func decode(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) throws -> Image {

@@ -4,7 +4,7 @@ import PictorCore
 import PictorVips
 
 /// Decoding against the C floors in the same process (performance.md §1.5):
-/// - I2/I4: Pictor's ``VipsDecoder`` 256-px thumbnail + ``VipsEncoder`` JPEG (q 80) against
+/// - I2/I4: Pictor's default decoders' (``ImageDecoderRegistry/vips``) 256-px thumbnail + ``VipsEncoder`` JPEG (q 80) against
 ///   `vips_thumbnail_buffer` + `vips_jpegsave_buffer` (Q 80) called from C, same bytes in memory;
 /// - I1: full-size JPEG decode to RGBA against `tjDecompress2`;
 /// - I3: the 3000-px JPEG thumbnail time ÷ full decode + resize (``VipsRenderer/resize(_:to:)``)
@@ -53,7 +53,7 @@ struct LibvipsBenchmarks {
     }
 
     private func thumbnails() {
-        let decoder = VipsDecoder(), encoder = VipsEncoder()
+        let decoder = ImageDecoderRegistry.vips, encoder = VipsEncoder()
         let thumb = ImageDecodingOptions(thumbnail: ThumbnailOptions(width: 256, height: 256))
         for set in sets {
             let id = "decode.thumbnail256-encode.\(set.name).vs-libvips"
@@ -81,7 +81,7 @@ struct LibvipsBenchmarks {
     }
 
     private func fullDecodes() {
-        let decoder = VipsDecoder()
+        let decoder = ImageDecoderRegistry.vips
         for (id, set) in zip(Self.fullDecodeIDs, ["jpeg1024", "jpeg3000"]) where options.selects(id) {
             let blobs = Self.blobs(set)
             guard !blobs.isEmpty else { report.skip(id, "no test images"); continue }
@@ -109,7 +109,7 @@ struct LibvipsBenchmarks {
         guard options.selects(Self.shrinkID) else { return }
         let blobs = Self.blobs("jpeg3000")
         guard !blobs.isEmpty else { return report.skip(Self.shrinkID, "no test images") }
-        let decoder = VipsDecoder(), renderer = VipsRenderer()
+        let decoder = ImageDecoderRegistry.vips, renderer = VipsRenderer()
         let size = ThumbnailOptions(width: 256, height: 256)
         let thumb = ImageDecodingOptions(thumbnail: size)
         var failures = 0
