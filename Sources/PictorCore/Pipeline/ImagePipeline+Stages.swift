@@ -192,7 +192,6 @@ extension ImagePipeline {
         var output = try await decodes.value(
             for: p.decodeKey, priority: priority, progress: progress, joined: { joined = $0 }
         ) { [self] context in
-            self.counters.withLock { $0.decodesStarted += 1 }
             let first = try await self.fetch(
                 p, p.fetchKey, priority: context.priority, progress: context.reportProgress, storesToDisk: p.storesOriginal())
             do {
@@ -236,7 +235,10 @@ extension ImagePipeline {
         let data = fetched.fetched.data
         let result: (value: (Image, Double), queueWait: Double)
         do {
-            result = try await decodeQueue.execute(priority: priority) {
+            result = try await decodeQueue.execute(priority: priority) { [self] in
+                // Counted when the decoder runs: a request cancelled while it waits for its
+                // bytes or for a decoder decodes nothing.
+                self.counters.withLock { $0.decodesStarted += 1 }
                 let start = ContinuousClock.now
                 let image = try decoder.decode(data, options: options)
                 return (image, (ContinuousClock.now - start).seconds)

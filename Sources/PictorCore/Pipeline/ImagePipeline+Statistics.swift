@@ -26,7 +26,8 @@ extension ImagePipeline {
         public var networkLoads = 0
         /// Fetches of original bytes started (each shared by all its callers).
         public var fetchesStarted = 0
-        /// Decodes started (each shared by all its callers).
+        /// Decodes run (each shared by all its callers; a cached entry that fails to decode and
+        /// is downloaded again counts twice).
         public var decodesStarted = 0
         /// Processing steps started (one per processor applied).
         public var processingsStarted = 0

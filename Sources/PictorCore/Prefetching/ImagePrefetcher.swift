@@ -70,14 +70,20 @@ public final class ImagePrefetcher: Sendable {
         /// Requests given while paused, in order, and their keys.
         var held: [Entry] = []
         var heldKeys: Set<ByteString> = []
-        var running: [ByteString: Task<Void, Never>] = [:]
+        /// Prefetches given to the pipeline, by key, with the token of the start that owns the
+        /// entry (a stopped request given again gets a new one).
+        var running: [ByteString: (task: Task<Void, Never>, token: Int)] = [:]
+        /// Stopped prefetches whose cancelled task has not ended yet: no longer running for the
+        /// caller (the same request may be given again at once), but not idle either.
+        var stopping = 0
+        var nextToken = 0
         var isPaused = false
         var statistics = Statistics()
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         /// Finished prefetches whose completion handler is running.
         var delivering = 0
         /// Nothing runs, no handler runs, and nothing is held (or the prefetcher is paused).
-        var isIdle: Bool { running.isEmpty && delivering == 0 && (held.isEmpty || isPaused) }
+        var isIdle: Bool { running.isEmpty && stopping == 0 && delivering == 0 && (held.isEmpty || isPaused) }
     }
 
     /// The pipeline that loads.
@@ -178,7 +184,9 @@ public final class ImagePrefetcher: Sendable {
     }
 
     /// Stops the prefetches of `requests`: held ones are dropped, running ones cancelled
-    /// (their shared work stops only if no live request needs it).
+    /// (their shared work stops only if no live request needs it). A stopped request may be
+    /// given again at once (a cell that scrolls back): it runs again, whether or not its
+    /// cancelled task has ended.
     ///
     /// - Parameter requests: requests given to ``startPrefetching(with:)-([ImageRequest])``
     ///   earlier.
@@ -191,7 +199,10 @@ public final class ImagePrefetcher: Sendable {
                     s.held.removeAll { $0.key == key }
                     s.statistics.cancelled += 1
                 }
-                if let task = s.running[key] { tasks.append(task) }
+                if let running = s.running.removeValue(forKey: key) {
+                    tasks.append(running.task)
+                    s.stopping += 1
+                }
             }
             return tasks
         }
@@ -205,7 +216,10 @@ public final class ImagePrefetcher: Sendable {
             s.statistics.cancelled += s.held.count
             s.held.removeAll()
             s.heldKeys.removeAll()
-            return Array(s.running.values)
+            let tasks = s.running.values.map(\.task)
+            s.stopping += tasks.count
+            s.running.removeAll()
+            return tasks
         }
         for task in tasks { task.cancel() }
         notifyIfIdle()
@@ -251,10 +265,13 @@ public final class ImagePrefetcher: Sendable {
     /// Gives `entry` to the pipeline now: its place in the pipeline's queues, at the
     /// prefetcher's priority, is what orders and bounds it.
     private func start(_ entry: Entry, in s: inout State) {
-        s.running[entry.key] = Task(priority: .low) { [self] in
+        let token = s.nextToken
+        s.nextToken += 1
+        let task = Task(priority: .low) { [self] in
             let outcome = await self.run(entry.request)
-            self.finish(entry, outcome)
+            self.finish(entry, token: token, outcome)
         }
+        s.running[entry.key] = (task, token)
     }
 
     private func run(_ original: ImageRequest) async -> Outcome {
@@ -275,9 +292,14 @@ public final class ImagePrefetcher: Sendable {
     /// Counts the outcome and delivers it. The entry stops running first (so the handler may
     /// queue the same request again), but counts as delivering until the handler returns:
     /// ``waitUntilIdle()`` must not return while a completion handler still runs.
-    private func finish(_ entry: Entry, _ outcome: Outcome) {
+    private func finish(_ entry: Entry, token: Int, _ outcome: Outcome) {
         state.withLock { s in
-            s.running[entry.key] = nil
+            if s.running[entry.key]?.token == token {
+                s.running[entry.key] = nil
+            } else {
+                // Stopped earlier (and maybe given again since, under a new token).
+                s.stopping -= 1
+            }
             s.delivering += 1
             switch outcome {
             case .success(let layer):

@@ -192,6 +192,30 @@ struct ImagePrefetcherTests {
         #expect(prefetcher.statistics.cancelled == 1)
     }
 
+    /// A list view cancels the prefetches of cells that scroll away and asks again when they
+    /// come back: a request stopped and given again at once must run again, even while its
+    /// cancelled task is still ending.
+    @Test func aStoppedRequestGivenAgainAtOnceRunsAgain() async throws {
+        let h = Harness()
+        let urls = (0..<3).map { h.stub("r\($0).img") }
+        h.network.gate.close()
+        let prefetcher = ImagePrefetcher(pipeline: h.pipeline)
+        prefetcher.startPrefetching(with: urls)
+        await h.network.gate.waitUntil(waiting: 3)
+
+        prefetcher.stopPrefetching(with: urls.map { ImageRequest(url: $0) })
+        prefetcher.startPrefetching(with: urls)
+        h.network.gate.open()
+        await prefetcher.waitUntilIdle()
+
+        let stats = prefetcher.statistics
+        #expect(stats.requested == 6)
+        #expect(stats.cancelled == 3)
+        #expect(stats.completed == 3)
+        #expect(stats.running == 0)
+        for url in urls { #expect(h.pipeline.cachedImage(for: ImageRequest(url: url)) != nil) }
+    }
+
     @Test func pausingHoldsQueuedPrefetchesUntilResumed() async throws {
         let h = Harness()
         let urls = (0..<3).map { h.stub("p\($0).img") }
