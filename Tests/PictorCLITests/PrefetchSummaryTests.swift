@@ -34,6 +34,16 @@ import Pictor
         #expect(image["stale_on_arrival"] as? Bool == true)
     }
 
+    /// The report's `coalesced` column says "as in the JSON output": each image line has it.
+    @Test func eachJSONImageLineSaysWhetherItJoinedRunningWork() throws {
+        var joined = result("network")
+        joined.wasShared = true
+        for (r, expected) in [(joined, true), (result("network"), false)] {
+            let image = try #require(try JSONSerialization.jsonObject(with: Data(JSONOutput.line(JSONOutput.ImageRecord(r)).utf8)) as? [String: Any])
+            #expect(image["coalesced"] as? Bool == expected)
+        }
+    }
+
     @Test func theFleetLineAppearsOnlyWithASharedTier() {
         let plain = PrefetchSummary(results: [result("shared")], elapsed: 1)
         #expect(!plain.text.contains("fleet:"))

@@ -6,7 +6,7 @@ import Pictor
 /// absent values are omitted, never `null`.
 enum JSONOutput {
     /// One image: `{"type":"image","url":…,"status":"ok"|"failed"|"cancelled","layer":…,"revalidated":…,
-    /// "stale_on_arrival":…,"width":…,"height":…,"bytes":…,"ms":…,"output":…,"output_bytes":…,
+    /// "stale_on_arrival":…,"coalesced":…,"width":…,"height":…,"bytes":…,"ms":…,"output":…,"output_bytes":…,
     /// "error":…}`.
     struct ImageRecord: Encodable {
         let type = "image"
@@ -15,6 +15,9 @@ enum JSONOutput {
         var layer: String?
         var revalidated: Bool?
         var stale_on_arrival: Bool?
+        /// Whether the image joined work already running for the same URL (no transfer or
+        /// decode of its own), as the report's `coalesced` column and the summary count it.
+        var coalesced: Bool?
         var width: Int?
         var height: Int?
         var bytes: Int64?
@@ -32,6 +35,7 @@ enum JSONOutput {
                 layer = r.layer
                 revalidated = r.revalidated
                 stale_on_arrival = r.staleOnArrival
+                coalesced = r.wasShared
                 if r.width > 0 { width = r.width; height = r.height }
                 bytes = r.bytes
                 output = r.outputPath
