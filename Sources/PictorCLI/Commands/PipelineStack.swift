@@ -91,7 +91,7 @@ struct PipelineStack: Sendable {
     /// (``/PictorCore/DataLoader/Configuration/maximumConcurrentRequests``): it never hands
     /// libcurl more. libcurl's connection caps are set to the same number, as a ceiling that
     /// never binds. Measured against the earlier design (twice as many requests handed to
-    /// libcurl, its connection cap binding): the same or better throughput, and less CPU
+    /// libcurl, its connection cap binding): the same throughput and CPU within the noise
     /// (docs/benchmarks.md, N2-cli).
     static func dataLoader(downloads: Int) -> DataLoader {
         var transport = CurlTransport.Configuration()
