@@ -1,13 +1,15 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A blocking HTTP/1.1 client on one TCP connection to `127.0.0.1`, for tests: it writes
 /// requests as given and reads responses by their `Content-Length`, so that several requests
-/// can be sent on one connection. Loopback only. Use it off the cooperative pool (`offPool`).
-final class TestHTTPClient {
-    struct Response {
+/// can be sent on one connection. Loopback only. Use it off the cooperative pool (`offPool`),
+/// from one thread at a time.
+final class TestHTTPClient: Sendable {
+    struct Response: Sendable {
         var status: Int
         var headers: [(name: String, value: String)]
         var body: Data
@@ -22,7 +24,8 @@ final class TestHTTPClient {
     }
 
     private let fd: Int32
-    private var buffer = Data()
+    /// Bytes received and not yet read as a response.
+    private let received = Mutex(Data())
 
     /// Connects to `127.0.0.1:port`. A read that waits longer than `hangGuard` seconds fails,
     /// so that a broken server fails the test instead of hanging it.
@@ -42,6 +45,31 @@ final class TestHTTPClient {
             close(fd)
             throw Failure(description: "connect to port \(port): \(String(cString: strerror(errno)))")
         }
+    }
+
+    /// Connects to the Unix-domain socket at `path`.
+    init(unixPath path: String, hangGuard: Int = 60) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket") }
+        var timeout = timeval(tv_sec: hangGuard, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
+        }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(description: "connect to \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Whether `127.0.0.1:port` accepts a connection now.
+    static func accepts(port: Int) -> Bool {
+        (try? TestHTTPClient(port: port)) != nil
     }
 
     deinit { close(fd) }
@@ -65,8 +93,10 @@ final class TestHTTPClient {
 
     /// Reads one response; `bodyless` for a `HEAD`'s (its `Content-Length` announces no body).
     func readResponse(bodyless: Bool = false) throws -> Response {
+        var buffer = received.withLock { $0 }
+        defer { received.withLock { $0 = buffer } }
         let separator = Data("\r\n\r\n".utf8)
-        while buffer.range(of: separator) == nil { try fill() }
+        while buffer.range(of: separator) == nil { try fill(&buffer) }
         let split = buffer.range(of: separator)!
         let head = String(decoding: buffer[..<split.lowerBound], as: UTF8.self)
         buffer = Data(buffer[split.upperBound...])
@@ -79,7 +109,7 @@ final class TestHTTPClient {
         }
         var response = Response(status: status, headers: headers, body: Data())
         let length = bodyless || status == 304 ? 0 : Int(response.header("Content-Length") ?? "0") ?? 0
-        while buffer.count < length { try fill() }
+        while buffer.count < length { try fill(&buffer) }
         response.body = Data(buffer.prefix(length))
         buffer = Data(buffer.dropFirst(length))
         return response
@@ -94,7 +124,7 @@ final class TestHTTPClient {
         throw Failure(description: "unexpected bytes after the response")
     }
 
-    private func fill() throws {
+    private func fill(_ buffer: inout Data) throws {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = recv(fd, &chunk, chunk.count, 0)
         guard n > 0 else { throw Failure(description: n == 0 ? "connection closed" : "recv: \(String(cString: strerror(errno)))") }

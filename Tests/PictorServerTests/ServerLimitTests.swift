@@ -1,0 +1,77 @@
+import Foundation
+import PictorService
+import PictorTestSupport
+import Testing
+@testable import PictorServer
+
+/// What the server answers itself: oversized headers, bodies, Unix sockets.
+@Suite(.serialized, .enabled(if: serverTestsCanRun, "needs nginx and ../shared/corpus"))
+struct ServerLimitTests {
+    @Test func oversizedHeadersGet431() async throws {
+        let h = try await ServerHarness()
+        let (big, after) = try await offPool { [port = h.port] in
+            let big = try TestHTTPClient.get(port: port, "/health", headers: [("X-Filler", String(repeating: "a", count: 40_000))])
+            return (big, try TestHTTPClient.get(port: port, "/health"))
+        }
+        await h.stop()
+        #expect(big.status == 431)
+        #expect(after.status == 200, "the server goes on serving")
+    }
+
+    @Test func aLongRequestLineIsRefused() async throws {
+        let h = try await ServerHarness()
+        let response = try await offPool { [port = h.port] in
+            try TestHTTPClient.get(port: port, "/x/" + String(repeating: "a", count: 40_000))
+        }
+        await h.stop()
+        #expect(response.status == 414)
+    }
+
+    @Test func aBodyIsReadAndRefused() async throws {
+        let h = try await ServerHarness()
+        let response = try await offPool { [port = h.port] in
+            let client = try TestHTTPClient(port: port)
+            try client.send(Data("POST /x/y/plain/http://127.0.0.1/a.jpg HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nhello".utf8))
+            return try client.readResponse()
+        }
+        await h.stop()
+        #expect(response.status == 405)
+        #expect(response.header("Allow") == "GET, HEAD")
+    }
+
+    @Test func listensOnAUnixSocket() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-\(UUID().uuidString.prefix(8)).sock").path
+        let h = try await ServerHarness { $0.listen = .unix(path: path) }
+        let (health, image) = try await offPool { [target = h.signed("rs:fit:32:32")] in
+            let client = try TestHTTPClient(unixPath: path)
+            return (try client.request("/health"), try client.request(target))
+        }
+        await h.stop()
+        #expect(health.status == 200)
+        #expect(image.status == 200)
+        #expect(jpegSize(image.body)?.width == 32)
+        #expect(!FileManager.default.fileExists(atPath: path), "the socket file is removed on stop")
+        #expect(h.log.all.first?.contains(" unix \"GET /health\" 200 ") == true, "\(h.log.all)")
+    }
+
+    @Test func anAddressInUseIsAnError() async throws {
+        let h = try await ServerHarness()
+        var configuration = ImageServer.Configuration()
+        configuration.listen = .tcp(host: "127.0.0.1", port: h.port)
+        #expect(throws: ServerError(.cannotListen, "cannot listen on 127.0.0.1:\(h.port): Address already in use")) {
+            _ = try ImageServer(configuration: configuration, service: h.server.service)
+        }
+        await h.stop()
+    }
+
+    @Test func aValueOutOfRangeIsAnError() async throws {
+        let h = try await ServerHarness()
+        var configuration = ImageServer.Configuration()
+        configuration.listen = .tcp(host: "127.0.0.1", port: 0)
+        configuration.workers = 0
+        #expect(throws: ServerError(.invalidConfiguration, "workers is 0, outside 1...256")) {
+            _ = try ImageServer(configuration: configuration, service: h.server.service)
+        }
+        await h.stop()
+    }
+}
