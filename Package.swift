@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "PictorRedisTests", dependencies: ["PictorRedis", "PictorCore", "PictorCrypto", "PictorTestSupport"]),
         .testTarget(name: "PictorServiceTests", dependencies: ["PictorService", "PictorCore", "PictorCrypto", "PictorTestSupport"]),
         .testTarget(name: "PictorServerTests", dependencies: ["PictorServer", "PictorService", "Pictor", "PictorTestSupport"]),
-        .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor", "PictorTestSupport"]),
+        .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor", "PictorServer", "PictorService", "PictorTestSupport"]),
         .testTarget(name: "PictorIntegrationTests", dependencies: ["Pictor", "PictorTestSupport"]),
     ]
 )

@@ -38,11 +38,13 @@ struct ImageServerTests {
     @Test func ifNoneMatchGets304() async throws {
         let h = try await ServerHarness()
         let target = h.signed("rs:fit:64:64")
-        let (first, conditional, head) = try await offPool { [port = h.port] in
+        let (first, conditional, head, after) = try await offPool { [port = h.port] in
             let client = try TestHTTPClient(port: port)
             let first = try client.request(target)
             let etag = first.header("ETag") ?? "none"
-            return (first, try client.request(target, headers: [("If-None-Match", etag)]), try client.request(target, method: "HEAD"))
+            // One connection throughout: neither the 304 nor the HEAD may leave bytes behind.
+            return (first, try client.request(target, headers: [("If-None-Match", etag)]), try client.request(target, method: "HEAD"),
+                    try client.request("/health"))
         }
         await h.stop()
         #expect(first.status == 200)
@@ -51,6 +53,7 @@ struct ImageServerTests {
         #expect(conditional.body.isEmpty)
         #expect(head.status == 200)
         #expect(head.header("Content-Length") == String(first.body.count), "HEAD announces GET's length")
+        #expect(after.status == 200)
         #expect(try h.origin.requestCount(path: landscapePath) == 1)
     }
 

@@ -33,7 +33,10 @@ struct Connection: Sendable {
     }
 
     /// Queues `response` (its `Content-Length` is libmicrohttpd's to write: the body's length,
-    /// or for `HEAD` the length the service gave, with no body sent); `closes` adds
+    /// or for `HEAD` the length the service gave, with no body sent; libmicrohttpd 0.9.75 also
+    /// writes `Content-Length: 0` on a 304, where RFC 9110 §8.6 wants the 200's length or
+    /// none, and a response of unknown size would get a stray chunk terminator instead,
+    /// which breaks keep-alive; clients ignore a 304's length); `closes` adds
     /// `Connection: close`. Returns the bytes of body that will be sent, or `nil` when
     /// libmicrohttpd refused the response.
     func queue(_ response: ServiceResponse, head: Bool, closes: Bool) -> Int? {
