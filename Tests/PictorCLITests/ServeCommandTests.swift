@@ -131,6 +131,57 @@ import Testing
         #expect(stderr.contains("pictor serve: stopping"))
     }
 
+    /// SIGTERM while a request is held at the origin: the process stops accepting, the request
+    /// still gets its image once the origin answers, and the process exits 0.
+    @Test(.enabled(if: BinaryRunner.isAvailable && FaultServer.isAvailable, "needs the built pictor binary and python3"))
+    func sigtermLetsTheRequestInFlightFinish() async throws {
+        let fault = try await offPool { try FaultServer() }
+        defer { fault.stop() }
+        let process = Process()
+        process.executableURL = BinaryRunner.executable!
+        process.arguments = ["serve", "--insecure-unsigned", "--allow-private-network", "--listen", "127.0.0.1:0", "--no-cache",
+                             "--drain-timeout", "120"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = "/nonexistent-home"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let source = Data(fault.url("/hold?key=serve-sigterm").absoluteString.utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let (status, refusedAfterSignal, stderr) = try await offPool { () -> (Int, Bool, String) in
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            var line = Data()
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = out.fileHandleForReading.availableData
+                guard !chunk.isEmpty else { break }
+                line.append(chunk)
+            }
+            guard let port = String(decoding: line, as: UTF8.self).split(separator: ":").last
+                .flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else { return (0, false, "") }
+            let result = Mutex<(Int, String)?>(nil)
+            let request = Thread {
+                let response = Result { try ServeCommandTests.get(port: port, path: "/insecure/rs:fit:16:16/\(source)") }
+                result.withLock { $0 = (try? response.get()).map { ($0.status, $0.head) } ?? (0, "") }
+            }
+            request.start()
+            while try fault.requestCount(prefix: "/hold?key=serve-sigterm") == 0 { usleep(5_000) }
+            kill(process.processIdentifier, SIGTERM)
+            // Draining once new connections are refused.
+            while (try? ServeCommandTests.get(port: port, path: "/health")) != nil { usleep(5_000) }
+            try fault.release(key: "serve-sigterm")
+            while result.withLock({ $0 }) == nil { usleep(5_000) }
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (result.withLock { $0?.0 } ?? 0, true, stderr)
+        }
+        #expect(refusedAfterSignal)
+        #expect(status == 200, "\(stderr)")
+        #expect(process.terminationReason == .exit)
+        #expect(process.terminationStatus == 0)
+    }
+
     /// imgproxy's signature of `path` with the test pair.
     static func sign(_ path: String) -> String {
         try! SignaturePolicy(hexKeys: [key], hexSalts: [salt]).signature(for: path)!
