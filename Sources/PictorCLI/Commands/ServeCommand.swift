@@ -43,18 +43,14 @@ enum ServeCommand {
     static let downloads = 16
 
     static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
-        if arguments.contains("--help") || arguments.contains("-h") {
-            return try await serve(arguments, context: context, shutdown: ShutdownSignal(signals: []))
-        }
-        let shutdown = ShutdownSignal()
-        defer { shutdown.stop() }
-        return try await serve(arguments, context: context, shutdown: shutdown)
+        try await serve(arguments, context: context)
     }
 
-    /// Parses `arguments`, serves until `shutdown`, drains, and returns the exit code;
-    /// `listening` is told the address once the server listens.
+    /// Parses `arguments`, serves until `shutdown` (by default SIGTERM or SIGINT, listened
+    /// for once the arguments are read), drains, and returns the exit code; `listening` is
+    /// told the address once the server listens.
     static func serve(
-        _ arguments: [String], context: CommandContext, shutdown: ShutdownSignal,
+        _ arguments: [String], context: CommandContext, shutdown given: ShutdownSignal? = nil,
         listening: (@Sendable (ListenAddress) -> Void)? = nil
     ) async throws -> Int32 {
         let options = CLICommandOptions.serve.options
@@ -65,6 +61,8 @@ enum ServeCommand {
         let extra = try parser.positionals()
         guard extra.isEmpty else { throw CLIError.usage("unexpected argument '\(extra[0])': serve takes options only") }
         let policy = try settings.signaturePolicy()
+        let shutdown = given ?? ShutdownSignal()
+        defer { if given == nil { shutdown.stop() } }
 
         let stack = try PipelineStack(cache: settings.cache, shared: settings.shared, console: context.console, concurrency: downloads)
         defer { stack.close() }

@@ -137,10 +137,10 @@ final class ServerCore: Sendable {
             waiters.forEach { $0.resume() }
         }
         guard let format = configuration.accessLog else { return }
+        // No status: 499 (nginx's "client closed request") when the request reached the
+        // handler, none when libmicrohttpd refused it before (oversized or malformed header).
         var status = state.status
-        if status == nil, case .started = state.phase {} else if status == nil {
-            status = 499
-        }
+        if status == nil, state.method != "-" { status = 499 }
         let entry = AccessLogLine.Entry(
             time: exchange.arrivalDate, client: exchange.client, method: state.method, target: exchange.target,
             status: status, bytes: state.bytesSent, milliseconds: (ContinuousClock.now - exchange.arrival).milliseconds)
