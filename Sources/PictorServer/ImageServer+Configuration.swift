@@ -22,8 +22,9 @@ extension ImageServer {
         /// a client that trickles a byte within every period keeps its connection (the
         /// connection limit bounds how many can). A request being answered is not idle.
         public var idleTimeout: Int = 10
-        /// The most connections open at once, 1...65536; a connection over it is closed as it
-        /// is accepted. Default 1,024.
+        /// The most connections open at once, 1...65536, divided among the ``workers``. A
+        /// connection over it is not accepted: it waits in the kernel's listen queue (1,024
+        /// deep) until another closes. Default 1,024.
         public var maxConnections: Int = 1024
         /// Bytes each connection may use for the request line, its header fields and the
         /// response's header (libmicrohttpd's per-connection memory pool), 4,096...1,048,576.

@@ -72,6 +72,26 @@ struct DrainTests {
         #expect(String(decoding: answered.body, as: UTF8.self) == "the server is shutting down\n")
     }
 
+    /// The service's bound on work in flight, through the server: a request for another
+    /// result while one is being made gets 429 with `Retry-After`.
+    @Test func overloadIs429() async throws {
+        let fault = try await offPool { try FaultServer() }
+        defer { fault.stop() }
+        let h = try await ServerHarness(service: { $0.maxWorkInFlight = 1 })
+        let port = h.port
+        let held = Self.target(h, source: fault.url("/hold?key=overload"))
+        let other = Self.target(h, source: fault.url("/image?key=overload-other"))
+        let inFlight = Task { try await offPool { try TestHTTPClient.get(port: port, held) } }
+        try await Self.waitForOrigin(fault, prefix: "/hold?key=overload")
+        let refused = try await offPool { try TestHTTPClient.get(port: port, other) }
+        try await offPool { try fault.release(key: "overload") }
+        let answered = try await inFlight.value
+        await h.stop()
+        #expect(refused.status == 429)
+        #expect(refused.header("Retry-After") == "1")
+        #expect(answered.status == 200)
+    }
+
     @Test func healthSays503WhileDraining() async throws {
         let fault = try await offPool { try FaultServer() }
         defer { fault.stop() }

@@ -41,11 +41,15 @@ struct ServerHarness {
         return port
     }
 
-    init(accessLog: AccessLogFormat = .text, _ change: (inout ImageServer.Configuration) -> Void = { _ in }) async throws {
+    init(
+        accessLog: AccessLogFormat = .text, _ change: (inout ImageServer.Configuration) -> Void = { _ in },
+        service changeService: (inout ImageService.Configuration) -> Void = { _ in }
+    ) async throws {
         origin = try await offPool { try NginxServer.start(root: sharedCorpus) }
         policy = try SignaturePolicy(hexKeys: [Self.key], hexSalts: [Self.salt])
         var serviceConfiguration = ImageService.Configuration(parser: try ProcessingURLParser(signature: policy))
         serviceConfiguration.allowsPrivateNetwork = true
+        changeService(&serviceConfiguration)
         let pipeline = ImagePipeline.Configuration.standard(
             diskCache: nil, imageCache: ImageCache(), dataLoader: DataLoader.standard(maximumConcurrentRequests: 4))
         let service = ImageService(configuration: serviceConfiguration, pipeline: pipeline)

@@ -39,6 +39,39 @@ struct ServerLimitTests {
         #expect(response.header("Allow") == "GET, HEAD")
     }
 
+    @Test func aClientThatStopsInItsHeaderIsCutOff() async throws {
+        let h = try await ServerHarness { $0.idleTimeout = 1 }
+        let closed = try await offPool { [port = h.port] in
+            let client = try TestHTTPClient(port: port)
+            try client.send(Data("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ".utf8))
+            // Blocks until the server gives up on the header and closes the connection.
+            return try client.isClosedByServer()
+        }
+        await h.stop()
+        #expect(closed)
+    }
+
+    /// libmicrohttpd accepts no connection over the limit: it waits in the kernel's queue and
+    /// is served once another closes.
+    @Test func aConnectionOverTheLimitWaitsForAnotherToClose() async throws {
+        let h = try await ServerHarness {
+            $0.maxConnections = 2
+            $0.workers = 1  // libmicrohttpd divides the limit among its threads
+        }
+        let (first, second, third) = try await offPool { [port = h.port] () -> (Int, Int, Int) in
+            var a: TestHTTPClient? = try TestHTTPClient(port: port)
+            let b = try TestHTTPClient(port: port)
+            let first = try a!.request("/health").status, second = try b.request("/health").status
+            let c = try TestHTTPClient(port: port)
+            try c.send(Data("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+            a = nil  // closes the first connection: a slot frees
+            return (first, second, try c.readResponse().status)
+        }
+        await h.stop()
+        #expect(first == 200 && second == 200)
+        #expect(third == 200)
+    }
+
     @Test func listensOnAUnixSocket() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-\(UUID().uuidString.prefix(8)).sock").path
         let h = try await ServerHarness { $0.listen = .unix(path: path) }
