@@ -87,6 +87,15 @@ struct ServerLimitTests {
         #expect(h.log.all.first?.contains(" unix \"GET /health\" 200 ") == true, "\(h.log.all)")
     }
 
+    @Test func aServerReleasedWithoutStopClosesItsSocket() async throws {
+        var h: ServerHarness? = try await ServerHarness()
+        let port = h!.port
+        let health = try await offPool { try TestHTTPClient.get(port: port, "/health").status }
+        h = nil
+        #expect(health == 200)
+        #expect(!TestHTTPClient.accepts(port: port))
+    }
+
     @Test func anAddressInUseIsAnError() async throws {
         let h = try await ServerHarness()
         var configuration = ImageServer.Configuration()
