@@ -19,6 +19,8 @@ let package = Package(
         .library(name: "PictorRedis", targets: ["PictorRedis"]),
         // imgproxy's URL grammar, presets and signatures for an image service; pure Swift.
         .library(name: "PictorService", targets: ["PictorService"]),
+        // The image service on a socket: an HTTP/1.1 server over libmicrohttpd.
+        .library(name: "PictorServer", targets: ["PictorServer"]),
         .library(name: "PictorTestSupport", targets: ["PictorTestSupport"]),
         .executable(name: "pictor", targets: ["pictor"]),
     ],
@@ -43,6 +45,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .target(name: "CCurlShim", dependencies: ["CCurl"]),
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .target(name: "CMicroHTTPDShim", dependencies: ["CMicroHTTPD"]),
 
         // Core: no C dependency.
         .target(name: "PictorCore"),
@@ -54,12 +58,14 @@ let package = Package(
         .target(name: "PictorRedis", dependencies: ["PictorCore", "PictorCrypto", "CHiredis"]),
         // The image service's request grammar: imports no C module itself.
         .target(name: "PictorService", dependencies: ["PictorCore", "PictorCrypto"]),
+        // The image service's HTTP server; the only module that imports libmicrohttpd.
+        .target(name: "PictorServer", dependencies: ["PictorService", "PictorCore", "CMicroHTTPD", "CMicroHTTPDShim"]),
         // Umbrella: the default Linux pipeline.
         .target(name: "Pictor", dependencies: ["PictorCore", "PictorCrypto", "PictorDiskCache", "PictorVips", "PictorCurl", "PictorRedis"]),
         // Fakes for tests (ours and users').
         .target(name: "PictorTestSupport", dependencies: ["PictorCore"]),
         // CLI: logic in a library, main.swift only in the executable.
-        .target(name: "PictorCLI", dependencies: ["Pictor"]),
+        .target(name: "PictorCLI", dependencies: ["Pictor", "PictorService", "PictorServer"]),
         .executableTarget(name: "pictor", dependencies: ["PictorCLI"]),
         // A child process for the disk cache's crash and two-process tests.
         .executableTarget(name: "DiskCacheCrashWriter", dependencies: ["PictorDiskCache", "PictorCore"], path: "Tests/Helpers/DiskCacheCrashWriter"),
@@ -71,7 +77,8 @@ let package = Package(
         .testTarget(name: "PictorCurlTests", dependencies: ["PictorCurl", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorRedisTests", dependencies: ["PictorRedis", "PictorCore", "PictorCrypto", "PictorTestSupport"]),
         .testTarget(name: "PictorServiceTests", dependencies: ["PictorService", "PictorCore", "PictorCrypto", "PictorTestSupport"]),
-        .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor", "PictorTestSupport"]),
+        .testTarget(name: "PictorServerTests", dependencies: ["PictorServer", "PictorService", "Pictor", "PictorTestSupport"]),
+        .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor", "PictorServer", "PictorService", "PictorTestSupport"]),
         .testTarget(name: "PictorIntegrationTests", dependencies: ["Pictor", "PictorTestSupport"]),
     ]
 )

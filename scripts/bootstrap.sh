@@ -31,6 +31,7 @@ BUILD=(
   libwebp-dev       # PictorVips: WebP fast path (libwebp scaled decode, libwebpdemux container)
   libcurl4-openssl-dev # PictorCurl: HTTP(S) on libcurl's multi interface (headers, pkg-config)
   libhiredis-dev    # PictorRedis: the Redis client (hiredis 0.14 on Debian 12: no TLS)
+  libmicrohttpd-dev # PictorServer: the image service's HTTP/1.1 server (`pictor serve`)
   ca-certificates   # HTTPS: the certificates libcurl verifies servers with
 )
 TEST=(

@@ -31,7 +31,7 @@ ROOT=$(pwd)
 
 # The public library products, dependencies before dependents (each archive can link to the
 # ones built before it).
-MODULES=(PictorCore PictorCrypto PictorDiskCache PictorVips PictorCurl PictorRedis PictorService PictorTestSupport Pictor)
+MODULES=(PictorCore PictorCrypto PictorDiskCache PictorVips PictorCurl PictorRedis PictorService PictorServer PictorTestSupport Pictor)
 declare -A SUMMARIES=(
   [Pictor]="the whole Linux stack with one import, and the articles: getting started, the pipeline, the encrypted cache, the command-line tool"
   [PictorCore]="the pipeline, requests and tasks, the memory cache, the loader, every protocol; no C dependency"
@@ -41,6 +41,7 @@ declare -A SUMMARIES=(
   [PictorCurl]="HTTP(S) on libcurl's multi interface"
   [PictorRedis]="the shared fleet tier on Redis or Redis Cluster"
   [PictorService]="imgproxy's URL grammar, presets and signatures for an image service; no C"
+  [PictorServer]="the image service's HTTP/1.1 server on libmicrohttpd: keep-alive, health, metrics, access log, drain"
   [PictorTestSupport]="fakes, loopback servers and headless Chromium screenshots for tests"
 )
 OUT="$ROOT/out/docs"

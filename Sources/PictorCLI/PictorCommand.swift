@@ -21,6 +21,8 @@ public enum PictorCommand {
                                 optionally resize and save them
       prefetch <file|url>...    warm the cache with many URLs, with progress and a
                                 summary
+      serve [options]           serve images over HTTP in imgproxy's URL format,
+                                through the caches
       cache <subcommand>        operate the on-disk cache: stats, list, has, rm,
                                 trim, clear, verify, rekey, key
       help [<command>...]       show help; 'pictor help cache trim' is
@@ -68,6 +70,8 @@ public enum PictorCommand {
                 return try await FetchCommand.run(args, context: context)
             case "prefetch":
                 return try await PrefetchCommand.run(args, context: context)
+            case "serve":
+                return try await ServeCommand.run(args, context: context)
             case "cache":
                 return try await CacheCommand.run(args, context: context)
             default:

@@ -5,7 +5,7 @@ import Testing
 /// Every help text: its own for each command and cache subcommand, at most 80 columns wide.
 @Suite struct HelpTextTests {
     /// Every way of asking for help, and the bare command (its usage on standard error).
-    static let helpCommands: [[String]] = [[], ["--help"], ["-h"], ["help"], ["fetch", "--help"], ["prefetch", "--help"],
+    static let helpCommands: [[String]] = [[], ["--help"], ["-h"], ["help"], ["fetch", "--help"], ["prefetch", "--help"], ["serve", "--help"],
                                            ["cache", "--help"], ["help", "cache", "trim"], ["cache", "key", "generate", "--help"]]
         + CacheCommand.subcommands.map { ["cache", $0, "--help"] }
 

@@ -10,7 +10,7 @@ struct CLICommandOptions: Sendable {
     /// The options `cache` and each of its subcommands but `key` take: the cache to open.
     static let cacheOptions: [CLIOption] = [.cacheDirectory, .keyFile]
 
-    /// The options `fetch` and `prefetch` take after their own: how the caches are used.
+    /// The options `fetch`, `prefetch` and `serve` take after their own: how the caches are used.
     static let loadingCacheOptions: [CLIOption] =
         cacheOptions + [.cachePolicy, .sizeLimit, .maxAge, .noCache, .sharedCache, .help]
 
@@ -21,6 +21,10 @@ struct CLICommandOptions: Sendable {
     static let prefetch = CLICommandOptions(command: "prefetch", options: [
         .concurrency, .resize, .fit, .header, .noCacheThumbnails, .prefetchOutput, .name, .prefetchFormat,
         .prefetchQuality, .dataOnly, .report, .prefetchJSON, .prefetchQuiet,
+    ] + loadingCacheOptions)
+    static let serve = CLICommandOptions(command: "serve", options: [
+        .listen, .workers, .signingKey, .signingSalt, .insecureUnsigned, .allowSource, .allowPrivateNetwork, .ttl,
+        .drainTimeout, .logFormat,
     ] + loadingCacheOptions)
     static let cache = CLICommandOptions(command: "cache", options: cacheOptions + [.help])
 
@@ -35,7 +39,7 @@ struct CLICommandOptions: Sendable {
     }()
 
     /// Every command's options.
-    static let all: [CLICommandOptions] = [pictor, fetch, prefetch, cache] + cacheSubcommands
+    static let all: [CLICommandOptions] = [pictor, fetch, prefetch, serve, cache] + cacheSubcommands
 
     /// The options of `cache <subcommand>`, or `nil` for a subcommand `cache` does not have.
     static func cacheSubcommand(_ subcommand: String) -> CLICommandOptions? {

@@ -94,6 +94,41 @@ extension CLIOption {
             + "or a Redis Cluster's seeds redis://h1:p1,h2:p2; sealed with --key-file's key when given. "
             + "Redis trouble never fails a load")
 
+    // MARK: The image service: serve
+
+    static let listen = CLIOption(
+        ["--listen"], value: "HOST:PORT", default: "127.0.0.1:8080",
+        "where to listen: HOST:PORT, [IPV6]:PORT, :PORT (every IPv4 interface) or unix:PATH (a Unix socket); port 0 picks a free one")
+    static let workers = CLIOption(
+        ["--workers"], value: "N", grammar: .integer(1...256), default: "the number of cores",
+        "threads that read requests and write responses; they never wait for image work, which runs on Swift's task pool")
+    static let signingKey = CLIOption(
+        ["--key"], value: "HEX", repeatable: true,
+        "a URL signing key in hex (imgproxy's IMGPROXY_KEY), paired by position with a --salt; several pairs are all "
+            + "accepted, for key rotation")
+    static let signingSalt = CLIOption(
+        ["--salt"], value: "HEX", repeatable: true, "the salt in hex of the --key in the same position (imgproxy's IMGPROXY_SALT)")
+    static let insecureUnsigned = CLIOption(
+        ["--insecure-unsigned"],
+        "serve unsigned URLs (any first segment, e.g. /insecure/…): without it, --key and --salt are required")
+    static let allowSource = CLIOption(
+        ["--allow-source"], value: "PREFIX", repeatable: true,
+        "fetch only sources whose URL starts with PREFIX, e.g. https://img.example/ (default: any http or https source; "
+            + "file: and data: never)")
+    static let allowPrivateNetwork = CLIOption(
+        ["--allow-private-network"],
+        "also fetch sources on loopback, private, link-local, multicast and other non-public addresses, and localhost")
+    static let ttl = CLIOption(
+        ["--ttl"], value: "SECONDS", grammar: .integer(0...Int(Int32.max)), default: "31536000",
+        "images are sent with Cache-Control: public, max-age=SECONDS")
+    static let drainTimeout = CLIOption(
+        ["--drain-timeout"], value: "SECONDS", grammar: .integer(0...3600), default: "10",
+        "on SIGTERM or SIGINT, stop accepting, answer new requests 503, let those in flight finish for up to SECONDS, "
+            + "then exit 0")
+    static let logFormat = CLIOption(
+        ["--log-format"], value: "F", grammar: .oneOf(["text", "json"]), default: "text",
+        "the access log on standard error, one line per request: text or json")
+
     // MARK: The cache subcommands' own
 
     static let limit = CLIOption(

@@ -21,6 +21,7 @@ struct OptionTable: Sendable {
                     commands: [.fetch, .prefetch]),
         OptionTable(name: "cache", commandsHeading: "subcommand", commandPrefix: "cache ",
                     commands: CLICommandOptions.cacheSubcommands),
+        OptionTable(name: "serve", commandsHeading: "command", commandPrefix: "", commands: [.serve]),
     ]
 
     /// The line before the table in a document.

@@ -1,0 +1,95 @@
+import Foundation
+import Pictor
+import PictorServer
+import PictorService
+
+/// `pictor serve [options]`: the image service (``PictorService/ImageService``) over HTTP
+/// (``PictorServer/ImageServer``), on the command's pipeline and caches, until SIGTERM or
+/// SIGINT, then a graceful drain and exit 0.
+enum ServeCommand {
+    static let help = """
+    USAGE: pictor serve [options]
+
+    Serves images in imgproxy's URL format over HTTP/1.1:
+      /<signature>/<options>/plain/<source URL>[@<extension>]
+      /<signature>/<options>/<base64url source URL>[.<extension>]
+    through the memory and disk caches (and --shared-cache's fleet tier), so a
+    result is made once. GET /health answers ok; GET /metrics is Prometheus text.
+    One access-log line per request goes to standard error. On SIGTERM or SIGINT
+    it stops accepting, lets requests in flight finish (--drain-timeout), exits 0.
+    Prints 'listening on <address>' on standard output once it listens.
+
+    Security defaults: URLs must be signed (--key and --salt) unless
+    --insecure-unsigned is given; sources at loopback, private and link-local
+    addresses are refused unless --allow-private-network is given; file: and
+    data: sources are never fetched; it listens on 127.0.0.1 only by default.
+
+    OPTIONS:
+    \(OptionHelp.block(CLICommandOptions.serve.options))
+
+    ENVIRONMENT:
+      Every option can be set as PICTOR_ and its name in capitals, '-' as '_':
+      PICTOR_LISTEN, PICTOR_KEY, PICTOR_SALT, PICTOR_ALLOW_SOURCE, PICTOR_TTL,
+      PICTOR_SHARED_CACHE, PICTOR_INSECURE_UNSIGNED=1, ... A repeatable option's
+      variable is a comma-separated list (PICTOR_KEY=k1,k2). An option given on
+      the command line wins over its variable.
+
+    EXAMPLES:
+      PICTOR_KEY=$KEY PICTOR_SALT=$SALT pictor serve --listen 127.0.0.1:8080
+      pictor serve --insecure-unsigned --allow-source https://img.example/
+    """
+
+    /// Downloads at once (libcurl's connections over all origins).
+    static let downloads = 16
+
+    static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
+        try await serve(arguments, context: context)
+    }
+
+    /// Parses `arguments`, serves until `shutdown` (by default SIGTERM or SIGINT, listened
+    /// for once the arguments are read), drains, and returns the exit code; `listening` is
+    /// told the address once the server listens.
+    static func serve(
+        _ arguments: [String], context: CommandContext, shutdown given: ShutdownSignal? = nil,
+        listening: (@Sendable (ListenAddress) -> Void)? = nil
+    ) async throws -> Int32 {
+        let options = CLICommandOptions.serve.options
+        var parser = ArgumentParser(
+            try EnvironmentOptions.merge(arguments, options: options, environment: context.environment), declared: options)
+        if parser.flag(.help) { context.console.print(help); return ExitCode.success }
+        let settings = try ServeSettings.parse(&parser, context: context)
+        let extra = try parser.positionals()
+        guard extra.isEmpty else { throw CLIError.usage("unexpected argument '\(extra[0])': serve takes options only") }
+        let policy = try settings.signaturePolicy()
+        let shutdown = given ?? ShutdownSignal()
+        defer { if given == nil { shutdown.stop() } }
+
+        let stack = try PipelineStack(cache: settings.cache, shared: settings.shared, console: context.console, concurrency: downloads)
+        defer { stack.close() }
+        var serviceConfiguration = ImageService.Configuration(parser: try ProcessingURLParser(signature: policy))
+        serviceConfiguration.allowedSourcePrefixes = settings.allowedSources
+        serviceConfiguration.allowsPrivateNetwork = settings.allowsPrivateNetwork
+        serviceConfiguration.cacheControl = .maxAge(settings.ttl)
+        let service = ImageService(configuration: serviceConfiguration, pipeline: stack.pipeline.configuration)
+
+        var serverConfiguration = ImageServer.Configuration()
+        serverConfiguration.listen = settings.listen
+        if let workers = settings.workers { serverConfiguration.workers = workers }
+        serverConfiguration.accessLog = settings.logFormat
+        let console = context.console
+        serverConfiguration.logSink = { console.writeError($0 + "\n") }
+        let server: ImageServer
+        do {
+            server = try ImageServer(configuration: serverConfiguration, service: service)
+        } catch {
+            throw CLIError.failure("\(error)")
+        }
+        context.console.print("listening on \(server.address)")
+        listening?(server.address)
+        await shutdown.wait()
+        context.console.error("pictor serve: stopping (requests in flight have \(settings.drainTimeout) s to finish)")
+        await server.stop(drainTimeout: Double(settings.drainTimeout))
+        await stack.recordSharedStatistics()
+        return ExitCode.success
+    }
+}

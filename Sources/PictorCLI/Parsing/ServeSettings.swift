@@ -1,0 +1,69 @@
+import Foundation
+import PictorServer
+import PictorService
+
+/// `serve`'s options, read and checked.
+struct ServeSettings {
+    var listen: ListenAddress
+    var workers: Int?
+    var keys: [String]
+    var salts: [String]
+    var insecureUnsigned: Bool
+    var allowedSources: [String]
+    var allowsPrivateNetwork: Bool
+    var ttl: Int
+    var drainTimeout: Int
+    var logFormat: AccessLogFormat
+    var cache: CacheOptions
+    var shared: SharedCacheOption
+
+    static func parse(_ parser: inout ArgumentParser, context: CommandContext) throws -> ServeSettings {
+        let listenText = try parser.option(.listen)
+        let listen: ListenAddress
+        do {
+            listen = try listenText.map(ListenAddress.init(parsing:)) ?? .default
+        } catch {
+            throw CLIError.usage("invalid value for '--listen': \(error)")
+        }
+        let workers = try parser.intOption(.workers)
+        let keys = try parser.options(.signingKey)
+        let salts = try parser.options(.signingSalt)
+        let insecureUnsigned = parser.flag(.insecureUnsigned)
+        let allowedSources = try parser.options(.allowSource)
+        if allowedSources.contains(where: \.isEmpty) { throw CLIError.usage("empty value for '--allow-source'") }
+        let allowsPrivateNetwork = parser.flag(.allowPrivateNetwork)
+        let ttl = try parser.intOption(.ttl) ?? 31_536_000
+        let drainTimeout = try parser.intOption(.drainTimeout) ?? 10
+        let formatName = try parser.option(.logFormat) ?? "text"
+        guard let logFormat = AccessLogFormat(rawValue: formatName) else {
+            throw CLIError.usage("invalid value '\(formatName)' for '--log-format': expected text or json")
+        }
+        let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
+        let shared = try SharedCacheOption.parse(&parser, context: context)
+        return ServeSettings(
+            listen: listen, workers: workers, keys: keys, salts: salts, insecureUnsigned: insecureUnsigned,
+            allowedSources: allowedSources, allowsPrivateNetwork: allowsPrivateNetwork, ttl: ttl, drainTimeout: drainTimeout,
+            logFormat: logFormat, cache: cache, shared: shared)
+    }
+
+    /// Signed with the key/salt pairs, or unsigned when asked for in so many words.
+    /// - Throws: ``CLIError/usage(_:)`` for no pairs without `--insecure-unsigned`, both, or
+    ///   pairs that do not pair up or are not hex.
+    func signaturePolicy() throws -> SignaturePolicy {
+        if insecureUnsigned {
+            guard keys.isEmpty && salts.isEmpty else {
+                throw CLIError.usage("'--insecure-unsigned' and '--key'/'--salt' contradict each other: pass one or the other")
+            }
+            return .disabled
+        }
+        guard !keys.isEmpty || !salts.isEmpty else {
+            throw CLIError.usage(
+                "URL signing needs '--key HEX --salt HEX' (or PICTOR_KEY and PICTOR_SALT); pass '--insecure-unsigned' to serve unsigned URLs")
+        }
+        do {
+            return try SignaturePolicy(hexKeys: keys, hexSalts: salts)
+        } catch {
+            throw CLIError.usage("invalid '--key'/'--salt': \(error)")
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import PictorService
+import Synchronization
+
+/// A libmicrohttpd connection pointer carried to the task that answers its request.
+///
+/// `@unchecked Sendable`: the pointer is only dereferenced by libmicrohttpd, and only while the
+/// connection exists. Off the daemon's threads it is used for `MHD_resume_connection` alone,
+/// under ``ServerCore``'s lock and only while the exchange is registered as suspended (a
+/// suspended connection is never closed, and the daemon is stopped only after every
+/// registered one has been resumed).
+struct ConnectionHandle: @unchecked Sendable {
+    let pointer: OpaquePointer
+}
+
+/// One request on one connection, from its request line to the end of its response: what the
+/// daemon's callbacks and the task making its answer share.
+final class Exchange: Sendable {
+    /// Where the exchange is.
+    enum Phase: Sendable {
+        /// The request line arrived; the header is being read.
+        case started
+        /// The header is read (the first call of the access handler); the body, if any, is
+        /// being read and thrown away.
+        case headerRead
+        /// Suspended while the service makes the answer.
+        case working
+        /// The answer is made; the connection was resumed to send it.
+        case ready(ServiceResponse, closes: Bool)
+        /// The answer was queued.
+        case answered
+    }
+
+    struct State: Sendable {
+        var phase = Phase.started
+        var method = "-"
+        var headers: [(name: String, value: String)] = []
+        var discardedBytes = 0
+        var task: Task<Void, Never>?
+        /// Whether the drain waits for this exchange (it went to the service).
+        var counted = false
+        var status: Int?
+        var bytesSent = 0
+    }
+
+    /// The request target exactly as received (percent-encoding and query kept), as the
+    /// signature was computed over it.
+    let target: String
+    let client: String
+    let connection: ConnectionHandle
+    let arrival = ContinuousClock.now
+    let arrivalDate = Date()
+    let state = Mutex(State())
+
+    init(target: String, client: String, connection: ConnectionHandle) {
+        self.target = target
+        self.client = client
+        self.connection = connection
+    }
+
+    /// The target's path (before `?`).
+    var path: Substring { target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }
+}

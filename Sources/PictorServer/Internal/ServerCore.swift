@@ -1,0 +1,251 @@
+import Foundation
+import PictorService
+import Synchronization
+
+/// What the daemon's callbacks and the request tasks share: routing, the suspended
+/// connections, the in-flight count the drain waits on, and the access log.
+///
+/// Lock order: ``registry`` before an exchange's state, and libmicrohttpd's own locks
+/// (taken inside suspend and resume) after both; nothing here is called by libmicrohttpd
+/// while it holds one of its locks.
+final class ServerCore: Sendable {
+    let service: ImageService
+    let configuration: ImageServer.Configuration
+
+    struct Registry {
+        /// Exchanges suspended while their answer is made, by identity: only these may be
+        /// resumed, each once.
+        var suspended: [ObjectIdentifier: Exchange] = [:]
+        /// Exchanges that went to the service and whose connection has not finished with them.
+        var inFlight = 0
+        var draining = false
+        var drainingRefusals = 0
+        var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var cancelledWaiters: Set<Int> = []
+        var nextWaiter = 0
+    }
+    let registry = Mutex(Registry())
+
+    init(service: ImageService, configuration: ImageServer.Configuration) {
+        self.service = service
+        self.configuration = configuration
+    }
+
+    func log(_ line: String) { configuration.logSink(line) }
+
+    // MARK: The access handler
+
+    /// One call of the access handler; `false` closes the connection.
+    func access(_ exchange: Exchange, _ call: AccessCall) -> Bool {
+        if call.uploadBytes > 0 {
+            let total = exchange.state.withLock { state in
+                state.discardedBytes += call.uploadBytes
+                return state.discardedBytes
+            }
+            return total <= configuration.maxDiscardedBodyBytes
+        }
+        let phase = exchange.state.withLock { state in
+            let phase = state.phase
+            if case .started = phase {
+                state.phase = .headerRead
+                state.method = call.method
+            }
+            return phase
+        }
+        switch phase {
+        case .started:
+            // The first call: the header is read; a body, if any, is read (and dropped) before
+            // the next call.
+            return true
+        case .headerRead:
+            return route(exchange, call)
+        case .ready(let response, let closes):
+            return answer(exchange, call, response, closes: closes)
+        case .working, .answered:
+            return true
+        }
+    }
+
+    private func route(_ exchange: Exchange, _ call: AccessCall) -> Bool {
+        switch exchange.path {
+        case "/health":
+            let draining = registry.withLock { $0.draining }
+            return answer(exchange, call, draining ? Self.plain(503, "draining") : Self.plain(200, "ok"), closes: draining)
+        case "/metrics":
+            var response = ServiceResponse(status: 200, headers: [("Content-Type", PrometheusMetrics.contentType), ("Cache-Control", "no-store")])
+            response.body = Data(metricsPage().utf8)
+            return answer(exchange, call, response, closes: false)
+        default:
+            break
+        }
+        let request = ServiceRequest(method: call.method, path: exchange.target, headers: call.connection.headers())
+        let admitted = registry.withLock { registry -> Bool in
+            guard !registry.draining else {
+                registry.drainingRefusals += 1
+                return false
+            }
+            registry.suspended[ObjectIdentifier(exchange)] = exchange
+            registry.inFlight += 1
+            exchange.state.withLock {
+                $0.phase = .working
+                $0.counted = true
+            }
+            // Under the lock, so that the task's resume (which takes it) comes after.
+            call.connection.suspend()
+            return true
+        }
+        guard admitted else { return answer(exchange, call, Self.shuttingDown, closes: true) }
+        let task = Task { [self] in
+            let response = await service.handle(request)
+            finish(exchange, with: response)
+        }
+        exchange.state.withLock { $0.task = task }
+        return true
+    }
+
+    private func answer(_ exchange: Exchange, _ call: AccessCall, _ response: ServiceResponse, closes: Bool) -> Bool {
+        let sent = call.connection.queue(response, head: call.method == "HEAD", closes: closes)
+        exchange.state.withLock { state in
+            state.phase = .answered
+            state.status = response.status
+            state.bytesSent = sent ?? 0
+        }
+        return sent != nil
+    }
+
+    /// The answer is made: hands it to the connection and resumes it, unless the drain
+    /// already answered it.
+    private func finish(_ exchange: Exchange, with response: ServiceResponse) {
+        registry.withLock { registry in
+            guard registry.suspended.removeValue(forKey: ObjectIdentifier(exchange)) != nil else { return }
+            let closes = registry.draining
+            exchange.state.withLock { $0.phase = .ready(response, closes: closes) }
+            Connection(handle: exchange.connection).resume()
+        }
+    }
+
+    /// The connection is done with `exchange` (its response sent, or the connection closed).
+    func completed(_ exchange: Exchange, clientWentAway: Bool) {
+        let state = exchange.state.withLock { $0 }
+        if state.counted {
+            let waiters = registry.withLock { registry -> [CheckedContinuation<Void, Never>] in
+                registry.inFlight -= 1
+                guard registry.inFlight == 0 else { return [] }
+                defer { registry.idleWaiters.removeAll() }
+                return Array(registry.idleWaiters.values)
+            }
+            waiters.forEach { $0.resume() }
+        }
+        guard let format = configuration.accessLog else { return }
+        // No status: 499 (nginx's "client closed request") when the request reached the
+        // handler, none when libmicrohttpd refused it before (oversized or malformed header).
+        var status = state.status
+        if status == nil, state.method != "-" { status = 499 }
+        let entry = AccessLogLine.Entry(
+            time: exchange.arrivalDate, client: exchange.client, method: state.method, target: exchange.target,
+            status: status, bytes: state.bytesSent, milliseconds: (ContinuousClock.now - exchange.arrival).milliseconds)
+        log(AccessLogLine.render(entry, as: format))
+    }
+
+    // MARK: Metrics
+
+    var serverCounters: PrometheusMetrics.ServerCounters {
+        registry.withLock { registry in
+            var counters = PrometheusMetrics.ServerCounters()
+            counters.inFlight = registry.inFlight
+            counters.drainingRefusals = registry.drainingRefusals
+            counters.draining = registry.draining
+            return counters
+        }
+    }
+
+    func metricsPage() -> String {
+        PrometheusMetrics.render(service.metrics, server: serverCounters)
+    }
+
+    // MARK: Drain
+
+    /// Starts the drain: requests from now on are answered 503. `false` when it had started.
+    func beginDrain() -> Bool {
+        registry.withLock { registry in
+            guard !registry.draining else { return false }
+            registry.draining = true
+            return true
+        }
+    }
+
+    /// Waits until no request is in flight, or `timeout` seconds; `true` when none is.
+    func waitUntilIdle(timeout: Double) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask { await self.waitUntilIdle(); return true }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(timeout))
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    private func waitUntilIdle() async {
+        let id = registry.withLock { registry in
+            registry.nextWaiter += 1
+            return registry.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let now = registry.withLock { registry -> Bool in
+                    if registry.inFlight == 0 || registry.cancelledWaiters.remove(id) != nil { return true }
+                    registry.idleWaiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = registry.withLock { registry -> CheckedContinuation<Void, Never>? in
+                if let continuation = registry.idleWaiters.removeValue(forKey: id) { return continuation }
+                registry.cancelledWaiters.insert(id)
+                return nil
+            }
+            continuation?.resume()
+        }
+    }
+
+    /// Answers every request still being made with 503 and cancels its work: after this no
+    /// connection is suspended, so the daemon may stop.
+    func answerRemaining() {
+        let tasks = registry.withLock { registry -> [Task<Void, Never>] in
+            var tasks: [Task<Void, Never>] = []
+            for exchange in registry.suspended.values {
+                exchange.state.withLock { state in
+                    state.phase = .ready(Self.shuttingDown, closes: true)
+                    if let task = state.task { tasks.append(task) }
+                }
+                Connection(handle: exchange.connection).resume()
+            }
+            registry.suspended.removeAll()
+            return tasks
+        }
+        tasks.forEach { $0.cancel() }
+    }
+
+    // MARK: Responses of the server's own
+
+    static let shuttingDown = plain(503, "the server is shutting down")
+
+    static func plain(_ status: Int, _ text: String) -> ServiceResponse {
+        let body = Data((text + "\n").utf8)
+        return ServiceResponse(
+            status: status,
+            headers: [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.count)), ("Cache-Control", "no-store")],
+            body: body)
+    }
+}
+
+extension Duration {
+    var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1000 + Double(attoseconds) * 1e-15
+    }
+}

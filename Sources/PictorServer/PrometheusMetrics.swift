@@ -1,0 +1,70 @@
+import PictorService
+
+/// The `/metrics` page: ``/PictorService/ServiceMetrics`` and the server's own counters in
+/// Prometheus' text exposition format (version 0.0.4).
+///
+/// | metric | type | labels |
+/// | --- | --- | --- |
+/// | `pictor_requests_total` | counter | `status`: image requests answered, by HTTP status (the statuses seen so far) |
+/// | `pictor_image_responses_total` | counter | `layer`: 200 and 304 by where the image came from (every layer, 0 included) |
+/// | `pictor_refusals_total` | counter | `kind`: refusals by ``/PictorService/ServiceError/Kind``, in snake case (every kind) |
+/// | `pictor_coalesced_requests_total` | counter | requests that joined a result already being made |
+/// | `pictor_encodes_total` | counter | results encoded |
+/// | `pictor_server_in_flight_requests` | gauge | image requests being answered now |
+/// | `pictor_server_draining_refusals_total` | counter | requests answered 503 while the server drained |
+/// | `pictor_server_draining` | gauge | 1 while the server drains, else 0 |
+///
+/// `/health` and `/metrics` themselves are not counted.
+public enum PrometheusMetrics {
+    /// The server's counters beside the service's.
+    public struct ServerCounters: Sendable, Hashable {
+        /// Image requests being answered now.
+        public var inFlight = 0
+        /// Requests answered 503 because the server was draining.
+        public var drainingRefusals = 0
+        /// Whether the server is draining.
+        public var draining = false
+
+        /// Zero counters, not draining.
+        public init() {}
+    }
+
+    /// The media type of the page.
+    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    /// The page for `service` and `server`, every line ending in `\n`.
+    public static func render(_ service: ServiceMetrics, server: ServerCounters) -> String {
+        var out = ""
+        func family(_ name: String, _ type: String, _ help: String, _ samples: [(labels: String, value: Int)]) {
+            out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+            for sample in samples { out += "\(name)\(sample.labels) \(sample.value)\n" }
+        }
+        family("pictor_requests_total", "counter", "Image requests answered, by HTTP status.",
+               service.responsesByStatus.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", $0.value) })
+        family("pictor_image_responses_total", "counter", "Image responses (200 and 304) by the layer the image came from.",
+               ResultLayer.allCases.map { ("{layer=\"\($0.rawValue)\"}", service.responsesByLayer[$0] ?? 0) })
+        family("pictor_refusals_total", "counter", "Requests refused (status 400 and above), by kind.",
+               ServiceError.Kind.allCases.map { ("{kind=\"\(snakeCase($0))\"}", service.refusalsByKind[$0] ?? 0) })
+        family("pictor_coalesced_requests_total", "counter", "Requests that joined a result another request was already making.",
+               [("", service.coalescedRequests)])
+        family("pictor_encodes_total", "counter", "Results encoded.", [("", service.encodes)])
+        family("pictor_server_in_flight_requests", "gauge", "Image requests being answered now.", [("", server.inFlight)])
+        family("pictor_server_draining_refusals_total", "counter", "Requests answered 503 while the server drained.",
+               [("", server.drainingRefusals)])
+        family("pictor_server_draining", "gauge", "1 while the server drains.", [("", server.draining ? 1 : 0)])
+        return out
+    }
+
+    /// `invalidSignature` → `invalid_signature`.
+    static func snakeCase(_ kind: ServiceError.Kind) -> String {
+        var out = ""
+        for character in String(describing: kind) {
+            if character.isUppercase {
+                out += "_" + character.lowercased()
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+}
