@@ -8,7 +8,7 @@ import PictorVips
 extension ImagePipeline.Configuration {
     /// The Linux stack: ``/PictorCore/ImageCache/shared`` in memory, a ``/PictorDiskCache/DiskCache`` at
     /// ``PictorDiskCache/DiskCache/defaultDirectory(environment:)`` (plain) with HTTP caching, a ``/PictorCore/DataLoader`` (shared by
-    /// every default configuration), ``/PictorCore/ImageDecoderRegistry/vips`` (the libjpeg-turbo, libspng
+    /// every default configuration), `ImageDecoderRegistry.vips` (the libjpeg-turbo, libspng
     /// and libwebp decoders for the files they accept, then libvips) and ``/PictorVips/VipsRenderer``, and
     /// ``/PictorVips/VipsEncoder/processedVariants`` for the resized images kept on disk.
     ///

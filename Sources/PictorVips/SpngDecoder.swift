@@ -5,7 +5,7 @@ internal import CPNGShim
 
 /// Decodes plain PNGs beside ``VipsDecoder``: libspng reads and checks the header chunks; the
 /// pixels are inflated by libdeflate in one call and unfiltered by `CPNGShim`. Thumbnails are
-/// then resampled with ``PixelResampler`` (alpha premultiplied, as libvips does). It skips
+/// then resampled with `PixelResampler` (alpha premultiplied, as libvips does). It skips
 /// libvips' per-image thread-pool hand-offs and Debian's zlib 1.2 + libpng.
 ///
 /// It takes (``accepts(_:format:options:)``, from the chunks before the image data alone) an

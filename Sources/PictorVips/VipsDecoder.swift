@@ -37,7 +37,7 @@ internal import CVipsShim
 ///
 /// This decoder is libvips alone (and Pictor's own reader for ICO and CUR). The libjpeg-turbo,
 /// libspng and libwebp decoders (``TurboJPEGDecoder``, ``SpngDecoder``, ``WebPDecoder``) are
-/// decoders of their own, registered before it in ``/PictorCore/ImageDecoderRegistry/vips``; it
+/// decoders of their own, registered before it in `ImageDecoderRegistry.vips`; it
 /// decodes every file they refuse. Only formats ``/PictorCore/ImageFormat/sniff(_:)-(Data)``
 /// recognises reach libvips, so its other loaders (PDF, FITS, CSV, …) are never used.
 ///
@@ -54,17 +54,17 @@ internal import CVipsShim
 /// - Important: thread-safe; a value type with no state.
 public struct VipsDecoder: ImageDecoding {
     /// No effect: this decoder is libvips alone. It said whether JPEGs took the libjpeg-turbo
-    /// path, which is now ``TurboJPEGDecoder``, registered by ``/PictorCore/ImageDecoderRegistry/vips``.
+    /// path, which is now ``TurboJPEGDecoder``, registered by `ImageDecoderRegistry.vips`.
     @available(*, deprecated, message: "VipsDecoder is libvips only: register TurboJPEGDecoder before it (ImageDecoderRegistry.vips does)")
     public var usesTurboJPEG: Bool { get { false } set {} }
 
     /// No effect: this decoder is libvips alone. It said whether PNGs took the libspng path,
-    /// which is now ``SpngDecoder``, registered by ``/PictorCore/ImageDecoderRegistry/vips``.
+    /// which is now ``SpngDecoder``, registered by `ImageDecoderRegistry.vips`.
     @available(*, deprecated, message: "VipsDecoder is libvips only: register SpngDecoder before it (ImageDecoderRegistry.vips does)")
     public var usesSpng: Bool { get { false } set {} }
 
     /// No effect: this decoder is libvips alone. It said whether WebPs took the libwebp path,
-    /// which is now ``WebPDecoder``, registered by ``/PictorCore/ImageDecoderRegistry/vips``.
+    /// which is now ``WebPDecoder``, registered by `ImageDecoderRegistry.vips`.
     @available(*, deprecated, message: "VipsDecoder is libvips only: register WebPDecoder before it (ImageDecoderRegistry.vips does)")
     public var usesLibwebp: Bool { get { false } set {} }
 
@@ -72,8 +72,8 @@ public struct VipsDecoder: ImageDecoding {
     public init() {}
 
     /// Creates the libvips decoder; the arguments are ignored. The fast paths they chose are
-    /// decoders of their own: ``/PictorCore/ImageDecoderRegistry/vips`` registers them before
-    /// this one, ``/PictorCore/ImageDecoderRegistry/vips(fastPaths:)`` with `false` leaves them out.
+    /// decoders of their own: `ImageDecoderRegistry.vips` registers them before
+    /// this one, `ImageDecoderRegistry.vips(fastPaths:)` with `false` leaves them out.
     ///
     /// - Parameters:
     ///   - usesTurboJPEG: ignored.

@@ -5,7 +5,7 @@ internal import CWebP
 /// Decodes still WebPs with libwebp directly, beside ``VipsDecoder``: lossy (VP8) or lossless
 /// (VP8L), with or without alpha (ALPH), straight into a buffer Pictor owns. Thumbnails use
 /// libwebp's scaled decode at the resized size, libvips' shrink-on-load for WebP (its loader's
-/// `scale`), so the decode itself gives the thumbnail; ``PixelResampler`` then only orients and
+/// `scale`), so the decode itself gives the thumbnail; `PixelResampler` then only orients and
 /// crops. It skips libvips' per-image thread pool and its full-size RGBA frame buffer.
 ///
 /// It takes (``accepts(_:format:options:)``, from the RIFF container and the bitstream header
@@ -24,7 +24,7 @@ internal import CWebP
 /// applied.
 ///
 /// Damage found while decoding throws ``/PictorCore/ImageDecodingError/corrupt(_:message:)``
-/// (``failure(_:)``), where libvips' thumbnail would return tiles it failed to decode.
+/// (`failure(_:)`), where libvips' thumbnail would return tiles it failed to decode.
 ///
 /// - Important: thread-safe; a value type with no state.
 public struct WebPDecoder: ImageDecoding {

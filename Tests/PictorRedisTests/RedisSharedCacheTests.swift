@@ -40,8 +40,10 @@ struct RedisSharedCacheTests {
         defer { server.stop() }
         let a = try RedisSharedCache(url: server.url), b = try RedisSharedCache(url: server.url)
         let key = "https://images.example.test/lease.jpg"
-        let lease = try #require(try await a.acquireLease(for: key, duration: .seconds(10)))
-        #expect(try await b.acquireLease(for: key, duration: .seconds(10)) == nil)
+        // Long enough never to expire while a busy machine runs the suite (this is not the
+        // expiry check, which follows with its own short lease).
+        let lease = try #require(try await a.acquireLease(for: key, duration: .seconds(3600)))
+        #expect(try await b.acquireLease(for: key, duration: .seconds(3600)) == nil)
         #expect(try await b.isLeased(key))
         try await b.releaseLease(SharedCacheLease(key: key, token: "someone-else"))
         #expect(try await b.isLeased(key), "a stranger's token releases nothing")
@@ -95,9 +97,9 @@ struct RedisSharedCacheTests {
         let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) + Data(repeating: 3, count: 500)
         let urls = (0..<20).map { "https://images.example.test/gallery/photo-\($0).jpg" }
         for (i, url) in urls.enumerated() {
-            try await cache.store(entry(i % 2 == 0 ? jpeg : png, etag: "\"etag-\(i)\""), for: url, timeToLive: .seconds(60))
+            try await cache.store(entry(i % 2 == 0 ? jpeg : png, etag: "\"etag-\(i)\""), for: url, timeToLive: .seconds(3600))
         }
-        let lease = try #require(try await cache.acquireLease(for: urls[0], duration: .seconds(10)))
+        let lease = try #require(try await cache.acquireLease(for: urls[0], duration: .seconds(3600)))
         try await cache.record({ var s = SharedCacheStatistics(); s.hits = 3; return s }())
         var everything = Data()
         guard case .array(let names) = try await cache.client.send(["KEYS", "*"]) else { Issue.record("KEYS"); return }

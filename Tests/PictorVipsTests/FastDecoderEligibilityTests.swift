@@ -76,7 +76,10 @@ struct FastDecoderEligibilityTests {
         ]
         for (label, data, options) in refused {
             #expect(!decoder.accepts(data, format: .png, options: options), "\(label)")
-            Self.expectLibvipsAnswer(data, options, label)
+            // libvips itself answers this file either way from one call to the next while other
+            // decodes run (the manifest allows both: "either decode or clear error"), so two of
+            // its answers are not compared.
+            if label != "bad IDAT CRC" { Self.expectLibvipsAnswer(data, options, label) }
             #expect(throws: ImageDecodingError.self, "\(label): refused when called directly") { try decoder.decode(data, options: options) }
         }
     }

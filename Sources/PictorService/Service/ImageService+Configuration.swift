@@ -7,9 +7,9 @@ extension ImageService {
         case maxAge(Int)
         /// `public, max-age=<the source's remaining freshness, in whole seconds>`, as the
         /// pipeline's tiers judge it (its `s-maxage`/`max-age`/`Expires`, or, for a response
-        /// with none, the pipeline's ``ImagePipeline/Configuration/defaultFreshnessLifetime``
+        /// with none, the pipeline's ``/PictorCore/ImagePipeline/Configuration/defaultFreshnessLifetime``
         /// or heuristic); `fallback` seconds when the pipeline knows none (no disk tier,
-        /// ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``).
+        /// ``/PictorCore/ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders``).
         case passthrough(fallback: Int)
     }
 
@@ -52,7 +52,7 @@ extension ImageService {
         public var maxSourceBytes: Int = 50 << 20
         /// The largest source, in pixels (width × height of one frame, from its header, before
         /// anything is decoded). Default 50,000,000 (50 MP). Lowers the pipeline's
-        /// ``ImageDecodingOptions/maximumPixelCount`` when that is higher.
+        /// ``/PictorCore/ImageDecodingOptions/maximumPixelCount`` when that is higher.
         public var maxSourcePixels: Int = 50_000_000
         /// The widest and tallest result, in pixels (after `dpr`). Default 8,192. A request
         /// whose size asks for more is refused before anything is fetched; a result that comes

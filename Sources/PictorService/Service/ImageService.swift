@@ -18,10 +18,10 @@ import Synchronization
 /// however many requests ask for it at the same time:
 ///
 /// 1. the service's memory of encoded results (nothing read, nothing decoded);
-/// 2. the disk tier's encoded results (``ImagePipeline/storedEncodedResult(for:format:quality:)``:
+/// 2. the disk tier's encoded results (``/PictorCore/ImagePipeline/storedEncodedResult(for:format:quality:)``:
 ///    read, not decoded; only while the source is fresh);
 /// 3. the pipeline (original from memory, disk, the fleet tier or the network; decoded at the
-///    thumbnail size; processed), then encoded with the pipeline's ``ImagePipeline/Configuration/encoder``
+///    thumbnail size; processed), then encoded with the pipeline's ``/PictorCore/ImagePipeline/Configuration/encoder``
 ///    and stored in both tiers.
 ///
 /// **Cache key** (memory and disk): `<image cache key>|encoded:<format>:q<quality>`, where the
@@ -72,12 +72,12 @@ public final class ImageService: Sendable {
     let counters = Mutex(ServiceMetrics())
 
     /// A service over a pipeline made from `pipeline`, changed for serving:
-    /// - ``ImagePipeline/Configuration/cacheScope`` becomes ``CacheScope/shared`` (the tiers
+    /// - ``/PictorCore/ImagePipeline/Configuration/cacheScope`` becomes ``/PictorCore/CacheScope/shared`` (the tiers
     ///   answer many clients: no `private` source is kept);
-    /// - ``ImagePipeline/Configuration/diskCachePolicy`` `.processed` and `.both` become
+    /// - ``/PictorCore/ImagePipeline/Configuration/diskCachePolicy`` `.processed` and `.both` become
     ///   `.original` (the service stores its own encoded results; the pipeline's variants would
     ///   be a second encode);
-    /// - ``ImageDecodingOptions/maximumPixelCount`` is lowered to
+    /// - ``/PictorCore/ImageDecodingOptions/maximumPixelCount`` is lowered to
     ///   ``Configuration/maxSourcePixels``.
     ///
     /// - Parameters:
