@@ -115,6 +115,17 @@ import Testing
         #expect(throws: CLIError.self) { try Formatting.parseBytes("-1", option: "--size-limit") }
     }
 
+    /// Swift's `Double(_:)` also reads hexadecimal (`0x10` is 16) and spelled-out values: a
+    /// size or a duration is decimal digits only.
+    @Test func sizesAndDurationsAreDecimalOnly() throws {
+        for text in ["0x10", "0x1p4", "0X10M", "nan", "infinity", "1_000", " 5", "5 ", "1.2.3", ".", ""] {
+            #expect(throws: CLIError.self, "\(text)") { try Formatting.parseBytes(text, option: "--size-limit") }
+            #expect(throws: CLIError.self, "\(text)") { try Formatting.parseDuration(text, option: "--max-age") }
+        }
+        #expect(try Formatting.parseBytes("1.5K", option: "--size-limit") == 1536)
+        #expect(try Formatting.parseDuration("1.5h", option: "--max-age") == 5400)
+    }
+
     @Test func outputFormatResolution() throws {
         #expect(try OutputFormatOption.parse("jpg") == .jpeg)
         #expect(try OutputFormatOption.parse("gif") == .gif)

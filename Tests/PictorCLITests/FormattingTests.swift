@@ -14,7 +14,10 @@ import Testing
             values.append(Double.random(in: 0...2, using: &generator))
         }
         for value in values {
-            let expected = String(format: "%.\(digits)f", value)
+            var expected = String(format: "%.\(digits)f", value)
+            // A negative value that rounds to zero prints as "-0" in printf and as "0" here, on
+            // purpose (`fixedSpecialValues`); the random values hit one now and then.
+            if expected.hasPrefix("-"), expected.dropFirst().allSatisfy({ $0 == "0" || $0 == "." }) { expected.removeFirst() }
             // Ties (…5 exactly at the cut) may round the other way; none of the random values is one.
             #expect(Formatting.fixed(value, digits: digits) == expected, "\(value) with \(digits) digits")
         }

@@ -114,9 +114,11 @@ enum PrefetchCommand {
         } else {
             console.print(summary.text)
             if let disk = stack.diskCache, disk.statistics.evictedBySize > 0 {
-                console.print("  warning:     the set outgrew the disk cache: \(disk.statistics.evictedBySize) entries were evicted to stay "
-                    + "under its \(Formatting.bytes(Int64(disk.configuration.sizeLimit))) limit, so a warm run will download them again; "
-                    + "raise --size-limit")
+                let evicted = disk.statistics.evictedBySize
+                console.print("  warning:     the set outgrew the disk cache: "
+                    + (evicted == 1 ? "1 entry was evicted" : "\(evicted) entries were evicted") + " to stay "
+                    + "under its \(Formatting.bytes(Int64(disk.configuration.sizeLimit))) limit, so a warm run will download "
+                    + (evicted == 1 ? "it" : "them") + " again; raise --size-limit")
             }
             if interrupted {
                 console.print("  interrupted: \(urls.count - results.count) of \(urls.count) URLs not started, "

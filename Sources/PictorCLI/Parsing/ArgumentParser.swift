@@ -71,8 +71,9 @@ struct ArgumentParser {
         }
         guard let text = try self.option(option) else { return nil }
         guard let value = Int(text), range.contains(value) else {
-            throw CLIError.usage(
-                "invalid value '\(text)' for '\(option.longName)': expected an integer in \(range.lowerBound)...\(range.upperBound)")
+            let expected = range.upperBound == Int.max
+                ? "an integer of at least \(range.lowerBound)" : "an integer in \(range.lowerBound)...\(range.upperBound)"
+            throw CLIError.usage("invalid value '\(text)' for '\(option.longName)': expected \(expected)")
         }
         return value
     }

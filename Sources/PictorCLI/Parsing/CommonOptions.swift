@@ -173,12 +173,19 @@ enum Formatting {
         var digits = Substring(t)
         var multiplier = 1.0
         if let last = t.last, let m = multipliers[last] { multiplier = m; digits = t.dropLast() }
-        guard let value = Double(digits), value.isFinite, value >= 0, !digits.contains("E"), !digits.hasPrefix("+") else {
+        guard isDecimal(digits), let value = Double(digits), value.isFinite, value >= 0 else {
             throw CLIError.usage("invalid value '\(text)' for '\(option)': expected bytes, e.g. 500M or 1.5GiB")
         }
         let bytes = (value * multiplier).rounded()
         guard bytes < 9.2e18 else { throw CLIError.usage("invalid value '\(text)' for '\(option)': too large") }
         return Int64(bytes)
+    }
+
+    /// Whether `text` is a plain decimal number: digits with at most one `.`, and at least one
+    /// digit. `Double(_:)` alone also reads `0x10` (16), `1e3`, `+5`, `nan` and `infinity`.
+    private static func isDecimal(_ text: Substring) -> Bool {
+        text.contains { $0.isASCII && $0.isNumber } && text.allSatisfy { ($0.isASCII && $0.isNumber) || $0 == "." }
+            && text.filter { $0 == "." }.count <= 1
     }
 
     /// Parses `90`, `90s`, `30m`, `12h`, `7d`, `2w` (a number of seconds, minutes, hours, days or
@@ -188,7 +195,7 @@ enum Formatting {
         var digits = Substring(text.lowercased())
         var unit = 1.0
         if let last = digits.last, let u = units[last] { unit = u; digits = digits.dropLast() }
-        guard let value = Double(digits), value.isFinite, value > 0, !digits.contains("e"), !digits.hasPrefix("+") else {
+        guard isDecimal(digits), let value = Double(digits), value.isFinite, value > 0 else {
             throw CLIError.usage("invalid value '\(text)' for '\(option)': expected a duration, e.g. 7d, 12h or 90m")
         }
         return value * unit
