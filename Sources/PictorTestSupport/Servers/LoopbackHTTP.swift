@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -82,10 +83,22 @@ enum LoopbackHTTP {
 
     /// Kills `process` with SIGKILL and waits for it. SIGTERM is not enough: a child spawned
     /// from a test process may inherit a signal mask that blocks it.
+    ///
+    /// It is reaped here with `waitpid` rather than with Foundation's `waitUntilExit()`, which
+    /// on Linux was seen to wait forever for a child already dead (a zombie) while a whole
+    /// suite ran: two tests stuck there held both cooperative threads and stalled every other
+    /// test. Each process is killed and reaped once, so a PID the system reused is never hit.
     static func kill(_ process: Process) {
-        if process.isRunning { _ = Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        let pid = process.processIdentifier
+        guard pid > 0, reaped.withLock({ $0.insert(pid).inserted }) else { return }
+        if process.isRunning { _ = Glibc.kill(pid, SIGKILL) }
+        var status: Int32 = 0
+        // ECHILD: Foundation reaped it first; either way it is gone.
+        while waitpid(pid, &status, 0) == -1, errno == EINTR {}
     }
+
+    /// Processes killed and reaped by ``kill(_:)``.
+    private static let reaped = Mutex<Set<Int32>>([])
 
     private static func loopback(port: Int) -> sockaddr_in {
         var addr = sockaddr_in()
