@@ -94,29 +94,11 @@ import Testing
 
     @Test(.enabled(if: BinaryRunner.isAvailable, "needs the built pictor binary"))
     func sigtermDrainsAndExitsZero() async throws {
-        let process = Process()
-        process.executableURL = BinaryRunner.executable!
-        process.arguments = ["serve", "--insecure-unsigned", "--listen", "127.0.0.1:0", "--no-cache", "--log-format", "json"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = "/nonexistent-home"
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let (process, out, err) = try Self.launchServe(["--insecure-unsigned", "--listen", "127.0.0.1:0", "--no-cache", "--log-format", "json"])
         let (port, health, stderr) = try await offPool { () -> (Int, Int, String) in
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            // The first line says where it listens.
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = out.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { break }
-                line.append(chunk)
-            }
-            let text = String(decoding: line, as: UTF8.self)
-            guard let port = text.split(separator: ":").last.flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else {
-                return (0, 0, text)
-            }
+            let (port, text) = ServeCommandTests.listeningPort(out)
+            guard let port else { return (0, 0, text) }
             let health = try ServeCommandTests.get(port: port, path: "/health").status
             kill(process.processIdentifier, SIGTERM)
             let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -137,29 +119,13 @@ import Testing
     func sigtermLetsTheRequestInFlightFinish() async throws {
         let fault = try await offPool { try FaultServer() }
         defer { fault.stop() }
-        let process = Process()
-        process.executableURL = BinaryRunner.executable!
-        process.arguments = ["serve", "--insecure-unsigned", "--allow-private-network", "--listen", "127.0.0.1:0", "--no-cache",
-                             "--drain-timeout", "120"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = "/nonexistent-home"
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
+        let (process, out, err) = try Self.launchServe(
+            ["--insecure-unsigned", "--allow-private-network", "--listen", "127.0.0.1:0", "--no-cache", "--drain-timeout", "120"])
         let source = Data(fault.url("/hold?key=serve-sigterm").absoluteString.utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
         let (status, refusedAfterSignal, stderr) = try await offPool { () -> (Int, Bool, String) in
             defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = out.fileHandleForReading.availableData
-                guard !chunk.isEmpty else { break }
-                line.append(chunk)
-            }
-            guard let port = String(decoding: line, as: UTF8.self).split(separator: ":").last
-                .flatMap({ Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }) else { return (0, false, "") }
+            guard let port = ServeCommandTests.listeningPort(out).port else { return (0, false, "") }
             let result = Mutex<(Int, String)?>(nil)
             let request = Thread {
                 let response = Result { try ServeCommandTests.get(port: port, path: "/insecure/rs:fit:16:16/\(source)") }
@@ -183,6 +149,35 @@ import Testing
     }
 
     /// imgproxy's signature of `path` with the test pair.
+    /// Starts the built `pictor serve` with `arguments`, its standard output and error piped, and
+    /// a home directory that does not exist (no user cache is touched).
+    static func launchServe(_ arguments: [String]) throws -> (process: Process, out: Pipe, err: Pipe) {
+        let process = Process()
+        process.executableURL = BinaryRunner.executable!
+        process.arguments = ["serve"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = "/nonexistent-home"
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        return (process, out, err)
+    }
+
+    /// The port in the first line `pictor serve` prints ("listening on HOST:PORT"), and that
+    /// line; `nil` when the output ended first. Blocks until the line arrives.
+    static func listeningPort(_ out: Pipe) -> (port: Int?, line: String) {
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            guard !chunk.isEmpty else { break }
+            line.append(chunk)
+        }
+        let text = String(decoding: line, as: UTF8.self)
+        return (text.split(separator: ":").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, text)
+    }
+
     static func sign(_ path: String) -> String {
         try! SignaturePolicy(hexKeys: [key], hexSalts: [salt]).signature(for: path)!
     }
