@@ -95,7 +95,7 @@ public final class CurlTransport: DataTransport, Sendable {
     /// - Throws: ``/PictorCore/DataLoadingError`` (`unsupportedURL`, `truncated`, `responseTooLarge`,
     ///   `idleTimeout`, `timedOut`, `transport`), or `CancellationError` when the calling task is
     ///   cancelled.
-    public func send(_ request: TransportRequest) async throws -> TransportResponse {
+    nonisolated(nonsending) public func send(_ request: TransportRequest) async throws -> TransportResponse {
         try Task.checkCancellation()
         guard let url = request.urlRequest.url, let scheme = url.scheme?.lowercased(),
               scheme == "http" || scheme == "https" else { throw DataLoadingError.unsupportedURL }

@@ -81,7 +81,7 @@ public final class DataLoader: DataLoading, Sendable {
     ///   `responseTooLarge`, `timedOut`, `idleTimeout`, `tooManyRedirects`, `redirectNotAllowed`,
     ///   `unsupportedURL`, `malformedDataURL`, `knownFailure`, `transport`), `CancellationError`,
     ///   or what the request modifier throws.
-    public func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse) {
+    nonisolated(nonsending) public func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse) {
         let result = try await load(request, options: options)
         return (result.data, result.response)
     }
@@ -96,7 +96,7 @@ public final class DataLoader: DataLoading, Sendable {
     /// - Returns: the validated body (empty for a `304` to a conditional request), the final
     ///   response and the redirect responses followed.
     /// - Throws: as ``loadData(for:options:)``.
-    public func load(_ request: URLRequest, options: DataLoadOptions) async throws -> DataLoadResult {
+    nonisolated(nonsending) public func load(_ request: URLRequest, options: DataLoadOptions) async throws -> DataLoadResult {
         let request = try await prepare(request)
         let url = request.url!
         let scheme = url.scheme?.lowercased() ?? ""

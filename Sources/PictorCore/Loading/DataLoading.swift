@@ -19,7 +19,7 @@ public protocol DataLoading: Sendable {
     ///   conditional request (`If-None-Match` / `If-Modified-Since`) is returned with an empty
     ///   body.
     /// - Throws: ``DataLoadingError``, or `CancellationError` when the task was cancelled.
-    func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse)
+    nonisolated(nonsending) func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse)
 
     /// Loads `request` for the pipeline's fetch stage: the body, the final response and the
     /// redirect responses followed on the way, whose own caching headers limit what is stored
@@ -37,13 +37,17 @@ public protocol DataLoading: Sendable {
     ///   - request: the request to send.
     ///   - options: priority and progress.
     /// - Throws: ``DataLoadingError``, or `CancellationError`.
-    func load(_ request: URLRequest, options: DataLoadOptions) async throws -> DataLoadResult
+    ///
+    /// Both requirements are `nonisolated(nonsending)`: they run on their caller's executor, so
+    /// that a call from the fetch stage costs no executor check at entry and return. A
+    /// conformance declared plain `async` still satisfies them, and runs on the global executor.
+    nonisolated(nonsending) func load(_ request: URLRequest, options: DataLoadOptions) async throws -> DataLoadResult
 }
 
 extension DataLoading {
     /// The default ``DataLoading/load(_:options:)``: ``loadData(for:options:)``, the status
     /// judged, unknown redirects accounted for.
-    public func load(_ request: URLRequest, options: DataLoadOptions) async throws -> DataLoadResult {
+    nonisolated(nonsending) public func load(_ request: URLRequest, options: DataLoadOptions) async throws -> DataLoadResult {
         let (data, response) = try await loadData(for: request, options: options)
         let loaded = LoadedResponse(response)
         if let head = loaded.head {
@@ -135,7 +139,7 @@ public struct DataLoadOptions: Sendable {
     }
 
     /// The handle to queue with: the live one, or a fixed one.
-    package var priorityHandle: PriorityHandle { handle ?? PriorityHandle(fixedPriority, isFixed: true) }
+    package var priorityHandle: PriorityHandle { handle ?? PriorityHandle.fixed(fixedPriority) }
 }
 
 /// An async hook that may change a request just before it is sent, for example to add a fresh

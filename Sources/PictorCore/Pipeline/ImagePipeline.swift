@@ -117,7 +117,9 @@ public final class ImagePipeline: Sendable {
         // The first pipeline's keys without forming the closure (whose context retains `self`
         // and the request).
         if let kept = request.keyMemo.firstKeys(for: number) { return kept.takeUnretainedValue() }
-        return request.keyMemo.keys(for: number) { RequestCacheKeys(request, configuration: configuration, pipeline: number) }
+        // The hook alone, not the whole configuration: copying that retains every reference in it.
+        let hook = configuration.cacheKey
+        return request.keyMemo.keys(for: number) { RequestCacheKeys(request, cacheKey: hook, pipeline: number) }
     }
 
     /// Loads the final image for `request`: memory cache, then disk (processed variant by
@@ -134,7 +136,7 @@ public final class ImagePipeline: Sendable {
     public func image(for request: ImageRequest) async throws(Error) -> ImageResponse {
         let prepared = PreparedRequest(request, pipeline: self)
         if let hit = memoryHit(prepared) { return hit }
-        return try await load(prepared, priority: PriorityHandle(request.priority, isFixed: true), progress: nil, start: ContinuousClock.now)
+        return try await load(prepared, priority: PriorityHandle.fixed(request.priority), progress: nil, start: ContinuousClock.now)
     }
 
     /// Loads the image at `url` with no thumbnail, no processors and default options:
@@ -159,7 +161,7 @@ public final class ImagePipeline: Sendable {
     ///   cache options are used.
     /// - Throws: ``Error/loadingFailed(_:)`` or ``Error/cancelled``.
     public func data(for request: ImageRequest) async throws(Error) -> ImageDataResponse {
-        try await performData(request, priority: PriorityHandle(request.priority, isFixed: true))
+        try await performData(request, priority: PriorityHandle.fixed(request.priority))
     }
 
     /// Fetches the original encoded bytes at `url` with default options, without decoding

@@ -282,7 +282,7 @@ public final class ImagePrefetcher: Sendable {
             case .memoryCache:
                 return .success(try await pipeline.image(for: request).cacheLayer)
             case .diskCache:
-                return .success(try await pipeline.warm(request, priority: PriorityHandle(priority, isFixed: true)))
+                return .success(try await pipeline.warm(request, priority: PriorityHandle.fixed(priority)))
             }
         } catch {
             return .failure(error)

@@ -27,6 +27,15 @@ package final class PriorityHandle: Sendable {
         self.isFixed = isFixed
     }
 
+    /// A handle at `priority` that never changes, shared by every caller that asks for one:
+    /// most requests have such a priority, and a handle of their own cost an allocation each
+    /// (`pipeline.bookkeeping.instant-transport` in the benchmark suite).
+    package static func fixed(_ priority: RequestPriority) -> PriorityHandle {
+        fixedHandles[priority.rawValue]
+    }
+
+    private static let fixedHandles = RequestPriority.allCases.map { PriorityHandle($0, isFixed: true) }
+
     /// The current priority.
     package var value: RequestPriority { state.withLock { $0.value } }
 

@@ -70,7 +70,7 @@ final class PriorityQueue: Sendable {
     /// Runs `work` while holding a slot.
     ///
     /// - Throws: `CancellationError` when cancelled while waiting, or what `work` throws.
-    nonisolated(nonsending) func withSlot<T: Sendable>(priority: PriorityHandle, _ work: () async throws -> T) async throws -> T {
+    nonisolated(nonsending) func withSlot<T: Sendable>(priority: PriorityHandle, _ work: nonisolated(nonsending) () async throws -> T) async throws -> T {
         let slot = try await acquire(priority: priority)
         defer { release(slot) }
         return try await work()

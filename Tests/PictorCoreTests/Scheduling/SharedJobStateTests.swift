@@ -8,7 +8,7 @@ import Testing
         do { let result = job.subscribe(id: 1, "a"); #expect(result) }
         do { let result = job.start("work"); #expect(result == nil) }
         do { let result = job.subscribe(id: 2, "b"); #expect(result) }
-        do { let result = Set(job.finish()); #expect(result == ["a", "b"]) }
+        do { let result = Set(job.finish().all); #expect(result == ["a", "b"]) }
         #expect(job.isClosed)
         do { let result = job.subscribe(id: 3, "late"); #expect(!result, "a finished job starts fresh work instead") }
         #expect(job.subscribers.isEmpty)

@@ -69,7 +69,7 @@ private struct ImmediateTransport: DataTransport {
 
     static func url(_ i: Int) -> URL { URL(string: "http://bench.invalid/images/\(i).jpg")! }
 
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
+    nonisolated(nonsending) func send(_ request: TransportRequest) async throws -> TransportResponse {
         if suspends { await Task.yield() }
         let head = HTTPResponseHead(url: request.urlRequest.url!, statusCode: 200, fields: [
             .init(name: "Content-Type", value: "image/jpeg"), .init(name: "Content-Length", value: "\(Self.body.count)"),

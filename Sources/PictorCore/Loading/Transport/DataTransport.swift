@@ -25,9 +25,13 @@ import FoundationNetworking
 public protocol DataTransport: Sendable {
     /// Sends `request` and returns the response with its whole (decoded) body.
     ///
+    /// `nonisolated(nonsending)`: it runs on its caller's executor, as the loader's own steps
+    /// do, so that a call costs no executor check at entry and return (a conformance declared
+    /// plain `async` still satisfies it, and then runs on the global executor as before).
+    ///
     /// - Throws: ``DataLoadingError`` (`truncated`, `responseTooLarge`, `idleTimeout`,
     ///   `timedOut`, `transport`), or `CancellationError`.
-    func send(_ request: TransportRequest) async throws -> TransportResponse
+    nonisolated(nonsending) func send(_ request: TransportRequest) async throws -> TransportResponse
 }
 
 /// One exchange for a ``DataTransport``: the request and its limits.

@@ -209,10 +209,11 @@ struct FetchStateMachine {
             }
             var metadata = HTTPFreshness.refreshed(stale.entry.metadata, with: http, exchange: exchange, heuristicCap: inputs.heuristicCap)
             metadata.varyKey = metadata.vary.flatMap { inputs.request.varyKey(for: $0) }
-            var result = FetchResult(data: stale.entry.data, source: .revalidated, response: response, metadata: metadata)
-            result.revalidatedTier = stale.onDisk ? .disk : .shared
             let storable = localRules.refusal(toStore: metadata, for: inputs.request) == nil
-            result.isStaleOnArrival = storable && isStaleOnArrival(metadata, at: exchange.received)
+            let result = FetchResult(
+                data: stale.entry.data, source: .revalidated, response: response, metadata: metadata,
+                revalidatedTier: stale.onDisk ? .disk : .shared,
+                isStaleOnArrival: storable && isStaleOnArrival(metadata, at: exchange.received))
             let write: CacheWrite = storable ? (stale.onDisk ? .updateMetadata : .store) : .none
             return finish(.finish(result, write: write, share: shareAction(metadata)))
         }
@@ -238,8 +239,9 @@ struct FetchStateMachine {
             return finish(.finish(FetchResult(data: data, source: .network, response: response, metadata: metadata), write: .none, share: .none))
         }
         let storable = refusal(of: metadata, redirects: redirects, under: localRules) == nil
-        var result = FetchResult(data: data, source: .network, response: response, metadata: metadata)
-        result.isStaleOnArrival = storable && isStaleOnArrival(metadata, at: exchange.received)
+        let result = FetchResult(
+            data: data, source: .network, response: response, metadata: metadata,
+            isStaleOnArrival: storable && isStaleOnArrival(metadata, at: exchange.received))
         return finish(.finish(result, write: storable ? .store : .none, share: shareAction(metadata, redirects: redirects)))
     }
 
@@ -361,14 +363,31 @@ struct FetchStateError: Error, CustomStringConvertible {
 }
 
 /// The bytes a fetch delivers, validated as an image, with where they came from.
-struct FetchResult: Sendable {
-    var data: Data
-    var source: FetchStateMachine.Source
-    var response: LoadedResponse?
-    var metadata: DataCacheMetadata
+///
+/// A class, immutable: a result passes through the action that finishes the job, the job's
+/// output, every subscriber's continuation and the response, and as a struct each of those
+/// copies retained every field of its metadata (`pipeline.bookkeeping.instant-transport` in
+/// the benchmark suite).
+final class FetchResult: Sendable {
+    let data: Data
+    let source: FetchStateMachine.Source
+    let response: LoadedResponse?
+    let metadata: DataCacheMetadata
     /// For a revalidated result, the tier that held the confirmed entry.
-    var revalidatedTier: CacheLayer = .disk
+    let revalidatedTier: CacheLayer
     /// Whether the origin's answer (a storable download or a 304) was already stale when it
     /// arrived: its entry is kept, but every later use asks the server first.
-    var isStaleOnArrival = false
+    let isStaleOnArrival: Bool
+
+    init(
+        data: Data, source: FetchStateMachine.Source, response: LoadedResponse? = nil, metadata: DataCacheMetadata,
+        revalidatedTier: CacheLayer = .disk, isStaleOnArrival: Bool = false
+    ) {
+        self.data = data
+        self.source = source
+        self.response = response
+        self.metadata = metadata
+        self.revalidatedTier = revalidatedTier
+        self.isStaleOnArrival = isStaleOnArrival
+    }
 }

@@ -12,11 +12,11 @@ final class RequestCacheKeys: Sendable {
     let dataKey: String
     let imageKey: ImageCacheKey
 
-    /// Computes the keys of `request` under the cache-key hook of `configuration`, the
-    /// configuration of the pipeline numbered `pipeline`.
-    init(_ request: ImageRequest, configuration: ImagePipeline.Configuration, pipeline: UInt64) {
+    /// Computes the keys of `request` under `cacheKey`, the cache-key hook of the pipeline
+    /// numbered `pipeline`.
+    init(_ request: ImageRequest, cacheKey: (ImageRequest) -> String, pipeline: UInt64) {
         self.pipeline = pipeline
-        let dataKey = configuration.cacheKey(request)
+        let dataKey = cacheKey(request)
         self.dataKey = dataKey
         if request.isProcessed {
             // Length-prefixed parts, so that no two (key, thumbnail, chain) triples share a key

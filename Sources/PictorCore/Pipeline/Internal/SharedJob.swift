@@ -19,11 +19,7 @@ final class SharedJob<Value: Sendable>: Sendable {
     /// `unsubscribe` or by `finish`, never both (its tests).
     typealias Continuation = UnsafeContinuation<Value, any Error>
 
-    struct Subscriber {
-        var continuation: Continuation
-        var priority: PriorityHandle
-        var progress: (@Sendable (TransferProgress) -> Void)?
-    }
+    typealias Subscriber = SharedJobSubscriber
 
     /// The highest priority among the subscribers; the work reads and observes it.
     let priority: PriorityHandle
@@ -58,7 +54,7 @@ final class SharedJob<Value: Sendable>: Sendable {
     /// without suspending (a disk or shared-tier answer, a memory-speed transport) then costs
     /// no thread hop (`pipeline.bookkeeping.instant-transport`). It is still a task of its own,
     /// so the creator's cancellation does not cancel work that other callers share.
-    func start(_ body: @escaping @Sendable () async -> Void) {
+    func start(_ body: nonisolated(nonsending) @escaping @Sendable () async -> Void) {
         let task = Task.immediate { await body() }
         // The last subscriber may have left before the task existed.
         state.withLock { $0.start(task) }?.cancel()
@@ -72,11 +68,11 @@ final class SharedJob<Value: Sendable>: Sendable {
         case .none:
             return false
         case .cancelSubscriber(let subscriber):
-            subscriber.continuation.resume(throwing: CancellationError())
+            subscriber.continuation.resume(Value.self, with: .failure(CancellationError()))
             updatePriority()
             return false
         case .cancelSubscriberAndWork(let subscriber, let task):
-            subscriber.continuation.resume(throwing: CancellationError())
+            subscriber.continuation.resume(Value.self, with: .failure(CancellationError()))
             task?.cancel()
             return true
         }
@@ -84,8 +80,9 @@ final class SharedJob<Value: Sendable>: Sendable {
 
     /// Delivers the outcome to every subscriber and closes the job.
     func finish(_ result: Result<Value, any Error>) {
-        let subscribers = state.withLock { $0.finish() }
-        for subscriber in subscribers { subscriber.continuation.resume(with: result) }
+        let delivery = state.withLock { $0.finish() }
+        delivery.first?.continuation.resume(Value.self, with: result)
+        for subscriber in delivery.rest { subscriber.continuation.resume(Value.self, with: result) }
     }
 
     /// Forwards transfer progress to every subscriber that asked for it.
@@ -95,18 +92,54 @@ final class SharedJob<Value: Sendable>: Sendable {
         // Most loads have no progress observer: no array is built for them (this runs on the
         // transport's event thread, several times per download).
         let callbacks = state.withLock { s in
-            s.entries.contains { $0.subscriber.progress != nil } ? s.entries.compactMap { $0.subscriber.progress } : []
+            s.contains { $0.progress != nil } ? s.subscribers.compactMap(\.progress) : []
         }
         for callback in callbacks { callback(progress) }
     }
 
     /// Number of current subscribers (for tests and statistics).
-    var subscriberCount: Int { state.withLock { $0.entries.count } }
+    var subscriberCount: Int { state.withLock { $0.count } }
 
     private func updatePriority() {
         let highest: RequestPriority? = state.withLock { s in
-            s.entries.lazy.map { $0.subscriber.priority.value }.max()
+            s.subscribers.lazy.map { $0.priority.value }.max()
         }
         if let highest { priority.update(highest) }
+    }
+}
+
+/// One caller waiting for a ``SharedJob``: not nested in the generic job, so that its type,
+/// and the job state's, do not depend on the job's value (see ``ErasedContinuation``).
+struct SharedJobSubscriber {
+    var continuation: ErasedContinuation
+    var priority: PriorityHandle
+    var progress: (@Sendable (TransferProgress) -> Void)?
+
+    init<Value: Sendable>(
+        continuation: UnsafeContinuation<Value, any Error>, priority: PriorityHandle,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) {
+        self.continuation = ErasedContinuation(continuation)
+        self.priority = priority
+        self.progress = progress
+    }
+}
+
+/// A subscriber's continuation with its value type erased, so that a job's stored state has
+/// the same layout whatever the job's value. A generic class's deinit is never specialised:
+/// destroying state whose type depends on `Value` looks the generic metadata of each type up
+/// (three lookups per job, about 1,000 instructions; `pipeline.bookkeeping.instant-transport`
+/// in the benchmark suite). An `UnsafeContinuation` is one pointer, so the erasure is a
+/// bit cast; the job resumes it with the type it was made with.
+struct ErasedContinuation: @unchecked Sendable {
+    private let raw: UnsafeRawPointer
+
+    init<Value: Sendable>(_ continuation: UnsafeContinuation<Value, any Error>) {
+        raw = unsafeBitCast(continuation, to: UnsafeRawPointer.self)
+    }
+
+    /// Resumes the continuation, which must have been made for `Value`.
+    func resume<Value: Sendable>(_: Value.Type, with result: Result<Value, any Error>) {
+        unsafeBitCast(raw, to: UnsafeContinuation<Value, any Error>.self).resume(with: result)
     }
 }

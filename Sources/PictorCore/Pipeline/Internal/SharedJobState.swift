@@ -25,13 +25,26 @@ struct SharedJobState<Subscriber, Work> {
     }
 
     private var phase = Phase.pending
-    /// In subscription order. An array, not a dictionary: almost every job has one subscriber,
-    /// and a dictionary costs an allocation and hashing per job (the bookkeeping rows of the
-    /// benchmark suite, `pipeline.bookkeeping.*`).
-    private(set) var entries: [(id: Int, subscriber: Subscriber)] = []
+    /// The first subscriber, kept inline, and the others in subscription order: almost every
+    /// job has one subscriber, and an array (or a dictionary) costs an allocation per job (the
+    /// bookkeeping rows of the benchmark suite, `pipeline.bookkeeping.*`).
+    private var first: (id: Int, subscriber: Subscriber)?
+    private var rest: [(id: Int, subscriber: Subscriber)] = []
+
+    /// The subscribers with their identifiers, in subscription order.
+    var entries: [(id: Int, subscriber: Subscriber)] { (first.map { [$0] } ?? []) + rest }
 
     /// The subscribers, in subscription order.
     var subscribers: [Subscriber] { entries.map(\.subscriber) }
+
+    /// The number of subscribers.
+    var count: Int { (first == nil ? 0 : 1) + rest.count }
+
+    /// Whether some subscriber satisfies `predicate`.
+    func contains(where predicate: (Subscriber) -> Bool) -> Bool {
+        if let first, predicate(first.subscriber) { return true }
+        return rest.contains { predicate($0.subscriber) }
+    }
 
     init() {}
 
@@ -41,10 +54,14 @@ struct SharedJobState<Subscriber, Work> {
     /// Adds a subscriber; `false` when the job is closed (the caller starts fresh work).
     mutating func subscribe(id: Int, _ subscriber: Subscriber) -> Bool {
         guard !isClosed else { return false }
-        if let index = entries.firstIndex(where: { $0.id == id }) {
-            entries[index].subscriber = subscriber
+        if first?.id == id {
+            first?.subscriber = subscriber
+        } else if let index = rest.firstIndex(where: { $0.id == id }) {
+            rest[index].subscriber = subscriber
+        } else if first == nil {
+            first = (id, subscriber)
         } else {
-            entries.append((id, subscriber))
+            rest.append((id, subscriber))
         }
         return true
     }
@@ -63,18 +80,34 @@ struct SharedJobState<Subscriber, Work> {
 
     /// Removes one subscriber.
     mutating func unsubscribe(id: Int) -> UnsubscribeAction {
-        guard let index = entries.firstIndex(where: { $0.id == id }) else { return .none }
-        let subscriber = entries.remove(at: index).subscriber
-        guard entries.isEmpty, !isClosed else { return .cancelSubscriber(subscriber) }
+        let subscriber: Subscriber
+        if let first, first.id == id {
+            subscriber = first.subscriber
+            self.first = rest.isEmpty ? nil : rest.removeFirst()
+        } else if let index = rest.firstIndex(where: { $0.id == id }) {
+            subscriber = rest.remove(at: index).subscriber
+        } else {
+            return .none
+        }
+        guard count == 0, !isClosed else { return .cancelSubscriber(subscriber) }
         let work: Work? = if case .running(let work) = phase { work } else { nil }
         phase = .closed
         return .cancelSubscriberAndWork(subscriber, work)
     }
 
+    /// The subscribers a finished job delivers to: the first apart, so that a job with one
+    /// subscriber builds no array.
+    struct Delivery {
+        var first: Subscriber?
+        var rest: [Subscriber]
+        /// All of them, in subscription order.
+        var all: [Subscriber] { (first.map { [$0] } ?? []) + rest }
+    }
+
     /// Closes the job with its outcome; returns the subscribers to deliver it to.
-    mutating func finish() -> [Subscriber] {
+    mutating func finish() -> Delivery {
         phase = .closed
-        defer { entries.removeAll() }
-        return entries.map(\.subscriber)
+        defer { first = nil; rest.removeAll() }
+        return Delivery(first: first?.subscriber, rest: rest.map(\.subscriber))
     }
 }

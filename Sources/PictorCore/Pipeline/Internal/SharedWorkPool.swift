@@ -45,9 +45,9 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         priority: PriorityHandle,
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
         joined: (Bool) -> Void = { _ in },
-        work: @escaping @Sendable (Context) async throws -> Value
+        work: nonisolated(nonsending) @escaping @Sendable (Context) async throws -> Value
     ) async throws -> Value {
-        let registration = Registration<Value>()
+        let registration = Registration()
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: SharedJob<Value>.Continuation) in
                 // A caller cancelled before it asks starts nothing: work starts on this thread
@@ -85,7 +85,10 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
                 if registration.attach(job) { self.leave(key, job, id: id) }
             }
         } onCancel: {
-            if let (job, id) = registration.cancel() { self.leave(key, job, id: id) }
+            if let (job, id) = registration.cancel() {
+                // Only this pool's jobs are ever attached to its registrations.
+                self.leave(key, unsafeDowncast(job, to: SharedJob<Value>.self), id: id)
+            }
         }
     }
 
@@ -95,19 +98,24 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
 
     private func remove(_ key: Key, _ job: SharedJob<Value>) {
         jobs.withLock { dict in
-            if let current = dict[key], current === job { dict[key] = nil }
+            // One lookup, not two (`dict[key]` then `dict[key] = nil`).
+            if let index = dict.index(forKey: key), dict.values[index] === job { dict.remove(at: index) }
         }
     }
 }
 
 /// Links a caller's cancellation handler with the job it subscribed to, whichever comes first.
-private final class Registration<Value: Sendable>: Sendable {
+///
+/// Not generic (the job is kept as `AnyObject`): a generic class's deinit is never
+/// specialised, and destroying a job-typed field there looked its metadata up at run time
+/// (`pipeline.bookkeeping.instant-transport` in the benchmark suite).
+private final class Registration: Sendable {
     private static var nextID: Int { SubscriberIDs.next() }
     let id = Registration.nextID
-    private let state = Mutex<(job: SharedJob<Value>?, cancelled: Bool)>((nil, false))
+    private let state = Mutex<(job: (any AnyObject & Sendable)?, cancelled: Bool)>((nil, false))
 
     /// Records the job; returns `true` when the caller was already cancelled (so it must leave).
-    func attach(_ job: SharedJob<Value>) -> Bool {
+    func attach(_ job: any AnyObject & Sendable) -> Bool {
         state.withLock { $0.job = job; return $0.cancelled }
     }
 
@@ -115,7 +123,7 @@ private final class Registration<Value: Sendable>: Sendable {
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Marks the caller cancelled; returns the job to leave when already attached.
-    func cancel() -> (SharedJob<Value>, Int)? {
+    func cancel() -> ((any AnyObject & Sendable), Int)? {
         state.withLock { s in
             s.cancelled = true
             return s.job.map { ($0, id) }
