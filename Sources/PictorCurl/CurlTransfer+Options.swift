@@ -55,6 +55,18 @@ extension CurlTransfer {
         try easy.set(CURLOPT_SSL_VERIFYPEER, configuration.verifiesPeer)
         try easy.set(CURLOPT_SSL_VERIFYHOST, configuration.verifiesPeer ? 2 : 0)
         if let caFile = configuration.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
+        if let caPath = configuration.caPath { try easy.set(CURLOPT_CAPATH, caPath) }
+        if let certificate = configuration.clientCertificateFile {
+            try easy.set(CURLOPT_SSLCERT, certificate)
+            try easy.set(CURLOPT_SSLCERTTYPE, "PEM")
+            if let key = configuration.clientKeyFile {
+                try easy.set(CURLOPT_SSLKEY, key)
+                try easy.set(CURLOPT_SSLKEYTYPE, "PEM")
+            }
+            // Without a passphrase, OpenSSL would ask for an encrypted key's on the terminal
+            // (and block the event thread); an empty one makes such a key fail to load instead.
+            try easy.set(CURLOPT_KEYPASSWD, "")
+        }
         // "" asks for every encoding this libcurl can decode, and decodes it.
         if configuration.acceptsEncoding { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
     }
