@@ -25,6 +25,31 @@ enum CurlErrorMapping {
         var isHeadComplete = false
         /// The `errno` of the last failed socket call (`CURLINFO_OS_ERRNO`), 0 when none.
         var osErrno: Int32 = 0
+        /// The certificate a failed verification is about, when the handshake was watched.
+        var certificate: CertificateNames? = nil
+    }
+
+    /// The certificate a failed verification is about: the one that failed OpenSSL's checks
+    /// (at `depth` in the server's chain, 0 being the server's own), or the server's own when
+    /// the chain passed but the host name did not match. Names are RFC 2253 distinguished
+    /// names, most specific first (`CN=cdn.internal,O=Example`).
+    struct CertificateNames: Equatable {
+        var subject: String
+        var issuer: String
+        var depth: Int = 0
+        /// The server's own certificate's subject, when the certificate that failed is another.
+        var serverSubject: String? = nil
+
+        /// `certificate subject: …; issuer: …`, and which certificate of the chain it is when it
+        /// is not the server's own.
+        var text: String {
+            func shown(_ name: String) -> String { name.isEmpty ? "(empty)" : name }
+            var text = "certificate subject: \(shown(subject)); issuer: \(shown(issuer))"
+            if depth > 0 {
+                text += " (depth \(depth) of the chain" + (serverSubject.map { " of \(shown($0))" } ?? "") + ")"
+            }
+            return text
+        }
     }
 
     /// Our text for a head libcurl refused as "out of memory" without a message of its own.
@@ -33,7 +58,9 @@ enum CurlErrorMapping {
 
     /// The error for `code` (never `CURLE_OK`).
     static func error(for code: CURLcode, context: Context) -> DataLoadingError {
-        let message = context.message.isEmpty ? String(cString: curl_easy_strerror(code)) : context.message
+        var message = context.message.isEmpty ? String(cString: curl_easy_strerror(code)) : context.message
+        // libcurl says why (OpenSSL's reason), not which certificate: name it.
+        if let certificate = context.certificate { message += "; " + certificate.text }
         let curlCode = Int(code.rawValue)
         func transport(_ urlCode: URLError.Code, _ message: String) -> DataLoadingError {
             .transport(kind(for: code, urlCode: urlCode, osErrno: context.osErrno), code: urlCode.rawValue, message: message, curlCode: curlCode)

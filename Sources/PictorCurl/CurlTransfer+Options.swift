@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CCurlShim
 import Foundation
 import PictorCore
 #if canImport(FoundationNetworking)
@@ -67,8 +68,19 @@ extension CurlTransfer {
             // (and block the event thread); an empty one makes such a key fail to load instead.
             try easy.set(CURLOPT_KEYPASSWD, "")
         }
+        if configuration.verifiesPeer, exchange.url.scheme?.lowercased() == "https" { watchTLS() }
         // "" asks for every encoding this libcurl can decode, and decodes it.
         if configuration.acceptsEncoding { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
+    }
+
+    /// Records the server's certificates during this transfer's handshakes, so that a failed
+    /// verification can name them (``CurlErrorMapping/CertificateNames``). Optional: where
+    /// libcurl's TLS library is not the OpenSSL this module was built with, or memory runs out,
+    /// the message only lacks the names.
+    private func watchTLS() {
+        guard CurlLibrary.watchesTLS, let watch = pcurl_tls_watch_new() else { return }
+        tlsWatch = watch
+        _ = pcurl_easy_watch_tls(easy.raw, watch)
     }
 
     private func setCallbacks() throws(CurlOptionError) {

@@ -8,8 +8,8 @@ import PictorTestSupport
 import Testing
 
 /// A private CA (made by the test with `openssl`) trusted through a file or a hashed directory,
-/// and a client certificate for a server that requires one; each over HTTP/1.1 and HTTP/2
-/// (nginx offers both over TLS).
+/// a client certificate for a server that requires one, and an untrusted certificate's error
+/// naming it; each over HTTP/1.1 and HTTP/2 (nginx offers both over TLS).
 @Suite(.enabled(if: CurlTLSFixture.isAvailable), .timeLimit(.minutes(5)))
 struct CurlPrivateCATests {
     static let versions: [CurlTransport.HTTPVersion] = [.http1, .http2OverTLS]
@@ -39,6 +39,20 @@ struct CurlPrivateCATests {
         let statistics = try #require(transport.loop?.statistics)
         let response = try await transport.send(CurlFixtures.request(URL(string: "\(fixture.httpsBase)/a.png")!))
         return (response, statistics.http2Responses.load(ordering: .relaxed) == 1)
+    }
+
+    @Test(arguments: versions)
+    func withoutTheCAtheErrorNamesTheCertificatesSubjectAndIssuer(version: CurlTransport.HTTPVersion) async throws {
+        let fixture = try await fixture()
+        defer { fixture.stop() }
+        let error = try #require(await failure { _ = try await load(fixture) { $0.httpVersion = version } })
+        #expect(error.kind == .certificateUntrusted, "\(error)")
+        #expect(!error.isTransient)
+        let names = "certificate subject: \(fixture.authority.serverSubject); issuer: \(fixture.authority.subject)"
+        #expect(error.transportMessage?.hasSuffix("; " + names) == true, "\(error)")
+        // libcurl's own reason comes first.
+        #expect(error.description.hasPrefix("server certificate untrusted (libcurl error 60: SSL certificate problem: "), "\(error)")
+        #expect(error.description.contains(names), "\(error)")
     }
 
     @Test(arguments: versions)
@@ -75,6 +89,19 @@ struct CurlPrivateCATests {
         try FileManager.default.copyItem(at: fixture.authority.certificate, to: plain.appendingPathComponent("ca.pem"))
         let error = try #require(await failure { _ = try await load(fixture) { $0.caPath = plain.path } })
         #expect(error.kind == .certificateUntrusted, "\(error)")
+    }
+
+    @Test func aCertificateForAnotherHostNamesTheServersCertificate() async throws {
+        let fixture = try await fixture()
+        defer { fixture.stop() }
+        // The chain is trusted; the name is not the certificate's (it is for IP 127.0.0.1 only).
+        let transport = CurlFixtures.transport { $0.caFile = fixture.authority.certificate.path }
+        let url = URL(string: "https://localhost:\(fixture.httpsPort)/a.png")!
+        let error = try #require(await failure { _ = try await transport.send(CurlFixtures.request(url)) })
+        #expect(error.kind == .certificateUntrusted, "\(error)")
+        #expect(error.transportMessage?.contains("localhost") == true, "libcurl's reason: \(error)")
+        #expect(error.transportMessage?.hasSuffix(
+            "; certificate subject: \(fixture.authority.serverSubject); issuer: \(fixture.authority.subject)") == true, "\(error)")
     }
 
     @Test(arguments: versions)
@@ -157,6 +184,7 @@ struct CurlPrivateCATests {
         let error = try #require(await failure { _ = try await strict.data(for: URLRequest(url: url)) })
         #expect(error.kind == .certificateUntrusted, "\(error)")
         #expect(error.attempts == 1, "an untrusted certificate is not retried: \(error)")
+        #expect(error.description.contains("issuer: \(fixture.authority.subject)"), "\(error)")
     }
 }
 
@@ -203,5 +231,12 @@ struct CurlPrivateCATests {
         #expect(configuration.caFile == example.expectedFile)
         #expect(configuration.caPath == example.expectedPath)
         #expect(used == example.used)
+    }
+
+    @Test func aCertificateAboveTheServersOwnSaysWhichItIs() {
+        let names = CurlErrorMapping.CertificateNames(
+            subject: "CN=Intermediate,O=Example", issuer: "CN=Root,O=Example", depth: 1, serverSubject: "CN=cdn.internal")
+        #expect(names.text == "certificate subject: CN=Intermediate,O=Example; issuer: CN=Root,O=Example (depth 1 of the chain of CN=cdn.internal)")
+        #expect(CurlErrorMapping.CertificateNames(subject: "", issuer: "CN=CA").text == "certificate subject: (empty); issuer: CN=CA")
     }
 }
