@@ -65,6 +65,13 @@ enum CurlErrorMapping {
         func transport(_ urlCode: URLError.Code, _ message: String) -> DataLoadingError {
             .transport(kind(for: code, urlCode: urlCode, osErrno: context.osErrno), code: urlCode.rawValue, message: message, curlCode: curlCode)
         }
+        if code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR || code == CURLE_SSL_CONNECT_ERROR,
+           let alert = clientCertificateAlert(in: message) {
+            // The server refused our certificate (or the lack of one) in TLS itself: TLS 1.3
+            // sends that alert after the client's handshake is done, so libcurl reports it as a
+            // failed read, which would otherwise read as a lost connection and be retried.
+            return transport(alert == "certificate required" ? .clientCertificateRequired : .clientCertificateRejected, message)
+        }
         switch code {
         case CURLE_PARTIAL_FILE:
             // The connection ended before the declared length; without one (chunked) there is
@@ -91,6 +98,23 @@ enum CurlErrorMapping {
         default:
             return transport(urlErrorCode(for: code), message)
         }
+    }
+
+    /// The alerts a server sends about the client's certificate (RFC 8446 §6.2), as OpenSSL
+    /// names them in its reason for a failed handshake or read (`tlsv13 alert certificate
+    /// required`, `tlsv1 alert unknown ca`, `sslv3 alert bad certificate`, …). A client receives
+    /// alerts only from the server, so each means the server refused the client's certificate,
+    /// or wanted one. A TLS 1.2 server that wants one sends a bare `handshake failure`, which
+    /// says nothing of why and stays a failed handshake.
+    static let clientCertificateAlerts = [
+        "certificate required", "bad certificate", "unsupported certificate", "certificate revoked",
+        "certificate expired", "certificate unknown", "unknown ca",
+    ]
+
+    /// The alert of ``clientCertificateAlerts`` that libcurl's `message` reports, if any.
+    static func clientCertificateAlert(in message: String) -> String? {
+        let text = message.lowercased()
+        return clientCertificateAlerts.first { text.contains(" alert \($0)") }
     }
 
     /// The named kind of a failure: the kind of its `URLError` code, but a failed connect whose

@@ -49,8 +49,12 @@ extension CurlTransport {
         ///
         /// A certificate or key that cannot be read or does not match fails each HTTPS exchange
         /// with ``/PictorCore/DataLoadingError/Kind/clientCertificateRejected`` (libcurl error
-        /// 58), not retried. A server that refuses it after the handshake answers with its own
-        /// status (nginx: `400`).
+        /// 58), not retried; so does a server's refusal of the certificate (or of its absence)
+        /// in the handshake, with a TLS alert about it (TLS 1.3's `certificate_required`,
+        /// `unknown_ca`, `bad_certificate`, …; a TLS 1.2 server that only wants one sends a bare
+        /// `handshake_failure`, a ``/PictorCore/DataLoadingError/Kind/tlsHandshakeFailed``). A
+        /// server that refuses it after the handshake answers with its own status (nginx:
+        /// `400`).
         public var clientCertificateFile: String? = nil
         /// The path of the PEM private key of ``clientCertificateFile``: curl's `--key`,
         /// libcurl's `CURLOPT_SSLKEY`. `nil` by default: the key is read from

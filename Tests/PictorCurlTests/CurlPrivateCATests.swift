@@ -169,6 +169,39 @@ struct CurlPrivateCATests {
         }
     }
 
+    /// A server that refuses a client in TLS itself (as Envoy or HAProxy do, unlike nginx)
+    /// sends an alert; TLS 1.3 sends it after the client's side of the handshake, so libcurl
+    /// sees a failed read.
+    @Test(arguments: [false, true])
+    func aRefusalInTheHandshakeIsARejectedClientCertificate(tls12Only: Bool) async throws {
+        let authority = try await offPool { try TestCertificateAuthority() }
+        let other = try await offPool { try TestCertificateAuthority(name: "Other CA") }
+        defer { authority.remove(); other.remove() }
+        let server = try await offPool { try OpenSSLServer(authority: authority, tls12Only: tls12Only) }
+        defer { server.stop() }
+        func loader(_ certificate: TestCertificateAuthority?) -> DataLoader {
+            var configuration = CurlTransport.Configuration()
+            configuration.caFile = authority.certificate.path
+            configuration.clientCertificateFile = certificate?.clientCertificate.path
+            configuration.clientKeyFile = certificate?.clientKey.path
+            return DataLoader(transport: CurlTransport(configuration: configuration)) { $0.sleep = { _ in } }
+        }
+        let request = URLRequest(url: server.url)
+        let foreign = try #require(await failure { _ = try await loader(other).data(for: request) })
+        #expect(foreign.kind == .clientCertificateRejected, "\(foreign)")
+        #expect(foreign.transportCode == URLError.clientCertificateRejected.rawValue, "\(foreign)")
+        #expect(foreign.attempts == 1, "not retried: \(foreign)")
+        if !tls12Only {
+            let missing = try #require(await failure { _ = try await loader(nil).data(for: request) })
+            #expect(missing.kind == .clientCertificateRejected, "\(missing)")
+            #expect(missing.transportCode == URLError.clientCertificateRequired.rawValue, "\(missing)")
+            #expect(missing.attempts == 1, "not retried: \(missing)")
+        }
+        // The status page is not an image: the loader got past TLS and HTTP to the body.
+        let accepted = try #require(await failure { _ = try await loader(authority).data(for: request) })
+        #expect(accepted.kind == .notAnImage, "\(accepted)")
+    }
+
     @Test func theLoaderTrustsItsTransportsCA() async throws {
         let fixture = try await fixture()
         defer { fixture.stop() }

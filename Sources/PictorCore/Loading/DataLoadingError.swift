@@ -74,7 +74,8 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
         /// The TLS handshake failed for another reason than trust (protocol or cipher mismatch,
         /// the peer closed it). Retried.
         public static let tlsHandshakeFailed = Kind("TLS handshake failed")
-        /// The server refused the client certificate, or required one. Not retried.
+        /// The client certificate could not be used (unreadable, encrypted, not matching its
+        /// key), or the server refused it, or required one, with a TLS alert. Not retried.
         public static let clientCertificateRejected = Kind("client certificate rejected")
         /// The reply is not valid HTTP (HTTP/0.9, conflicting lengths, an oversized head).
         /// Not retried.
