@@ -40,7 +40,7 @@ TEST=(
   nginx-light       # tests serve images from 127.0.0.1
   python3           # the fault-injection HTTP server used by the loader tests
   python3-brotli    # the fault server's br-encoded bodies (the br decoding test skips without it)
-  openssl           # a certificate for the TLS transport tests
+  openssl           # a private CA and its certificates for the TLS tests (transport and CLI)
   chromium          # headless screenshots of the demo's contact sheet (ContactSheetTests; runs as root with --no-sandbox)
   fonts-dejavu-core # a font for those screenshots' text
 )

@@ -67,8 +67,11 @@ extension DataLoader {
     /// - Parameters:
     ///   - maximumConcurrentRequests: transfers at once; `6` by default. The transport keeps at
     ///     least as many connections per host.
-    ///   - transport: the transport's settings (CA file, HTTP version, …); the defaults of
-    ///     ``/PictorCurl/CurlTransport/Configuration`` by default.
+    ///   - transport: the transport's settings: which certificate authorities to trust
+    ///     (`caFile`, `caPath`, or the environment's, as curl reads them, with
+    ///     `trustCertificateAuthorities(fromEnvironment:)`), the client certificate and key for
+    ///     mutual TLS, the HTTP version, …; the defaults of
+    ///     ``/PictorCurl/CurlTransport/Configuration`` (libcurl's own CAs) by default.
     ///   - configure: changes to the rest of the ``/PictorCore/DataLoader/Configuration``.
     public static func standard(
         maximumConcurrentRequests: Int = 6,

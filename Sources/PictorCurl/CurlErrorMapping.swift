@@ -25,6 +25,31 @@ enum CurlErrorMapping {
         var isHeadComplete = false
         /// The `errno` of the last failed socket call (`CURLINFO_OS_ERRNO`), 0 when none.
         var osErrno: Int32 = 0
+        /// The certificate a failed verification is about, when the handshake was watched.
+        var certificate: CertificateNames? = nil
+    }
+
+    /// The certificate a failed verification is about: the one that failed OpenSSL's checks
+    /// (at `depth` in the server's chain, 0 being the server's own), or the server's own when
+    /// the chain passed but the host name did not match. Names are RFC 2253 distinguished
+    /// names, most specific first (`CN=cdn.internal,O=Example`).
+    struct CertificateNames: Equatable {
+        var subject: String
+        var issuer: String
+        var depth: Int = 0
+        /// The server's own certificate's subject, when the certificate that failed is another.
+        var serverSubject: String? = nil
+
+        /// `certificate subject: …; issuer: …`, and which certificate of the chain it is when it
+        /// is not the server's own.
+        var text: String {
+            func shown(_ name: String) -> String { name.isEmpty ? "(empty)" : name }
+            var text = "certificate subject: \(shown(subject)); issuer: \(shown(issuer))"
+            if depth > 0 {
+                text += " (depth \(depth) of the chain" + (serverSubject.map { " of \(shown($0))" } ?? "") + ")"
+            }
+            return text
+        }
     }
 
     /// Our text for a head libcurl refused as "out of memory" without a message of its own.
@@ -33,10 +58,19 @@ enum CurlErrorMapping {
 
     /// The error for `code` (never `CURLE_OK`).
     static func error(for code: CURLcode, context: Context) -> DataLoadingError {
-        let message = context.message.isEmpty ? String(cString: curl_easy_strerror(code)) : context.message
+        var message = context.message.isEmpty ? String(cString: curl_easy_strerror(code)) : context.message
+        // libcurl says why (OpenSSL's reason), not which certificate: name it.
+        if let certificate = context.certificate { message += "; " + certificate.text }
         let curlCode = Int(code.rawValue)
         func transport(_ urlCode: URLError.Code, _ message: String) -> DataLoadingError {
             .transport(kind(for: code, urlCode: urlCode, osErrno: context.osErrno), code: urlCode.rawValue, message: message, curlCode: curlCode)
+        }
+        if code == CURLE_RECV_ERROR || code == CURLE_SEND_ERROR || code == CURLE_SSL_CONNECT_ERROR,
+           let alert = clientCertificateAlert(in: message) {
+            // The server refused our certificate (or the lack of one) in TLS itself: TLS 1.3
+            // sends that alert after the client's handshake is done, so libcurl reports it as a
+            // failed read, which would otherwise read as a lost connection and be retried.
+            return transport(alert == "certificate required" ? .clientCertificateRequired : .clientCertificateRejected, message)
         }
         switch code {
         case CURLE_PARTIAL_FILE:
@@ -64,6 +98,23 @@ enum CurlErrorMapping {
         default:
             return transport(urlErrorCode(for: code), message)
         }
+    }
+
+    /// The alerts a server sends about the client's certificate (RFC 8446 §6.2), as OpenSSL
+    /// names them in its reason for a failed handshake or read (`tlsv13 alert certificate
+    /// required`, `tlsv1 alert unknown ca`, `sslv3 alert bad certificate`, …). A client receives
+    /// alerts only from the server, so each means the server refused the client's certificate,
+    /// or wanted one. A TLS 1.2 server that wants one sends a bare `handshake failure`, which
+    /// says nothing of why and stays a failed handshake.
+    static let clientCertificateAlerts = [
+        "certificate required", "bad certificate", "unsupported certificate", "certificate revoked",
+        "certificate expired", "certificate unknown", "unknown ca",
+    ]
+
+    /// The alert of ``clientCertificateAlerts`` that libcurl's `message` reports, if any.
+    static func clientCertificateAlert(in message: String) -> String? {
+        let text = message.lowercased()
+        return clientCertificateAlerts.first { text.contains(" alert \($0)") }
     }
 
     /// The named kind of a failure: the kind of its `URLError` code, but a failed connect whose

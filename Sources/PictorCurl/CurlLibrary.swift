@@ -12,6 +12,10 @@ enum CurlLibrary {
     /// init in the same process is harmless.
     static let initialized: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
 
+    /// Whether the server's certificates can be read during a handshake (libcurl's TLS backend
+    /// is the OpenSSL that the shim was built against): see `pcurl_tls_watch` in the shim.
+    static let watchesTLS: Bool = pcurl_tls_watch_supported() != 0
+
     /// libcurl's version and features, e.g. `libcurl/7.88.1 OpenSSL/3.0.x zlib/1.2.13 brotli/1.0.9 …`.
     static var version: String { String(cString: curl_version()) }
 

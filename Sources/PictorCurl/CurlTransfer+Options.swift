@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CCurlShim
 import Foundation
 import PictorCore
 #if canImport(FoundationNetworking)
@@ -55,8 +56,31 @@ extension CurlTransfer {
         try easy.set(CURLOPT_SSL_VERIFYPEER, configuration.verifiesPeer)
         try easy.set(CURLOPT_SSL_VERIFYHOST, configuration.verifiesPeer ? 2 : 0)
         if let caFile = configuration.caFile { try easy.set(CURLOPT_CAINFO, caFile) }
+        if let caPath = configuration.caPath { try easy.set(CURLOPT_CAPATH, caPath) }
+        if let certificate = configuration.clientCertificateFile {
+            try easy.set(CURLOPT_SSLCERT, certificate)
+            try easy.set(CURLOPT_SSLCERTTYPE, "PEM")
+            if let key = configuration.clientKeyFile {
+                try easy.set(CURLOPT_SSLKEY, key)
+                try easy.set(CURLOPT_SSLKEYTYPE, "PEM")
+            }
+            // Without a passphrase, OpenSSL would ask for an encrypted key's on the terminal
+            // (and block the event thread); an empty one makes such a key fail to load instead.
+            try easy.set(CURLOPT_KEYPASSWD, "")
+        }
+        if configuration.verifiesPeer, exchange.url.scheme?.lowercased() == "https" { watchTLS() }
         // "" asks for every encoding this libcurl can decode, and decodes it.
         if configuration.acceptsEncoding { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
+    }
+
+    /// Records the server's certificates during this transfer's handshakes, so that a failed
+    /// verification can name them (``CurlErrorMapping/CertificateNames``). Optional: where
+    /// libcurl's TLS library is not the OpenSSL this module was built with, or memory runs out,
+    /// the message only lacks the names.
+    private func watchTLS() {
+        guard CurlLibrary.watchesTLS, let watch = pcurl_tls_watch_new() else { return }
+        tlsWatch = watch
+        _ = pcurl_easy_watch_tls(easy.raw, watch)
     }
 
     private func setCallbacks() throws(CurlOptionError) {

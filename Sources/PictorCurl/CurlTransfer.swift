@@ -1,4 +1,5 @@
 internal import CCurl
+internal import CCurlShim
 import Foundation
 import PictorCore
 #if canImport(FoundationNetworking)
@@ -20,6 +21,9 @@ final class CurlTransfer {
     private var ownsHandle = true
     /// libcurl's message for this transfer (`CURLOPT_ERRORBUFFER`).
     let errorBuffer: UnsafeMutablePointer<CChar>
+    /// The server's certificates as this transfer's handshakes saw them (`pcurl_tls_watch`),
+    /// for an HTTPS transfer that verifies them; freed with the transfer.
+    var tlsWatch: OpaquePointer?
     private unowned let runner: CurlMultiRunner
     private let statistics: CurlStatistics
 
@@ -80,6 +84,7 @@ final class CurlTransfer {
     deinit {
         if ownsHandle { curl_easy_cleanup(easy.raw) }
         errorBuffer.deallocate()
+        pcurl_tls_watch_free(tlsWatch)
         body.release()
         trackBuffer()
         statistics.liveTransfers.subtract(1, ordering: .relaxed)
@@ -177,7 +182,8 @@ final class CurlTransfer {
             let context = CurlErrorMapping.Context(
                 declaredLength: head.isComplete ? head.contentLength : nil,
                 wireBytes: easy.info(offset: CURLINFO_SIZE_DOWNLOAD_T),
-                message: libcurlMessage, isHeadComplete: head.isComplete, osErrno: Int32(truncatingIfNeeded: easy.info(CURLINFO_OS_ERRNO)))
+                message: libcurlMessage, isHeadComplete: head.isComplete, osErrno: Int32(truncatingIfNeeded: easy.info(CURLINFO_OS_ERRNO)),
+                certificate: code == CURLE_PEER_FAILED_VERIFICATION ? certificateNames() : nil)
             return .failure(CurlErrorMapping.error(for: code, context: context))
         }
         // libcurl can end a transfer without error on a connection closed in the middle of the
@@ -198,6 +204,22 @@ final class CurlTransfer {
         let data = body.takeData()
         trackBuffer()
         return .success(ReceivedResponse(url: exchange.url, statusCode: status, head: head, body: data))
+    }
+
+    /// The certificate a failed verification is about, as this transfer's handshake saw it:
+    /// the one that failed OpenSSL's checks, else (a host name that does not match) the
+    /// server's own; `nil` when nothing was recorded.
+    func certificateNames() -> CurlErrorMapping.CertificateNames? {
+        guard let tlsWatch else { return nil }
+        func name(_ which: Int32) -> String? {
+            var buffer = [CChar](repeating: 0, count: 1024)
+            guard pcurl_tls_watch_name(tlsWatch, which, &buffer, buffer.count) >= 0 else { return nil }
+            return buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        }
+        guard let subject = name(0), let issuer = name(1) else { return nil }
+        let depth = Int(pcurl_tls_watch_failed_depth(tlsWatch))
+        return CurlErrorMapping.CertificateNames(
+            subject: subject, issuer: issuer, depth: max(0, depth), serverSubject: depth > 0 ? name(2) : nil)
     }
 
     /// libcurl's message for this transfer, without the trailing newline it sometimes has.

@@ -1,3 +1,4 @@
+import Foundation
 import PictorCore
 
 extension CurlTransport {
@@ -18,11 +19,49 @@ extension CurlTransport {
         /// Which HTTP versions to speak; ``HTTPVersion/http2OverTLS`` by default.
         public var httpVersion: HTTPVersion = .http2OverTLS
         /// Whether the server's TLS certificate and host name are verified, `true` by default.
-        /// Turn it off only for tests; prefer ``caFile`` for a self-signed certificate.
+        /// Turn it off only for tests; prefer ``caFile`` for a private CA or a self-signed
+        /// certificate.
         public var verifiesPeer: Bool = true
-        /// A PEM file of certificate authorities trusted instead of the system's, for example a
-        /// test or benchmark server's self-signed certificate; `nil` (the system store) by default.
+        /// The path of a PEM file of certificate authorities to trust (one or more
+        /// certificates), for example an internal CA or a test server's self-signed
+        /// certificate: curl's `--cacert`, libcurl's `CURLOPT_CAINFO`. `nil` by default:
+        /// libcurl's built-in bundle (Debian: `/etc/ssl/certs/ca-certificates.crt`).
+        ///
+        /// It replaces the built-in bundle, not the built-in directory: libcurl still searches
+        /// its default ``caPath`` (Debian: `/etc/ssl/certs`, the system's CAs) unless
+        /// ``caPath`` is set too. A file that cannot be read fails each HTTPS exchange with
+        /// ``/PictorCore/DataLoadingError/Kind/tlsHandshakeFailed`` (libcurl error 77).
+        /// ``trustCertificateAuthorities(fromEnvironment:)`` sets it from `CURL_CA_BUNDLE` or
+        /// `SSL_CERT_FILE`.
         public var caFile: String? = nil
+        /// The path of a directory of PEM certificate authorities named by their subject hash,
+        /// as `openssl rehash DIR` (or `c_rehash DIR`) makes them: curl's `--capath`, libcurl's
+        /// `CURLOPT_CAPATH`. `nil` by default: libcurl's built-in directory (Debian:
+        /// `/etc/ssl/certs`). It replaces that directory; ``caFile`` (or the built-in bundle) is
+        /// still trusted too. Certificates are looked up in it by hash during each handshake: a
+        /// directory that does not exist, or whose files are not hashed, trusts nothing more.
+        /// ``trustCertificateAuthorities(fromEnvironment:)`` sets it from `SSL_CERT_DIR`.
+        public var caPath: String? = nil
+        /// The path of a PEM file holding the client certificate for mutual TLS (then any
+        /// intermediate certificates the server needs to build its chain, and optionally the
+        /// private key): curl's `--cert`, libcurl's `CURLOPT_SSLCERT`. Sent to every HTTPS server
+        /// that asks for a client certificate. `nil` (no client certificate) by default.
+        ///
+        /// A certificate or key that cannot be read or does not match fails each HTTPS exchange
+        /// with ``/PictorCore/DataLoadingError/Kind/clientCertificateRejected`` (libcurl error
+        /// 58), not retried; so does a server's refusal of the certificate (or of its absence)
+        /// in the handshake, with a TLS alert about it (TLS 1.3's `certificate_required`,
+        /// `unknown_ca`, `bad_certificate`, …; a TLS 1.2 server that only wants one sends a bare
+        /// `handshake_failure`, a ``/PictorCore/DataLoadingError/Kind/tlsHandshakeFailed``). A
+        /// server that refuses it after the handshake answers with its own status (nginx:
+        /// `400`).
+        public var clientCertificateFile: String? = nil
+        /// The path of the PEM private key of ``clientCertificateFile``: curl's `--key`,
+        /// libcurl's `CURLOPT_SSLKEY`. `nil` by default: the key is read from
+        /// ``clientCertificateFile``. Not used without ``clientCertificateFile``. The key must
+        /// not be encrypted: Pictor never asks for a passphrase (an encrypted key fails as a
+        /// key that cannot be read, never with a prompt on the terminal).
+        public var clientKeyFile: String? = nil
         /// Whether to ask for compressed bodies, `true` by default: `Accept-Encoding` lists every
         /// encoding this libcurl was built with (gzip and deflate, and br and zstd when
         /// available) and the body is decoded before it is returned. With `false`, no
@@ -31,6 +70,44 @@ extension CurlTransport {
 
         /// Creates a configuration with the defaults above.
         public init() {}
+
+        /// Trusts the certificate authorities that the environment names, as the curl
+        /// command-line tool does, unless ``caFile`` or ``caPath`` is set already (a setting of
+        /// the caller's wins over the environment, as curl's `--cacert` and `--capath` do) or
+        /// ``verifiesPeer`` is off (as with curl's `--insecure`):
+        /// - `CURL_CA_BUNDLE`, when set, becomes ``caFile``, and the two others are not read;
+        /// - otherwise `SSL_CERT_DIR` becomes ``caPath`` and `SSL_CERT_FILE` becomes
+        ///   ``caFile`` (either, or both).
+        ///
+        /// A variable set to the empty string counts as unset (curl would hand libcurl the empty
+        /// path and fail every HTTPS transfer). libcurl reads none of these variables itself, and
+        /// no configuration does until this is called: `Configuration()` trusts libcurl's
+        /// built-in locations only.
+        ///
+        /// - Parameter environment: the variables; the process environment by default.
+        /// - Returns: the names of the variables used, in the order above
+        ///   (`["SSL_CERT_DIR", "SSL_CERT_FILE"]`, say); empty when none was.
+        @discardableResult
+        public mutating func trustCertificateAuthorities(
+            fromEnvironment environment: [String: String] = ProcessInfo.processInfo.environment
+        ) -> [String] {
+            guard verifiesPeer, caFile == nil, caPath == nil else { return [] }
+            func value(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+            if let bundle = value("CURL_CA_BUNDLE") {
+                caFile = bundle
+                return ["CURL_CA_BUNDLE"]
+            }
+            var used: [String] = []
+            if let directory = value("SSL_CERT_DIR") {
+                caPath = directory
+                used.append("SSL_CERT_DIR")
+            }
+            if let file = value("SSL_CERT_FILE") {
+                caFile = file
+                used.append("SSL_CERT_FILE")
+            }
+            return used
+        }
     }
 
     /// The HTTP versions a ``CurlTransport`` speaks.

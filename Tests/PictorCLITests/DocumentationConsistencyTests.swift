@@ -35,10 +35,20 @@ import Testing
         }
     }
 
+    /// The newest released heading is the version `--version` prints. Above it, changes not yet
+    /// released may gather under `### <a later version> (unreleased)`; the release renames that
+    /// heading and sets ``PictorVersion/current`` in one commit.
     @Test func theChangelogsNewestVersionIsTheVersionPrinted() throws {
         let readme = try Self.text("README.md")
         let changelog = try #require(readme.range(of: "## Changelog"))
-        let heading = try #require(readme[changelog.upperBound...].split(separator: "\n").first { $0.hasPrefix("### ") })
+        var headings = readme[changelog.upperBound...].split(separator: "\n").filter { $0.hasPrefix("### ") }[...]
+        if let next = headings.first, next.hasSuffix(" (unreleased)") {
+            let version = next.dropFirst("### ".count).dropLast(" (unreleased)".count).split(separator: ".").compactMap { Int($0) }
+            let current = PictorVersion.current.split(separator: ".").compactMap { Int($0) }
+            #expect(current.lexicographicallyPrecedes(version), "\(next) is not after \(PictorVersion.current)")
+            headings = headings.dropFirst()
+        }
+        let heading = try #require(headings.first)
         #expect(heading.hasPrefix("### \(PictorVersion.current):"), "\(heading)")
         #expect(!heading.contains("unreleased"), "\(heading)")
         #expect(PictorCommand.version == PictorVersion.current)

@@ -90,6 +90,22 @@ struct CurlErrorKindTests {
         #expect(error.description == "\(kind) (libcurl error \(code.rawValue): libcurl's text)")
     }
 
+    @Test(arguments: [
+        (CURLE_RECV_ERROR, "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0",
+         URLError.clientCertificateRequired),
+        (CURLE_SSL_CONNECT_ERROR, "OpenSSL/3.0.19: error:0A000418:SSL routines::tlsv1 alert unknown ca", .clientCertificateRejected),
+        (CURLE_SEND_ERROR, "OpenSSL/3.0.19: error:0A000412:SSL routines::sslv3 alert bad certificate", .clientCertificateRejected),
+        // A bare handshake failure says nothing of why.
+        (CURLE_SSL_CONNECT_ERROR, "OpenSSL/3.0.19: error:0A000410:SSL routines::sslv3 alert handshake failure", .secureConnectionFailed),
+        (CURLE_RECV_ERROR, "Recv failure: Connection reset by peer", .networkConnectionLost),
+    ])
+    func aServersAlertAboutTheClientCertificateIsARejection(code: CURLcode, message: String, urlCode: URLError.Code) {
+        let error = CurlErrorMapping.error(for: code, context: .init(wireBytes: 0, message: message))
+        #expect(error.transportCode == urlCode.rawValue, "\(error)")
+        #expect(error.transportMessage == message)
+        #expect(error.isTransient == (urlCode != .clientCertificateRequired && urlCode != .clientCertificateRejected), "\(error)")
+    }
+
     @Test func aHostNotFoundWithoutTextKeepsLibcurlsTextForTheCode() {
         let error = CurlErrorMapping.error(for: CURLE_COULDNT_RESOLVE_HOST, context: .init(wireBytes: 0, message: ""))
         #expect(error.kind == .hostNotFound)

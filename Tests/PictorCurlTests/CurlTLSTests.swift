@@ -7,8 +7,8 @@ import PictorCore
 import PictorTestSupport
 import Testing
 
-/// HTTPS against nginx with a throw-away self-signed certificate: HTTP/2 when offered, the
-/// certificate trusted through `caFile` only, and cleartext HTTP/1.1 alongside.
+/// HTTPS against nginx with a certificate from a throw-away private CA: HTTP/2 when offered, the
+/// CA trusted through `caFile` only, and cleartext HTTP/1.1 alongside.
 @Suite(.enabled(if: CurlTLSFixture.isAvailable), .timeLimit(.minutes(5)))
 struct CurlTLSTests {
     @Test func httpsUsesHTTP2AndTheGivenCertificateAuthority() async throws {
@@ -77,7 +77,7 @@ struct CurlTLSTests {
         let strict = CurlFixtures.transport()
         do {
             _ = try await strict.send(CurlFixtures.request(url))
-            Issue.record("a self-signed certificate was trusted")
+            Issue.record("a certificate from an unknown CA was trusted")
         } catch let error as DataLoadingError {
             #expect(error.transportCode == URLError.serverCertificateUntrusted.rawValue, "\(error)")
         }
@@ -86,52 +86,47 @@ struct CurlTLSTests {
     }
 }
 
-/// nginx serving one file over HTTP and over HTTPS + HTTP/2 with a fresh self-signed
-/// certificate for `127.0.0.1`.
+/// nginx serving one file over HTTP and over HTTPS + HTTP/2 with a certificate for `127.0.0.1`
+/// from a fresh private CA (``TestCertificateAuthority``), whose certificate is ``certificate``;
+/// with `requiresClientCertificate`, HTTPS requests need a client certificate from that CA.
 struct CurlTLSFixture {
-    static var isAvailable: Bool {
-        NginxServer.isAvailable && FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")
-    }
+    static var isAvailable: Bool { NginxServer.isAvailable && TestCertificateAuthority.isAvailable }
 
     let directory: URL
-    let certificate: URL
-    let nginx: NginxServer
-    let httpsPort: Int
+    let authority: TestCertificateAuthority
+    let server: HTTPSNginxServer
+    /// Random bytes, served as `/a.png` (for the transport, which does not look at them).
     let file: Data
+    /// A real 1×1 PNG, served as `/one.png` (for a loader, which checks that a body is an image).
+    static let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==")!
 
+    /// The CA's certificate: what a client trusts.
+    var certificate: URL { authority.certificate }
+    var nginx: NginxServer { server.nginx }
+    var httpsPort: Int { server.httpsPort }
     var httpsBase: String { "https://127.0.0.1:\(httpsPort)" }
 
-    init() throws {
+    init(requiresClientCertificate: Bool = false) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-curl-tls-\(UUID().uuidString)")
         let root = directory.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         var random = SplitMix64(seed: 7)
         file = Data((0..<150_000).map { _ in UInt8(truncatingIfNeeded: random.next()) })
         try file.write(to: root.appendingPathComponent("a.png"))
-        certificate = directory.appendingPathComponent("cert.pem")
-        let key = directory.appendingPathComponent("key.pem")
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-            "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-            "-keyout", key.path, "-out", certificate.path,
-        ]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        guard openssl.terminationStatus == 0 else { throw TestServerError.failedToStart("openssl req") }
-        httpsPort = try CurlFixtures.closedPort()
-        nginx = try NginxServer.start(root: root, extraServerConfig: """
-                listen 127.0.0.1:\(httpsPort) ssl http2;
-                ssl_certificate \(certificate.path);
-                ssl_certificate_key \(key.path);
-            """)
+        try Self.png.write(to: root.appendingPathComponent("one.png"))
+        authority = try TestCertificateAuthority()
+        do {
+            server = try HTTPSNginxServer(root: root, authority: authority, requiresClientCertificate: requiresClientCertificate)
+        } catch {
+            authority.remove()
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
     }
 
     func stop() {
-        nginx.stop()
+        server.stop()
+        authority.remove()
         try? FileManager.default.removeItem(at: directory)
     }
 }

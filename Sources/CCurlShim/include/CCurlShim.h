@@ -32,4 +32,32 @@ CURLcode pcurl_easy_getinfo_string(CURL *handle, CURLINFO info, const char **val
 /// curl_multi_setopt for a `long` option.
 CURLMcode pcurl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);
 
+/// What a TLS handshake showed of the server's certificates, for the message of a failed
+/// verification: libcurl reports only OpenSSL's reason ("unable to get local issuer
+/// certificate"), and CURLOPT_CERTINFO is filled only once verification succeeded. One watch per
+/// transfer; it keeps the SSL_CTX of the transfer's last new connection (a reference of its
+/// own), whose notes outlive the connection until the watch is freed. OpenSSL stays inside
+/// shim.c: Swift sees only this opaque type.
+typedef struct pcurl_tls_watch pcurl_tls_watch;
+
+/// Whether watches work with this libcurl: its TLS backend is OpenSSL of the major version this
+/// shim was built against (a SSL_CTX of another library must never reach OpenSSL's calls here).
+int pcurl_tls_watch_supported(void);
+/// A new, empty watch, or NULL when memory runs out.
+pcurl_tls_watch *pcurl_tls_watch_new(void);
+/// Frees `watch` (NULL is allowed) and its reference to the connection's SSL_CTX.
+void pcurl_tls_watch_free(pcurl_tls_watch *watch);
+/// Sets CURLOPT_SSL_CTX_FUNCTION and CURLOPT_SSL_CTX_DATA so that each new TLS connection of the
+/// transfer records the server's certificate, and the one that failed verification, in `watch`.
+/// The recording never changes a verification's outcome. `watch` must outlive the transfer.
+CURLcode pcurl_easy_watch_tls(CURL *handle, pcurl_tls_watch *watch);
+/// The chain depth of the certificate that failed verification (0: the server's own), or -1
+/// when none failed (or nothing was recorded).
+int pcurl_tls_watch_failed_depth(const pcurl_tls_watch *watch);
+/// Writes a distinguished name (RFC 2253, UTF-8), NUL-terminated and cut to `size`, into
+/// `buffer`: `which` 0 is the subject and 1 the issuer of the certificate that failed
+/// verification, else of the server's own; 2 is the subject of the server's own certificate.
+/// Returns the length written, or -1 when there is no such certificate.
+int pcurl_tls_watch_name(const pcurl_tls_watch *watch, int which, char *buffer, size_t size);
+
 #endif

@@ -39,6 +39,7 @@ enum FetchCommand {
         let quiet = parser.flag(.quiet)
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
         let shared = try SharedCacheOption.parse(&parser, context: context)
+        let tls = try TLSOption.parse(&parser, context: context)
         let urls = try parser.positionals().map(parseURL)
         guard !urls.isEmpty else { throw CLIError.usage("missing <url>") }
 
@@ -63,7 +64,7 @@ enum FetchCommand {
         }
 
         let stack = try PipelineStack(
-            cache: cache, shared: shared, console: context.console, storesThumbnails: resize != nil && cachesThumbnails,
+            cache: cache, shared: shared, tls: tls, console: context.console, storesThumbnails: resize != nil && cachesThumbnails,
             thumbnailOutput: (format ?? template?.literalExtensionFormat
                               ?? (outputIsDirectory ? nil : output.flatMap { try? OutputFormatOption.fromExtension(of: $0) }), quality))
         defer { stack.close() }

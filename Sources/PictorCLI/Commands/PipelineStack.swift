@@ -15,8 +15,11 @@ struct PipelineStack: Sendable {
 
     /// - Parameters:
     ///   - shared: the Redis shared tier, when one was asked for.
+    ///   - tls: which certificate authorities to trust and the client certificate to send
+    ///     (`--ca-file`, `--ca-path`, `--cert`, `--key` and curl's variables); libcurl's
+    ///     defaults by default. See ``dataLoader(downloads:tls:)``.
     ///   - concurrency: downloads at once (libcurl's connections, over all hosts); `6` by
-    ///     default. See ``dataLoader(downloads:)``.
+    ///     default. See ``dataLoader(downloads:tls:)``.
     ///   - storesThumbnails: also keep each resized image on disk (as `thumbnailOutput` says), so
     ///     a warm run with the same `--resize` decodes nothing; the original is kept as well, so
     ///     another size is made from it without a download.
@@ -34,7 +37,8 @@ struct PipelineStack: Sendable {
     ///     `cache has` and `cache rm`, which look up or remove the entries they name and nothing
     ///     else.
     init(
-        cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), console: Console, concurrency: Int = 6,
+        cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), tls: TLSOption = TLSOption(), console: Console,
+        concurrency: Int = 6,
         storesThumbnails: Bool = false, thumbnailOutput: (format: ImageFormat?, quality: Int) = (nil, 85), maintainsLimits: Bool = true
     ) throws {
         let key = try cache.loadKey()
@@ -65,7 +69,7 @@ struct PipelineStack: Sendable {
         }
         var configuration = ImagePipeline.Configuration.standard(
             diskCache: diskCache, imageCache: ImageCache(configuration: Self.memoryCache),
-            dataLoader: Self.dataLoader(downloads: concurrency),
+            dataLoader: Self.dataLoader(downloads: concurrency, tls: tls),
             cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
         if storesThumbnails {
@@ -92,9 +96,11 @@ struct PipelineStack: Sendable {
     /// libcurl more. libcurl's connection caps are set to the same number, as a ceiling that
     /// never binds. Measured against the earlier design (twice as many requests handed to
     /// libcurl, its connection cap binding): the same throughput and CPU within the noise
-    /// (docs/benchmarks.md, N2-cli).
-    static func dataLoader(downloads: Int) -> DataLoader {
+    /// (docs/benchmarks.md, N2-cli). `tls` says which certificate authorities the transport
+    /// trusts and which client certificate it sends.
+    static func dataLoader(downloads: Int, tls: TLSOption = TLSOption()) -> DataLoader {
         var transport = CurlTransport.Configuration()
+        tls.apply(to: &transport)
         transport.maximumConnectionsPerHost = downloads
         transport.maximumConnections = downloads
         return DataLoader(transport: CurlTransport(configuration: transport)) {

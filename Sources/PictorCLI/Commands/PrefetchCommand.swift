@@ -46,6 +46,7 @@ enum PrefetchCommand {
         let quiet = parser.flag(.prefetchQuiet)
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
         let shared = try SharedCacheOption.parse(&parser, context: context)
+        let tls = try TLSOption.parse(&parser, context: context)
         let inputs = try parser.positionals()
         guard !inputs.isEmpty else { throw CLIError.usage("missing <urls-file|url>") }
         if dataOnly && (out != nil || resize != nil) {
@@ -76,7 +77,7 @@ enum PrefetchCommand {
         }
 
         let stack = try PipelineStack(
-            cache: cache, shared: shared, console: context.console, concurrency: concurrency,
+            cache: cache, shared: shared, tls: tls, console: context.console, concurrency: concurrency,
             storesThumbnails: resize != nil && cachesThumbnails, thumbnailOutput: (format ?? template?.literalExtensionFormat, quality))
         defer { stack.close() }
         let report = try reportPath.map { try ReportWriter(path: $0) }

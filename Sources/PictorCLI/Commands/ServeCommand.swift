@@ -32,7 +32,9 @@ enum ServeCommand {
       PICTOR_LISTEN, PICTOR_KEY, PICTOR_SALT, PICTOR_ALLOW_SOURCE, PICTOR_TTL,
       PICTOR_SHARED_CACHE, PICTOR_INSECURE_UNSIGNED=1, ... A repeatable option's
       variable is a comma-separated list (PICTOR_KEY=k1,k2). An option given on
-      the command line wins over its variable.
+      the command line wins over its variable. Without --ca-file and --ca-path,
+      CURL_CA_BUNDLE, SSL_CERT_FILE and SSL_CERT_DIR name the CAs to trust, as
+      curl reads them.
 
     EXAMPLES:
       PICTOR_KEY=$KEY PICTOR_SALT=$SALT pictor serve --listen 127.0.0.1:8080
@@ -64,7 +66,8 @@ enum ServeCommand {
         let shutdown = given ?? ShutdownSignal()
         defer { if given == nil { shutdown.stop() } }
 
-        let stack = try PipelineStack(cache: settings.cache, shared: settings.shared, console: context.console, concurrency: downloads)
+        let stack = try PipelineStack(
+            cache: settings.cache, shared: settings.shared, tls: settings.tls, console: context.console, concurrency: downloads)
         defer { stack.close() }
         var serviceConfiguration = ImageService.Configuration(parser: try ProcessingURLParser(signature: policy))
         serviceConfiguration.allowedSourcePrefixes = settings.allowedSources

@@ -14,17 +14,22 @@ struct CLICommandOptions: Sendable {
     static let loadingCacheOptions: [CLIOption] =
         cacheOptions + [.cachePolicy, .sizeLimit, .maxAge, .noCache, .sharedCache, .help]
 
+    /// The options `fetch` and `prefetch` take after their own: which servers to trust, and the
+    /// client certificate to show them (``TLSOption``).
+    static let tlsOptions: [CLIOption] = [.caFile, .caPath, .clientCertificate, .clientKey]
+
     static let pictor = CLICommandOptions(command: "", options: [.topLevelHelp, .version])
     static let fetch = CLICommandOptions(command: "fetch", options: [
         .resize, .fit, .header, .noCacheThumbnails, .fetchOutput, .name, .format, .quality, .json, .quiet,
-    ] + loadingCacheOptions)
+    ] + tlsOptions + loadingCacheOptions)
     static let prefetch = CLICommandOptions(command: "prefetch", options: [
         .concurrency, .resize, .fit, .header, .noCacheThumbnails, .prefetchOutput, .name, .prefetchFormat,
         .prefetchQuality, .dataOnly, .report, .prefetchJSON, .prefetchQuiet,
-    ] + loadingCacheOptions)
+    ] + tlsOptions + loadingCacheOptions)
+    /// `serve` takes the CAs but no client certificate: its `--key` is a URL signing key.
     static let serve = CLICommandOptions(command: "serve", options: [
         .listen, .workers, .signingKey, .signingSalt, .insecureUnsigned, .allowSource, .allowPrivateNetwork, .ttl,
-        .drainTimeout, .logFormat,
+        .drainTimeout, .logFormat, .caFile, .caPath,
     ] + loadingCacheOptions)
     static let cache = CLICommandOptions(command: "cache", options: cacheOptions + [.help])
 

@@ -69,6 +69,24 @@ extension CLIOption {
         ["-q", "--quiet"], "no line for an image that worked (failures still go to standard error; --json is unchanged)")
     static let prefetchQuiet = quiet.saying("no progress")
 
+    // MARK: TLS: fetch, prefetch (all four) and serve (the CAs)
+
+    static let caFile = CLIOption(
+        ["--ca-file"], value: "FILE",
+        "trust the certificate authorities in this PEM file instead of the system's bundle (the system's directory is "
+            + "still searched unless --ca-path is given). Without --ca-file and --ca-path, $CURL_CA_BUNDLE is this file, "
+            + "else $SSL_CERT_FILE is and $SSL_CERT_DIR is --ca-path, as curl reads them")
+    static let caPath = CLIOption(
+        ["--ca-path"], value: "DIR",
+        "trust the certificate authorities in this directory, hashed by 'openssl rehash DIR' (or c_rehash), instead of "
+            + "the system's directory (default $SSL_CERT_DIR; see --ca-file)")
+    static let clientCertificate = CLIOption(
+        ["--cert"], value: "FILE",
+        "send this PEM client certificate to HTTPS servers that ask for one (mutual TLS), as curl does; FILE may hold "
+            + "its key too")
+    static let clientKey = CLIOption(
+        ["--key"], value: "FILE", "the PEM private key of --cert, unencrypted (default: read from --cert's FILE)")
+
     // MARK: The caches
 
     static let cacheDirectory = CLIOption(

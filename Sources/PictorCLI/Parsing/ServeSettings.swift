@@ -16,6 +16,7 @@ struct ServeSettings {
     var logFormat: AccessLogFormat
     var cache: CacheOptions
     var shared: SharedCacheOption
+    var tls: TLSOption
 
     static func parse(_ parser: inout ArgumentParser, context: CommandContext) throws -> ServeSettings {
         let listenText = try parser.option(.listen)
@@ -40,10 +41,11 @@ struct ServeSettings {
         }
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
         let shared = try SharedCacheOption.parse(&parser, context: context)
+        let tls = try TLSOption.parse(&parser, context: context, clientCertificates: false)
         return ServeSettings(
             listen: listen, workers: workers, keys: keys, salts: salts, insecureUnsigned: insecureUnsigned,
             allowedSources: allowedSources, allowsPrivateNetwork: allowsPrivateNetwork, ttl: ttl, drainTimeout: drainTimeout,
-            logFormat: logFormat, cache: cache, shared: shared)
+            logFormat: logFormat, cache: cache, shared: shared, tls: tls)
     }
 
     /// Signed with the key/salt pairs, or unsigned when asked for in so many words.

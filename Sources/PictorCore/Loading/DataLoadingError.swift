@@ -66,12 +66,16 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
         /// The connection broke, or closed before a response. Retried.
         public static let connectionLost = Kind("connection lost")
         /// The server's certificate is not trusted (unknown issuer, self-signed, wrong name,
-        /// expired, pinned key mismatch). Not retried.
+        /// expired, pinned key mismatch). Not retried. With `CurlTransport`, the message names
+        /// the certificate after libcurl's reason: `…; certificate subject: CN=cdn.internal;
+        /// issuer: CN=Example Internal CA` (RFC 2253 names; the certificate that failed the
+        /// checks, or the server's own when only the host name did not match).
         public static let certificateUntrusted = Kind("server certificate untrusted")
         /// The TLS handshake failed for another reason than trust (protocol or cipher mismatch,
         /// the peer closed it). Retried.
         public static let tlsHandshakeFailed = Kind("TLS handshake failed")
-        /// The server refused the client certificate, or required one. Not retried.
+        /// The client certificate could not be used (unreadable, encrypted, not matching its
+        /// key), or the server refused it, or required one, with a TLS alert. Not retried.
         public static let clientCertificateRejected = Kind("client certificate rejected")
         /// The reply is not valid HTTP (HTTP/0.9, conflicting lengths, an oversized head).
         /// Not retried.
@@ -329,7 +333,8 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
     }
 
     /// The transport's own text for a transport failure (libcurl's error buffer, or its text
-    /// for the code); `nil` for other kinds.
+    /// for the code, followed for ``Kind/certificateUntrusted`` by the certificate's subject and
+    /// issuer when `CurlTransport` saw them); `nil` for other kinds.
     public var transportMessage: String? {
         if case .transport(_, _, let message, _) = code { return message }
         return nil
