@@ -38,6 +38,12 @@ final class PriorityQueue: Sendable {
     /// - Throws: `CancellationError` when the calling task is cancelled before it got a slot
     ///   (then no slot is held).
     nonisolated(nonsending) func acquire(priority: PriorityHandle) async throws -> Slot {
+        // A free slot is taken without suspending: no continuation, no cancellation handler
+        // (`pipeline.bookkeeping.instant-transport` in the benchmark suite, and every request
+        // of a loader that is not full).
+        if !Task.isCancelled, let background = state.withLock({ $0.tryAcquire(priority: priority.value) }) {
+            return Slot(background: background)
+        }
         let id = SubscriberIDs.next()
         let background = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: Waiter) in

@@ -65,18 +65,24 @@ struct SlotQueueState<Waiter> {
     /// slot is held; or it is background work, and background items hold their limit or
     /// others already wait).
     mutating func acquire(id: Int, priority: RequestPriority, waiter: Waiter) -> AcquireAction {
+        if let background = tryAcquire(priority: priority) { return .run(background: background) }
+        queues[priority.rawValue].append(Entry(id: id, waiter: waiter))
+        priorities[id] = priority
+        return .wait
+    }
+
+    /// Takes a slot when an item of `priority` may run now, without queueing anything: returns
+    /// whether it is background work, or `nil` when it would have to wait (then call
+    /// ``acquire(id:priority:waiter:)``, which queues it).
+    mutating func tryAcquire(priority: RequestPriority) -> Bool? {
         let background = Self.isBackground(priority)
         // A waiting item only ever waits because it may not run: while a slot is free, those
         // waiting are background items held by the limit, which a visible newcomer passes and
         // a background newcomer queues behind.
         let mayRun = running < width && (!background || (runningBackground < backgroundLimit && !hasBackgroundWaiters))
-        if mayRun {
-            take(background: background)
-            return .run(background: background)
-        }
-        queues[priority.rawValue].append(Entry(id: id, waiter: waiter))
-        priorities[id] = priority
-        return .wait
+        guard mayRun else { return nil }
+        take(background: background)
+        return background
     }
 
     /// Frees a slot held by an item of the given class. Returns the waiter that now holds it

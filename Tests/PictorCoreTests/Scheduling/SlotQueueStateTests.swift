@@ -12,6 +12,24 @@ import Testing
         #expect(queue.waitingCount == 1)
     }
 
+    @Test func tryingTakesAFreeSlotAndNeverQueues() {
+        var queue = SlotQueueState<String>(width: 2, backgroundLimit: 1)
+        do { let result = queue.tryAcquire(priority: .low); #expect(result == true, "background work, within its limit") }
+        do { let result = queue.tryAcquire(priority: .low); #expect(result == nil, "the background limit holds it") }
+        do { let result = queue.tryAcquire(priority: .high); #expect(result == false) }
+        do { let result = queue.tryAcquire(priority: .veryHigh); #expect(result == nil, "every slot is held") }
+        #expect(queue.waitingCount == 0, "a refused try leaves nothing queued")
+        #expect(queue.running == 2)
+    }
+
+    @Test func tryingNeverPassesABackgroundItemThatWaits() {
+        var queue = SlotQueueState<String>(width: 3, backgroundLimit: 1)
+        _ = queue.acquire(id: 0, priority: .low, waiter: "running")
+        _ = queue.acquire(id: 1, priority: .low, waiter: "held by the limit")
+        do { let result = queue.tryAcquire(priority: .veryLow); #expect(result == nil) }
+        do { let result = queue.tryAcquire(priority: .normal); #expect(result == false, "a visible item passes it") }
+    }
+
     @Test func releaseHandsTheSlotToTheHighestPriorityThenTheOldest() {
         var queue = SlotQueueState<String>(width: 1)
         _ = queue.acquire(id: 0, priority: .normal, waiter: "running")

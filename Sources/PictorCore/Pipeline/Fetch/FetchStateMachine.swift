@@ -89,12 +89,22 @@ struct FetchStateMachine {
     }
 
     /// A cached entry kept for revalidation, and which tier it came from.
-    private struct Stale {
-        var entry: DataCacheEntry
-        var onDisk: Bool
+    ///
+    /// A class, immutable: the machine's state is copied at every transition, and an entry held
+    /// inline made each copy a few hundred bytes (`pipeline.bookkeeping.instant-transport` in
+    /// the benchmark suite).
+    private final class Stale {
+        let entry: DataCacheEntry
+        let onDisk: Bool
         /// Whether the request in flight carries the entry's validators, so that a 304 may
         /// confirm it (a request sent without them after a 304 named another representation).
-        var isConditional = true
+        let isConditional: Bool
+
+        init(entry: DataCacheEntry, onDisk: Bool, isConditional: Bool = true) {
+            self.entry = entry
+            self.onDisk = onDisk
+            self.isConditional = isConditional
+        }
     }
 
     private enum State {
@@ -102,7 +112,8 @@ struct FetchStateMachine {
         case readingDisk
         case readingShared(stale: Stale?)
         /// `found` is what the shared tier had (stale), so a wait can tell a new result from it.
-        case claiming(stale: Stale?, found: DataCacheEntry?)
+        /// Indirect, so that an entry held here does not make every state that size.
+        indirect case claiming(stale: Stale?, found: DataCacheEntry?)
         case awaiting(stale: Stale?)
         /// Waiting on the network; `stale`'s validators were sent when it has any.
         case loading(stale: Stale?)
@@ -116,6 +127,7 @@ struct FetchStateMachine {
     private let sharedRules: CacheRules
     private var state = State.idle
 
+    @inline(never)
     init(_ inputs: Inputs) {
         self.inputs = inputs
         localRules = CacheRules(scope: inputs.localScope, policy: inputs.policy)
@@ -123,6 +135,7 @@ struct FetchStateMachine {
     }
 
     /// The first action.
+    @inline(never)
     mutating func start() -> Action {
         guard case .idle = state else { return invalid("start") }
         if inputs.readsCaches && inputs.hasDiskCache {
@@ -133,6 +146,7 @@ struct FetchStateMachine {
     }
 
     /// The disk read gave `entry` (or nothing) at `now`.
+    @inline(never)
     mutating func diskRead(_ entry: DataCacheEntry?, now: Date) -> Action {
         guard case .readingDisk = state else { return invalid("diskRead") }
         // An entry stored for other `Vary` values is not this request's: a miss.
@@ -144,6 +158,7 @@ struct FetchStateMachine {
     }
 
     /// The shared tier gave `entry` (or nothing, or an error treated as nothing) at `now`.
+    @inline(never)
     mutating func sharedRead(_ entry: DataCacheEntry?, now: Date) -> Action {
         guard case .readingShared(let stale) = state else { return invalid("sharedRead") }
         let entry = sharedEntry(entry)
@@ -162,6 +177,7 @@ struct FetchStateMachine {
 
     /// Taking the download lease gave `claim` at `now` (the runner keeps a lease it took, to
     /// release it).
+    @inline(never)
     mutating func claimed(_ claim: SharedTier.Claim, now: Date) -> Action {
         guard case .claiming(let stale, let found) = state else { return invalid("claimed") }
         switch claim {
@@ -177,6 +193,7 @@ struct FetchStateMachine {
 
     /// The wait for another process's download gave `entry` at `now`, or nothing (it failed,
     /// stored nothing, or the wait bound passed).
+    @inline(never)
     mutating func awaited(_ entry: DataCacheEntry?, now: Date) -> Action {
         guard case .awaiting(let stale) = state else { return invalid("awaited") }
         return afterWaiting(for: entry, stale: stale, now: now)
@@ -195,6 +212,7 @@ struct FetchStateMachine {
 
     /// The network answered: `data` (empty for a 304) and `response`, after following
     /// `redirects` (their heads, in order).
+    @inline(never)
     mutating func loaded(
         _ data: Data, response: LoadedResponse, redirects: [HTTPResponseHead], exchange: HTTPFreshness.Exchange
     ) -> Action {
@@ -246,6 +264,7 @@ struct FetchStateMachine {
     }
 
     /// The network failed with `error`.
+    @inline(never)
     mutating func loadFailed(_ error: any Error) -> Action {
         guard case .loading(let stale) = state else { return invalid("loadFailed") }
         if let stale, inputs.servesStaleOnError, let loading = error as? DataLoadingError, loading.isTransient,

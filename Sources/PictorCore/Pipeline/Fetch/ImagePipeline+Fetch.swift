@@ -53,12 +53,7 @@ extension ImagePipeline {
         let shared = sharedTier.flatMap { tier in
             p.request.url?.scheme.map { $0.lowercased() == "http" || $0.lowercased() == "https" } == true ? tier : nil
         }
-        var machine = FetchStateMachine(FetchStateMachine.Inputs(
-            readsCaches: key.readsCaches, isCacheOnly: key.isCacheOnly, policy: configuration.httpCachePolicy,
-            servesStaleOnError: configuration.servesStaleOnError, hasDiskCache: cache != nil, hasSharedTier: shared != nil,
-            heuristicCap: configuration.maximumHeuristicLifetime, defaultLifetime: configuration.defaultFreshnessLifetime,
-            request: cacheFacts(p),
-            localScope: configuration.cacheScope))
+        var machine = makeFetchMachine(p, key, hasSharedTier: shared != nil)
         // The fleet's download lease, when this job took it: released however the job ends,
         // after the result is shared, so that waiters find it.
         var lease: SharedCacheLease?
@@ -81,18 +76,7 @@ extension ImagePipeline {
                 case .load(let validators):
                     action = await load(p, validators: validators, context: context, machine: &machine)
                 case .finish(let result, let write, let share):
-                    var stored = false
-                    if let cache {
-                        switch write {
-                        case .store where storesToDisk:
-                            store(result, for: key.dataKey, in: cache)
-                            stored = true
-                        case .updateMetadata:
-                            cache.updateMetadata(result.metadata, for: key.dataKey)
-                        case .store, .none:
-                            break
-                        }
-                    }
+                    let stored = cache.map { apply(write, of: result, for: key.dataKey, storesToDisk: storesToDisk, to: $0) } ?? false
                     switch share {
                     case .store:
                         await shared?.store(DataCacheEntry(data: result.data, metadata: result.metadata), for: key.dataKey)
@@ -115,6 +99,38 @@ extension ImagePipeline {
                 Task { await shared.release(lease) }
             }
             throw error
+        }
+    }
+
+    // The synchronous parts of the job are kept out of line: what is inlined into an async
+    // function can land in its task frame, and inlined they made the job's frame 38 KiB, a
+    // fresh allocation per fetch (`pipeline.bookkeeping.instant-transport` in the benchmark
+    // suite; the state machine's transitions are out of line for the same reason).
+    @inline(never)
+    private func makeFetchMachine(_ p: PreparedRequest, _ key: FetchKey, hasSharedTier: Bool) -> FetchStateMachine {
+        FetchStateMachine(FetchStateMachine.Inputs(
+            readsCaches: key.readsCaches, isCacheOnly: key.isCacheOnly, policy: configuration.httpCachePolicy,
+            servesStaleOnError: configuration.servesStaleOnError, hasDiskCache: configuration.dataCache != nil,
+            hasSharedTier: hasSharedTier,
+            heuristicCap: configuration.maximumHeuristicLifetime, defaultLifetime: configuration.defaultFreshnessLifetime,
+            request: cacheFacts(p),
+            localScope: configuration.cacheScope))
+    }
+
+    /// Applies a finished job's disk write; returns whether the bytes were stored.
+    @inline(never)
+    private func apply(
+        _ write: FetchStateMachine.CacheWrite, of result: FetchResult, for key: String, storesToDisk: Bool, to cache: any DataCaching
+    ) -> Bool {
+        switch write {
+        case .store where storesToDisk:
+            store(result, for: key, in: cache)
+            return true
+        case .updateMetadata:
+            cache.updateMetadata(result.metadata, for: key)
+            return false
+        case .store, .none:
+            return false
         }
     }
 
