@@ -91,14 +91,15 @@ public enum HeadlessChromium {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(20_000) }
         let timedOut = process.isRunning
-        if timedOut { LoopbackHTTP.kill(process) } else { process.waitUntilExit() }
+        let status: Int32 = timedOut ? -1 : LoopbackHTTP.waitForExit(process)
+        if timedOut { LoopbackHTTP.kill(process) }
         func tail() -> String {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             return text.split(separator: "\n").suffix(8).joined(separator: "\n")
         }
         if timedOut { throw Failure(description: "\(browser) took more than \(timeout) s:\n\(tail())") }
-        guard process.terminationStatus == 0, let data = FileManager.default.contents(atPath: png.path), !data.isEmpty else {
-            throw Failure(description: "\(browser) exited with \(process.terminationStatus) and no screenshot:\n\(tail())")
+        guard status == 0, let data = FileManager.default.contents(atPath: png.path), !data.isEmpty else {
+            throw Failure(description: "\(browser) exited with \(status) and no screenshot:\n\(tail())")
         }
         return data
     }

@@ -46,8 +46,7 @@ struct BinaryRunner {
         Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }.start()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus,
+        return Outcome(status: LoopbackHTTP.waitForExit(process),
                        stdout: String(decoding: outData, as: UTF8.self),
                        stderr: String(decoding: errData.get(), as: UTF8.self))
     }
@@ -92,8 +91,7 @@ extension BinaryRunner {
                 Thread { errData.set(err.fileHandleForReading.readDataToEndOfFile()); group.leave() }.start()
                 let data = out.fileHandleForReading.readDataToEndOfFile()
                 group.wait()
-                process.waitUntilExit()
-                return Outcome(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self),
+                return Outcome(status: LoopbackHTTP.waitForExit(process), stdout: String(decoding: data, as: UTF8.self),
                                stderr: String(decoding: errData.get(), as: UTF8.self))
             }
         }

@@ -90,8 +90,7 @@ struct CacheDirectoryTests {
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return LoopbackHTTP.waitForExit(process) == 0
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root to mount a tmpfs"))

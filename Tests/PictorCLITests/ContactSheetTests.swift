@@ -134,9 +134,9 @@ enum ContactSheet {
         process.standardError = errors
         try process.run()
         let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CLIError.failure("contact_sheet.py exited with \(process.terminationStatus): \(String(decoding: message, as: UTF8.self))")
+        let status = LoopbackHTTP.waitForExit(process)
+        guard status == 0 else {
+            throw CLIError.failure("contact_sheet.py exited with \(status): \(String(decoding: message, as: UTF8.self))")
         }
         return page
     }

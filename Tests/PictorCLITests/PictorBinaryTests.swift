@@ -70,8 +70,7 @@ struct PictorBinaryTests {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            process.waitUntilExit()
-            return process.terminationStatus
+            return LoopbackHTTP.waitForExit(process)
         }
         #expect(try limited(["fetch", source, "--no-cache", "-o", keep.path]) == 1)
         #expect(try Data(contentsOf: keep) == original)

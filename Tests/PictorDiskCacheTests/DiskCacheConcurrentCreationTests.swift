@@ -1,5 +1,6 @@
 import Foundation
 import PictorCore
+import PictorTestSupport
 import Testing
 @testable import PictorDiskCache
 
@@ -15,8 +16,7 @@ struct DiskCacheConcurrentCreationTests {
             // Then all of them finish, and every entry reads back here
             for writer in writers {
                 #expect(writer.readLines(1) == "done", "round \(round)")
-                writer.process.waitUntilExit()
-                #expect(writer.process.terminationStatus == 0, "round \(round)")
+                #expect(LoopbackHTTP.waitForExit(writer.process) == 0, "round \(round)")
             }
             let cache = try DiskCache(configuration: DiskCache.Configuration(directory: directory.url.appendingPathComponent("cache")))
             for p in 0..<4 {

@@ -1,5 +1,6 @@
 import Foundation
 import PictorCore
+import PictorTestSupport
 import PictorCrypto
 import Testing
 @testable import PictorDiskCache
@@ -82,8 +83,7 @@ struct CrashWriter {
     }
 
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        LoopbackHTTP.kill(process)
     }
 }
 
@@ -136,8 +136,7 @@ struct DiskCacheCrashTests {
         }
         cache.flush()
         #expect(other.readLines(1) == "done")
-        other.process.waitUntilExit()
-        #expect(other.process.terminationStatus == 0)
+        #expect(LoopbackHTTP.waitForExit(other.process) == 0)
 
         // Then both sets read back here and from a fresh instance, and totals agree
         let fresh = try DiskCache(configuration: .test(directory))

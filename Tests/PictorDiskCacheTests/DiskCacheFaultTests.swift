@@ -1,5 +1,6 @@
 import Foundation
 import PictorCore
+import PictorTestSupport
 import PictorCrypto
 import Testing
 @testable import PictorDiskCache
@@ -50,8 +51,7 @@ final class TmpfsMount {
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice
         guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return LoopbackHTTP.waitForExit(process) == 0
     }
 }
 

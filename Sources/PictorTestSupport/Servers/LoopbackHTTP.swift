@@ -8,7 +8,7 @@ import Darwin
 
 /// Tiny blocking helpers on POSIX sockets for the test servers: free ports, readiness checks
 /// and one-shot HTTP/1.0 GETs to control endpoints. Loopback (`127.0.0.1`) only.
-enum LoopbackHTTP {
+public enum LoopbackHTTP {
     /// A TCP port that was free a moment ago (bound to port 0, read back, closed).
     static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -88,13 +88,36 @@ enum LoopbackHTTP {
     /// on Linux was seen to wait forever for a child already dead (a zombie) while a whole
     /// suite ran: two tests stuck there held both cooperative threads and stalled every other
     /// test. Each process is killed and reaped once, so a PID the system reused is never hit.
-    static func kill(_ process: Process) {
+    public static func kill(_ process: Process) {
         let pid = process.processIdentifier
         guard pid > 0, reaped.withLock({ $0.insert(pid).inserted }) else { return }
         if process.isRunning { _ = Glibc.kill(pid, SIGKILL) }
         var status: Int32 = 0
         // ECHILD: Foundation reaped it first; either way it is gone.
         while waitpid(pid, &status, 0) == -1, errno == EINTR {}
+    }
+
+    /// Waits for `process` to end and returns its exit status (for a process killed by a signal:
+    /// 128 + the signal number, as a shell reports it).
+    ///
+    /// Use it in place of Foundation's `waitUntilExit()` and `terminationStatus`, which on Linux
+    /// were seen to wait forever for a child already dead (see ``kill(_:)``): it polls both
+    /// Foundation's view and `waitpid`, so whichever of the two reaps the child first, it
+    /// returns. Call ``kill(_:)`` rather than this to stop a process.
+    public static func waitForExit(_ process: Process) -> Int32 {
+        let pid = process.processIdentifier
+        while true {
+            if !process.isRunning { return process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus }
+            var status: Int32 = 0
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid {
+                _ = self.reaped.withLock { $0.insert(pid) }
+                let signal = status & 0x7f
+                return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+            }
+            // 0: still running; -1 (ECHILD): Foundation reaped it and is about to say so.
+            usleep(2_000)
+        }
     }
 
     /// Processes killed and reaped by ``kill(_:)``.

@@ -53,8 +53,7 @@ public final class RedisCluster: Sendable {
         create.standardInput = FileHandle.nullDevice
         try create.run()
         let log = output.fileHandleForReading.readDataToEndOfFile()
-        create.waitUntilExit()
-        guard create.terminationStatus == 0 else {
+        guard LoopbackHTTP.waitForExit(create) == 0 else {
             stop()
             throw TestServerError.failedToStart("redis-cli --cluster create: \(String(decoding: log, as: UTF8.self).suffix(2000))")
         }

@@ -147,8 +147,7 @@ public struct TestCertificateAuthority: Sendable {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard LoopbackHTTP.waitForExit(process) == 0 else {
             throw TestServerError.failedToStart("openssl \(arguments.first ?? ""): \(String(decoding: message, as: UTF8.self))")
         }
     }
