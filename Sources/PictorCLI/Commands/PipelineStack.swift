@@ -132,11 +132,11 @@ struct PipelineStack: Sendable {
     /// almost nothing.
     static let memoryCache = ImageCache.Configuration(costLimit: 8 << 20)
 
-    /// Adds this run's shared-tier counters to the fleet's (shown by `pictor cache stats
-    /// --shared-cache URL`); a failing tier loses them, bounded by its timeouts.
+    /// Adds this run's shared-tier counters not yet recorded to the fleet's (shown by `pictor
+    /// cache stats --shared-cache URL`; the pipeline records them as it goes, too); a failing
+    /// tier loses them, bounded by its timeouts.
     func recordSharedStatistics() async {
-        guard let sharedCache else { return }
-        try? await sharedCache.record(pipeline.statistics.sharedCache)
+        await pipeline.recordSharedCacheStatistics()
     }
 
     /// Waits for pending disk writes, so that a next process sees them.

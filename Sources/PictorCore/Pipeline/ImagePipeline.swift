@@ -79,6 +79,16 @@ public final class ImagePipeline: Sendable {
         }
     }
 
+    /// Adds the shared-tier counters not yet recorded to the fleet's
+    /// (``SharedDataCache/record(_:)``) and waits for it: call it before a process exits. The
+    /// pipeline also records them itself, at most once per
+    /// ``SharedCachePolicy/statisticsInterval``. Does nothing without a
+    /// ``Configuration/sharedCache``; a failure is not reported (the counters are sent again
+    /// with the next record).
+    public func recordSharedCacheStatistics() async {
+        await sharedTier?.recordStatistics()
+    }
+
     /// The final image for `request` if the memory cache has it, answered synchronously.
     ///
     /// Respects ``ImageRequest/Options/disableMemoryCacheReads`` and

@@ -19,7 +19,8 @@ public struct SharedCacheReport: Sendable, Hashable, Codable {
     /// Whether this process's key opens the entries (it is only known per process: the report
     /// tells whether the tier was asked with one).
     public var askedWithKey = false
-    /// The counters every Pictor process added with ``RedisSharedCache/record(_:)``.
+    /// The counters every Pictor process added with ``RedisSharedCache/record(_:)`` (each
+    /// pipeline does so itself as it runs).
     public var fleet = SharedCacheStatistics()
 
     /// Creates an empty report.
@@ -27,10 +28,10 @@ public struct SharedCacheReport: Sendable, Hashable, Codable {
 }
 
 extension RedisSharedCache {
-    /// Adds one process's counters to the fleet's (a Redis hash, `<namespace>:statistics`).
+    /// Adds one process's counters to the fleet's (a Redis hash, `<namespace>:statistics`). A
+    /// pipeline whose shared cache this is calls it itself (``/PictorCore/SharedDataCache/record(_:)``).
     ///
-    /// - Parameter statistics: this process's counters since its last call (for example
-    ///   `pipeline.statistics.sharedCache`).
+    /// - Parameter statistics: this process's counters since its last call.
     /// - Throws: ``RedisError`` when Redis cannot answer.
     public func record(_ statistics: SharedCacheStatistics) async throws {
         let fields = Self.fields(of: statistics).filter { $0.1 != 0 }

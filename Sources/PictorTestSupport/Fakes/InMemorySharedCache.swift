@@ -27,6 +27,8 @@ public final class InMemorySharedCache: SharedDataCache, Sendable {
         case isLeased
         /// ``releaseLease(_:)``.
         case release
+        /// ``record(_:)``.
+        case record
     }
 
     private struct State {
@@ -35,6 +37,7 @@ public final class InMemorySharedCache: SharedDataCache, Sendable {
         var leases: [String: (token: String, expires: ContinuousClock.Instant)] = [:]
         var counts: [Operation: Int] = [:]
         var failure: (any Error)?
+        var fleet = SharedCacheStatistics()
     }
     private let state = Mutex(State())
 
@@ -106,6 +109,29 @@ public final class InMemorySharedCache: SharedDataCache, Sendable {
     public func isLeased(_ key: String) async throws -> Bool {
         try begin(.isLeased)
         return state.withLock { s in s.leases[key].map { $0.expires > .now } ?? false }
+    }
+
+    /// The fleet's counters: the sum of every ``record(_:)``.
+    public var fleetStatistics: SharedCacheStatistics { state.withLock { $0.fleet } }
+
+    /// Adds `statistics` to ``fleetStatistics``; counted as a ``Operation/record``. Throws
+    /// ``failure`` when set.
+    public func record(_ statistics: SharedCacheStatistics) async throws {
+        try begin(.record)
+        state.withLock { s in
+            s.fleet.hits += statistics.hits
+            s.fleet.misses += statistics.misses
+            s.fleet.errors += statistics.errors
+            s.fleet.skips += statistics.skips
+            s.fleet.stores += statistics.stores
+            s.fleet.oversized += statistics.oversized
+            s.fleet.leasesTaken += statistics.leasesTaken
+            s.fleet.waits += statistics.waits
+            s.fleet.fallbacks += statistics.fallbacks
+            s.fleet.rejections += statistics.rejections
+            s.fleet.notSharedPrivate += statistics.notSharedPrivate
+            s.fleet.notSharedAuthorized += statistics.notSharedAuthorized
+        }
     }
 
     /// Releases `lease` if its token still holds it; counted as a ``Operation/release``. Throws

@@ -247,4 +247,45 @@ extension ImagePipelineSharedTierTests {
         #expect(fleet.storedEntry(for: url.absoluteString) == nil, "neither the shared copy nor the fresh download")
         #expect(h.disk.keys.isEmpty)
     }
+
+    // The fleet's counters (`pictor cache stats --shared-cache`) come from the pipeline itself:
+    // an app that never calls anything still adds to them.
+
+    @Test func thePipelineRecordsItsFleetCountersWithoutBeingAsked() async throws {
+        let fleet = InMemorySharedCache()
+        let h = member(fleet)
+        let url = h.stub()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+        // The first shared-tier operation records at once, in the background.
+        await until { fleet.count(.record) >= 1 }
+        #expect(fleet.fleetStatistics.misses >= 1)
+        await h.pipeline.recordSharedCacheStatistics()
+        #expect(fleet.fleetStatistics == h.pipeline.statistics.sharedCache, "every counter, each once")
+    }
+
+    @Test func withoutAnIntervalOnlyAnExplicitCallRecords() async throws {
+        let fleet = InMemorySharedCache()
+        let h = member(fleet) { $0.statisticsInterval = nil }
+        let url = h.stub()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+        #expect(fleet.count(.record) == 0)
+        await h.pipeline.recordSharedCacheStatistics()
+        #expect(fleet.count(.record) == 1)
+        #expect(fleet.fleetStatistics == h.pipeline.statistics.sharedCache)
+        await h.pipeline.recordSharedCacheStatistics()
+        #expect(fleet.count(.record) == 1, "nothing new: nothing sent")
+    }
+
+    @Test func countersARecordFailedToSendGoWithTheNextOne() async throws {
+        let fleet = InMemorySharedCache()
+        let h = member(fleet) { $0.statisticsInterval = nil }
+        let url = h.stub()
+        _ = try await h.pipeline.image(for: ImageRequest(url: url))
+        fleet.failure = URLError(.timedOut)
+        await h.pipeline.recordSharedCacheStatistics()
+        #expect(fleet.fleetStatistics == SharedCacheStatistics())
+        fleet.failure = nil
+        await h.pipeline.recordSharedCacheStatistics()
+        #expect(fleet.fleetStatistics == h.pipeline.statistics.sharedCache, "owed, then sent once")
+    }
 }

@@ -28,6 +28,11 @@ public struct SharedCachePolicy: Sendable, Hashable {
     public var coolDown: Duration = .seconds(30)
     /// Whether processes coordinate downloads with leases. Default `true`.
     public var coalescesDownloads: Bool = true
+    /// How often the pipeline adds its shared-tier counters to the fleet's
+    /// (``SharedDataCache/record(_:)``): after a shared-tier operation, when this long has
+    /// passed since it last did (the first operation records at once). `nil`: only when
+    /// ``ImagePipeline/recordSharedCacheStatistics()`` is called. Default 10 s.
+    public var statisticsInterval: Duration? = .seconds(10)
 
     /// Creates the default policy; change properties as needed.
     public init() {}

@@ -44,3 +44,23 @@ public struct SharedCacheStatistics: Sendable, Hashable, Codable {
     /// Creates zeroed counters.
     public init() {}
 }
+
+extension SharedCacheStatistics {
+    /// Each counter of `self` less the same counter of `other`.
+    func subtracting(_ other: SharedCacheStatistics) -> SharedCacheStatistics {
+        var d = self
+        d.hits -= other.hits
+        d.misses -= other.misses
+        d.errors -= other.errors
+        d.skips -= other.skips
+        d.stores -= other.stores
+        d.oversized -= other.oversized
+        d.leasesTaken -= other.leasesTaken
+        d.waits -= other.waits
+        d.fallbacks -= other.fallbacks
+        d.rejections -= other.rejections
+        d.notSharedPrivate -= other.notSharedPrivate
+        d.notSharedAuthorized -= other.notSharedAuthorized
+        return d
+    }
+}

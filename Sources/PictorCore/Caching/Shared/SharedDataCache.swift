@@ -57,6 +57,22 @@ public protocol SharedDataCache: Sendable {
     /// - Parameter lease: a lease returned by ``acquireLease(for:duration:)``.
     /// - Throws: when the tier could not answer.
     func releaseLease(_ lease: SharedCacheLease) async throws
+
+    /// Adds `statistics`, one process's counters since its previous call, to the fleet's (what
+    /// `pictor cache stats --shared-cache URL` shows). The pipeline calls it itself, at most once
+    /// per ``SharedCachePolicy/statisticsInterval``, and when asked to by
+    /// ``ImagePipeline/recordSharedCacheStatistics()``. The default implementation keeps
+    /// nothing.
+    ///
+    /// - Parameter statistics: the counters to add (each field a count, never negative).
+    /// - Throws: when the tier could not store them; the pipeline sends them again with its
+    ///   next call.
+    func record(_ statistics: SharedCacheStatistics) async throws
+}
+
+extension SharedDataCache {
+    /// Keeps nothing: a tier with no fleet-wide counters.
+    public func record(_ statistics: SharedCacheStatistics) async throws {}
 }
 
 /// What a ``SharedDataCache`` throws when the tier answered but refused one operation: it is

@@ -23,6 +23,8 @@ package final class SharedTier: Sendable {
     private let logger: PictorLog
     private let breaker: Mutex<CircuitBreaker>
     private let counters = Mutex(SharedCacheStatistics())
+    /// What was added to the fleet's counters, when, and whether a record is under way.
+    private let recording = Mutex<(recorded: SharedCacheStatistics, last: Double?, inFlight: Bool)>((SharedCacheStatistics(), nil, false))
     private let reportedRejection = Mutex(false)
     private let origin = ContinuousClock.now
 
@@ -131,9 +133,48 @@ package final class SharedTier: Sendable {
         return nil
     }
 
+    /// Adds the counters not yet recorded to the fleet's, now, and waits for it.
+    package func recordStatistics() async {
+        guard let delta = takeUnrecorded(due: { _ in true }) else { return }
+        await send(delta)
+    }
+
+    /// Records in the background when the interval has passed since the last record.
+    private func recordIfDue() {
+        guard let interval = policy.statisticsInterval?.seconds else { return }
+        let now = now
+        guard let delta = takeUnrecorded(due: { last in last.map { now - $0 >= interval } ?? true }) else { return }
+        Task { await self.send(delta) }
+    }
+
+    /// The counters not yet recorded, marked as recorded, when `due` says so and no record is
+    /// under way.
+    private func takeUnrecorded(due: (Double?) -> Bool) -> SharedCacheStatistics? {
+        let current = statistics
+        let now = now
+        return recording.withLock { r in
+            guard !r.inFlight, due(r.last), current != r.recorded else { return nil }
+            let delta = current.subtracting(r.recorded)
+            r = (current, now, true)
+            return delta
+        }
+    }
+
+    /// Sends `delta`; on failure it is owed again, and goes with the next record. Not through
+    /// `perform`: a failed record is not an image operation, and counting it would be one more
+    /// counter to record.
+    private func send(_ delta: SharedCacheStatistics) async {
+        let sent = (try? await cache.record(delta)) != nil
+        recording.withLock { r in
+            if !sent { r.recorded = r.recorded.subtracting(delta) }
+            r.inFlight = false
+        }
+    }
+
     /// Runs `operation` through the circuit breaker: `nil` when it was skipped or failed (both
     /// counted), its value otherwise.
     private func perform<T: Sendable>(_ operation: @Sendable () async throws -> T) async -> T? {
+        defer { recordIfDue() }
         let decision = breaker.withLock { $0.decide(now: now) }
         guard decision == .proceed else {
             counters.withLock { $0.skips += 1 }
