@@ -22,7 +22,7 @@ enum DocumentationSamples {
             case .loading: print("download failed:", error.localizedDescription)
             case .decoding: print("not a valid image:", error.localizedDescription)
             case .processing: print(error.processor ?? "", error.localizedDescription)
-            case .cancelled: break
+            default: break  // cancelled; the other kinds are encodedResult(for:)'s
             }
         }
 

@@ -31,12 +31,17 @@ extension ImagePipeline {
         public var decodesStarted = 0
         /// Processing steps started (one per processor applied).
         public var processingsStarted = 0
-        /// Times a caller joined work already running at some stage instead of starting it.
+        /// Times a caller joined work already running at some stage (an encoded result
+        /// included) instead of starting it.
         public var sharedRequests = 0
         /// Cached entries that failed to decode and were removed.
         public var discardedCacheEntries = 0
         /// Processed variants that could not be encoded or stored (the requests still succeeded).
         public var cacheWriteFailures = 0
+        /// Results encoded by ``ImagePipeline/encodedResult(for:)`` (each counted once, however
+        /// many callers it answered; processed variants are not counted). That step's calls are
+        /// not counted in ``requests``: the image loads it starts are.
+        public var resultEncodes = 0
         /// The shared tier's counters (all zero without one).
         public var sharedCache = SharedCacheStatistics()
         /// Failures by stage (``ImagePipeline/Error/Kind/cancelled`` is never counted here).

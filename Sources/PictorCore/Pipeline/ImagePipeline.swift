@@ -12,7 +12,8 @@ import Synchronization
 /// ```
 ///
 /// - One fetch runs per data key (the cache-key hook's result), one decode per data key and
-///   thumbnail, one processing per processor chain; chains on one URL share the fetch and the
+///   thumbnail, one processing per processor chain, one encoded result
+///   (``encodedResult(for:)``) per encoded key; chains on one URL share the fetch and the
 ///   decode. Shared work runs at the highest priority of its callers and is cancelled only when
 ///   its last caller cancels.
 /// - Decoding, processing and encoding run on bounded queues
@@ -30,6 +31,8 @@ public final class ImagePipeline: Sendable {
     let decodes = SharedWorkPool<DecodeKey, StageOutput>()
     let processings = SharedWorkPool<ProcessKey, StageOutput>()
     let loads = SharedWorkPool<LoadKey, StageOutput>()
+    /// Encoded results being made, by ``encodedResultKey(for:format:quality:)``.
+    let encodedResults = SharedWorkPool<String, EncodedResultResponse>()
     let decodeQueue: WorkQueue
     let processQueue: WorkQueue
     let counters = Mutex(Statistics())
@@ -225,7 +228,7 @@ public final class ImagePipeline: Sendable {
     var waitingCallerCount: Int { loads.subscriberCount }
 
     /// Whether no work runs at any stage (for tests).
-    var isIdle: Bool { loads.count + processings.count + decodes.count + fetches.count == 0 }
+    var isIdle: Bool { encodedResults.count + loads.count + processings.count + decodes.count + fetches.count == 0 }
 
     func readsMemory(_ request: ImageRequest) -> Bool {
         !request.options.contains(.reloadIgnoringCachedData) && !request.options.contains(.disableMemoryCacheReads)

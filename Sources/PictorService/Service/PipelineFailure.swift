@@ -11,8 +11,9 @@ import PictorCore
 /// | the loader's timeouts | ``ServiceError/Kind/sourceTimedOut`` | 504 |
 /// | not an image, undecodable, unsupported format | ``ServiceError/Kind/notAnImage`` | 422 |
 /// | body or pixels over the limit | ``ServiceError/Kind/sourceTooLarge`` | 422 |
-/// | a processor failed | ``ServiceError/Kind/processingFailed`` | 422 |
-/// | no renderer configured | ``ServiceError/Kind/unavailable`` | 503 |
+/// | result over the size limit | ``ServiceError/Kind/resultTooLarge`` | 422 |
+/// | a processor failed; encoding failed | ``ServiceError/Kind/processingFailed`` | 422 |
+/// | no renderer or no encoder configured | ``ServiceError/Kind/unavailable`` | 503 |
 /// | cancelled | ``ServiceError/Kind/cancelled`` | 503 |
 enum PipelineFailure {
     static func refusal(for error: ImagePipeline.Error) -> ServiceError {
@@ -29,6 +30,15 @@ enum PipelineFailure {
                 return ServiceError(.unavailable, reason: "no image renderer is configured")
             }
             return ServiceError(.processingFailed, reason: "processing the image failed")
+        case .encoding:
+            let format = (error.encodingError?.format).map { " as \($0.rawValue)" } ?? ""
+            return ServiceError(.processingFailed, reason: "encoding the result\(format) failed")
+        case .resultTooLarge:
+            guard let size = error.resultSize else { return ServiceError(.resultTooLarge, reason: "the result is over the size limit") }
+            return ServiceError(
+                .resultTooLarge, reason: "the result would be \(size.width)x\(size.height), over the limit of \(size.limit) pixels a side")
+        case .noEncoder:
+            return ServiceError(.unavailable, reason: "no image encoder is configured")
         case .cancelled:
             return ServiceError(.cancelled, reason: "the request was cancelled")
         }
@@ -48,7 +58,7 @@ enum PipelineFailure {
         case .notAnImage, .localNotAnImage:
             return ServiceError(.notAnImage, reason: "the source is not an image")
         case .responseTooLarge:
-            return ServiceError(.sourceTooLarge, reason: "the source is larger than the byte limit")
+            return ServiceError(.sourceTooLarge, reason: "the source is larger than " + (error.limit.map { "\($0) bytes" } ?? "the byte limit"))
         case .emptyBody, .truncated, .badServerResponse, .tooManyRedirects, .redirectNotAllowed, .contentDecodingFailed:
             return ServiceError(.sourceFailed, reason: "the source's response was unusable (\(kind.description))")
         default:

@@ -5,7 +5,9 @@ import Foundation
 /// ``ImagePipeline/Configuration/processedVariantFormat`` says). They are processed variants in
 /// all but the choice of encoding: the same key shape, the same rules (a result answers only
 /// what its original would, only while the original is fresh), written and read by the fetch
-/// stage as variants are.
+/// stage as variants are. ``ImagePipeline/encodedResult(for:)`` reads and writes them for its
+/// callers; these two functions are the disk tier's side of it, public for callers that encode
+/// on their own.
 extension ImagePipeline {
     /// An encoded result as the disk tier keeps it, with what is known of its source.
     public struct StoredEncodedResult: Sendable, Hashable {
@@ -80,11 +82,19 @@ extension ImagePipeline {
     ///   source's facts alone (from the original's metadata, when there is one).
     @discardableResult
     public func storeEncodedResult(_ result: EncodedImage, for request: ImageRequest, requestedFormat: ImageFormat?) -> (stored: Bool, source: StoredEncodedResult) {
+        storeEncodedResult(result, for: request, requestedFormat: requestedFormat, writes: true)
+    }
+
+    /// ``storeEncodedResult(_:for:requestedFormat:)``, which stores nothing unless `writes`
+    /// (the source's facts are still read).
+    func storeEncodedResult(
+        _ result: EncodedImage, for request: ImageRequest, requestedFormat: ImageFormat?, writes: Bool
+    ) -> (stored: Bool, source: StoredEncodedResult) {
         let p = PreparedRequest(request, pipeline: self)
         let original = configuration.dataCache?.metadata(for: p.dataKey)
         let facts = StoredEncodedResult(
             image: result, sourceLastModified: original?.lastModified, sourceFreshUntil: original.flatMap(freshUntil))
-        guard !request.options.contains(.disableDiskCacheWrites), let cache = configuration.dataCache, let original,
+        guard writes, !request.options.contains(.disableDiskCacheWrites), let cache = configuration.dataCache, let original,
               var metadata = localCacheRules.variantMetadata(inheriting: original, for: cacheFacts(p))
         else { return (false, facts) }
         metadata.format = result.format
@@ -97,7 +107,7 @@ extension ImagePipeline {
         return (true, facts)
     }
 
-    private static func encodedKey(imageKey: ImageCacheKey, format: ImageFormat?, quality: Int) -> String {
+    static func encodedKey(imageKey: ImageCacheKey, format: ImageFormat?, quality: Int) -> String {
         imageKey.rawValue + "|encoded:" + (format?.rawValue ?? "auto") + ":q" + String(quality)
     }
 
