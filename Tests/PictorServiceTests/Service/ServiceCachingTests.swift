@@ -125,7 +125,7 @@ struct ServiceCachingTests {
         h.loader.gate.close()
         let responses = await withTaskGroup(of: ServiceResponse.self) { group in
             for _ in 0..<100 { group.addTask { await h.image("rs:fit:64:64/q:80") } }
-            while h.service.jobs.waiterCount < 100 { try? await Task.sleep(for: .milliseconds(5)) }
+            while h.waitingRequests < 100 { try? await Task.sleep(for: .milliseconds(5)) }
             h.loader.gate.open()
             var all: [ServiceResponse] = []
             for await response in group { all.append(response) }

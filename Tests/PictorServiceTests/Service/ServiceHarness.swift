@@ -19,7 +19,8 @@ struct ServiceHarness {
 
     init(
         loader: MockDataLoader = MockDataLoader(), disk: InMemoryDataCache = InMemoryDataCache(),
-        parser: ProcessingURLParser? = nil, _ change: (inout ImageService.Configuration) -> Void = { _ in }
+        parser: ProcessingURLParser? = nil, _ change: (inout ImageService.Configuration) -> Void = { _ in },
+        pipeline changePipeline: (inout ImagePipeline.Configuration) -> Void = { _ in }
     ) {
         self.loader = loader
         self.disk = disk
@@ -28,8 +29,9 @@ struct ServiceHarness {
         // tests at once on two cores, and a 30 s deadline was seen to pass there.
         configuration.requestTimeout = 3600
         change(&configuration)
-        let pipeline = ImagePipeline.Configuration(
+        var pipeline = ImagePipeline.Configuration(
             dataLoader: loader, decoder: decoder, imageCache: ImageCache(), dataCache: disk, encoder: encoder, renderer: renderer)
+        changePipeline(&pipeline)
         service = ImageService(configuration: configuration, pipeline: pipeline)
     }
 
@@ -37,6 +39,9 @@ struct ServiceHarness {
     func stubSource(width: Int = 640, height: Int = 480, headers: [String: String]? = nil, url: URL = ServiceHarness.source) {
         loader.stub(url, MockDataLoader.Stub(headers: headers, body: TestImageCodec.encode(width: width, height: height)))
     }
+
+    /// Requests waiting for a result being made (for tests: wait until requests have joined).
+    var waitingRequests: Int { service.jobs.waiterCount }
 
     func get(_ path: String, method: String = "GET", headers: [(name: String, value: String)] = []) async -> ServiceResponse {
         await service.handle(ServiceRequest(method: method, path: path, headers: headers))
@@ -55,4 +60,10 @@ extension ServiceResponse {
     var pixelSize: (width: Int, height: Int)? {
         (try? TestImageCodec.header(body)).map { ($0.width, $0.height) }
     }
+}
+
+/// Polls until `condition` holds, for states a test cannot await (requests joining a result
+/// being made); the outcome never depends on timing, and the test's time limit bounds it.
+func until(_ condition: () -> Bool) async {
+    while !condition(), !Task.isCancelled { try? await Task.sleep(for: .milliseconds(1)) }
 }
