@@ -68,8 +68,11 @@ extension ImageService {
         public var maxWorkInFlight: Int = 64
         /// The `Retry-After` of a 429, in seconds. Default 1.
         public var retryAfter: Int = 1
-        /// Encodes allowed to run at once, each on a thread of its own (not the Swift
-        /// cooperative pool, which encoding would block). Default 2.
+        /// Ignored. Results are encoded on the pipeline's processing queue (off the Swift
+        /// cooperative pool), as wide as the ``/PictorCore/ImagePipeline/Configuration/processingQueueWidth``
+        /// of the pipeline configuration given to ``ImageService/init(configuration:pipeline:)``
+        /// (the cores this process may use, by default); set that instead.
+        @available(*, deprecated, message: "results are encoded on the pipeline's processing queue: set ImagePipeline.Configuration.processingQueueWidth")
         public var encodingWidth: Int = 2
         /// The most bytes of encoded results kept in memory, so that a warm request touches no
         /// disk. Default 67,108,864 (64 MiB); an entry over a quarter of it is not kept.

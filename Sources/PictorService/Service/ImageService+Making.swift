@@ -1,47 +1,48 @@
 import Foundation
 import PictorCore
 
-/// Making a result: the disk tier's encoded result, or the pipeline's image encoded now.
+/// Making a result: the pipeline's encoded-result step, within the request's deadline.
 extension ImageService {
-    /// The job for one key: runs once however many requests wait for it, and stores what it
-    /// makes in memory (and on disk) before the waiters see it.
-    func make(_ plan: ResultPlan, key: String) async -> ResultOutcome {
-        if let stored = pipeline.storedEncodedResult(for: plan.request, format: plan.format, quality: plan.quality) {
-            let entry = ResultEntry(image: stored.image, lastModified: stored.sourceLastModified, sourceFreshUntil: stored.sourceFreshUntil)
-            keep(entry, for: key)
-            return .made(entry, .resultDisk)
+    /// The result for `plan` from the pipeline's encoded-result step
+    /// (``/PictorCore/ImagePipeline/encodedResult(for:)``: the disk tier's stored result, or the
+    /// image loaded and encoded on the pipeline's processing queue, made once for every request
+    /// asking at the same time), kept in memory.
+    ///
+    /// The call races a sleep of `timeout` seconds: the loser is cancelled, so a request that
+    /// runs out of time (or whose task is cancelled) leaves the shared job at once, and the job
+    /// stops when no request waits for it any more.
+    func make(_ plan: ResultPlan, key: String, timeout: Double) async throws(ServiceError) -> (ResultEntry, ResultLayer) {
+        let request = EncodedResultRequest(
+            imageRequest: plan.request, format: plan.format, quality: plan.quality,
+            maximumDimension: configuration.maxResultDimension, maximumSourceByteCount: configuration.maxSourceBytes,
+            automaticFormat: { [self] image in outputFormat(for: image) })
+        let pipeline = pipeline
+        let outcome = await withTaskGroup(of: Result<EncodedResultResponse, ImagePipeline.Error>?.self) { group in
+            group.addTask {
+                do throws(ImagePipeline.Error) {
+                    return .success(try await pipeline.encodedResult(for: request))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(timeout))
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first
         }
-        let response: ImageResponse
-        do {
-            response = try await pipeline.image(for: plan.request)
-        } catch {
-            return .refused(PipelineFailure.refusal(for: error))
+        switch outcome {
+        case nil:
+            if Task.isCancelled { throw ServiceError(.cancelled, reason: "the request was cancelled") }
+            throw ServiceError(.deadlineExceeded, reason: "the image took longer than \(NumberText.format(configuration.requestTimeout)) s")
+        case .failure(let error)?:
+            throw PipelineFailure.refusal(for: error)
+        case .success(let response)?:
+            if response.wasShared { counters.withLock { $0.coalescedRequests += 1 } }
+            return (entry(for: response, key: key), ResultLayer(response.layer))
         }
-        if let bytes = response.metrics.originalByteCount, bytes > configuration.maxSourceBytes {
-            return .refused(ServiceError(.sourceTooLarge, reason: "the source is larger than \(configuration.maxSourceBytes) bytes"))
-        }
-        let image = response.image
-        let limit = configuration.maxResultDimension
-        guard image.width <= limit, image.height <= limit else {
-            return .refused(ServiceError(.resultTooLarge, reason: "the result would be \(image.width)x\(image.height), over the limit of \(limit) pixels a side"))
-        }
-        let format = plan.format ?? outputFormat(for: image)
-        guard let encoder = pipeline.configuration.encoder else {
-            return .refused(ServiceError(.unavailable, reason: "no image encoder is configured"))
-        }
-        let quality = plan.quality
-        let data: Data
-        do {
-            data = try await encodeLane.run { try encoder.encode(image, as: format, quality: quality) }
-        } catch {
-            return .refused(ServiceError(.processingFailed, reason: "encoding the result as \(format.rawValue) failed"))
-        }
-        counters.withLock { $0.encodes += 1 }
-        let encoded = EncodedImage(data: data, format: format, quality: quality, width: image.width, height: image.height)
-        let source = pipeline.storeEncodedResult(encoded, for: plan.request, requestedFormat: plan.format).source
-        let entry = ResultEntry(image: encoded, lastModified: source.sourceLastModified, sourceFreshUntil: source.sourceFreshUntil)
-        keep(entry, for: key)
-        return .made(entry, ResultLayer(response.cacheLayer))
     }
 
     /// The format of a result the request left to the source: the source's when it is an
@@ -49,6 +50,16 @@ extension ImageService {
     func outputFormat(for image: Image) -> ImageFormat {
         if let source = image.sourceFormat, configuration.outputFormats.contains(source) { return source }
         return image.hasAlpha ? .png : .jpeg
+    }
+
+    /// The memory entry for `response`, kept for later requests. Requests that shared one job
+    /// share one entry: the first to get here keeps it, the others find it rather than hash the
+    /// same bytes again for the `ETag`.
+    private func entry(for response: EncodedResultResponse, key: String) -> ResultEntry {
+        if let kept = results.value(for: key), kept.image == response.image { return kept }
+        let entry = ResultEntry(image: response.image, lastModified: response.sourceLastModified, sourceFreshUntil: response.sourceFreshUntil)
+        keep(entry, for: key)
+        return entry
     }
 
     /// Keeps `entry` in memory no longer than its source is fresh.
@@ -59,5 +70,15 @@ extension ImageService {
         }
         guard lifetime > 0 else { return }
         results.set(entry, for: key, cost: entry.image.data.count, ttl: lifetime)
+    }
+}
+
+extension ResultLayer {
+    /// The service's name for where the pipeline's encoded result came from.
+    init(_ layer: EncodedResultResponse.Layer) {
+        switch layer {
+        case .storedResult: self = .resultDisk
+        case .encoded(let from): self.init(from)
+        }
     }
 }

@@ -18,11 +18,14 @@ import Synchronization
 /// however many requests ask for it at the same time:
 ///
 /// 1. the service's memory of encoded results (nothing read, nothing decoded);
-/// 2. the disk tier's encoded results (``/PictorCore/ImagePipeline/storedEncodedResult(for:format:quality:)``:
-///    read, not decoded; only while the source is fresh);
-/// 3. the pipeline (original from memory, disk, the fleet tier or the network; decoded at the
-///    thumbnail size; processed), then encoded with the pipeline's ``/PictorCore/ImagePipeline/Configuration/encoder``
-///    and stored in both tiers.
+/// 2. the pipeline's encoded-result step (``/PictorCore/ImagePipeline/encodedResult(for:)``),
+///    which requests for one key share (one job; a request that leaves, by its deadline or
+///    its cancellation, does not stop it for the others, and the last one to leave does):
+///    the disk tier's encoded result (read, not decoded; only while the source is fresh), else
+///    the image (original from memory, disk, the fleet tier or the network; decoded at the
+///    thumbnail size; processed) encoded with the pipeline's ``/PictorCore/ImagePipeline/Configuration/encoder``
+///    on its processing queue (``/PictorCore/ImagePipeline/Configuration/processingQueueWidth``
+///    wide, off the Swift cooperative pool) and stored on disk; the service keeps it in memory.
 ///
 /// **Cache key** (memory and disk): `<image cache key>|encoded:<format>:q<quality>`, where the
 /// image cache key is the pipeline's for the request (its source key — the cache-key hook's
@@ -67,8 +70,9 @@ public final class ImageService: Sendable {
     public let pipeline: ImagePipeline
     let sourceGuard: SourceGuard
     let results: MemoryCache<String, ResultEntry>
-    let jobs = ResultJobs<ResultOutcome>()
-    let encodeLane: EncodeLane
+    /// Results being made, by key: how many requests wait for each. Its count is what
+    /// ``Configuration/maxWorkInFlight`` bounds; a request for a key already in it is a joiner.
+    let making = Mutex<[String: Int]>([:])
     let counters = Mutex(ServiceMetrics())
 
     /// A service over a pipeline made from `pipeline`, changed for serving:
@@ -96,11 +100,15 @@ public final class ImageService: Sendable {
         self.pipeline = ImagePipeline(configuration: pipelineConfiguration)
         sourceGuard = configuration.sourceGuard
         results = MemoryCache(costLimit: configuration.resultMemoryLimit, entryCostLimit: 0.25, ttl: configuration.resultMemoryLifetime)
-        encodeLane = EncodeLane(width: configuration.encodingWidth)
     }
 
-    /// A snapshot of the counters.
-    public var metrics: ServiceMetrics { counters.withLock { $0 } }
+    /// A snapshot of the counters (``ServiceMetrics/encodes`` is the pipeline's
+    /// ``/PictorCore/ImagePipeline/Statistics/resultEncodes``).
+    public var metrics: ServiceMetrics {
+        var metrics = counters.withLock { $0 }
+        metrics.encodes = pipeline.statistics.resultEncodes
+        return metrics
+    }
 
     /// Answers one request; never throws, never traps on request input.
     ///
@@ -141,27 +149,36 @@ public final class ImageService: Sendable {
         return (respond(with: entry, plan: plan, to: request), layer)
     }
 
-    /// The result for `plan`: from memory, or from the one job making it.
+    /// The result for `plan`: from memory, or made (or joined) through the pipeline.
     private func result(for plan: ResultPlan, key: String, start: ContinuousClock.Instant) async throws(ServiceError) -> (ResultEntry, ResultLayer) {
         if let entry = results.value(for: key) { return (entry, .resultMemory) }
-        let remaining = configuration.requestTimeout - (ContinuousClock.now - start).seconds
-        var admission = ResultJobs<ResultOutcome>.Admission.refused
-        let outcome = await jobs.value(
-            for: key, limit: configuration.maxWorkInFlight, timeout: max(0, remaining), admitted: { admission = $0 }
-        ) { [self] in
-            await self.make(plan, key: key)
-        }
-        switch (outcome, admission) {
-        case (_, .refused):
+        guard admit(key) else {
             throw ServiceError(.overloaded, reason: "too many images are being made; retry shortly")
-        case (nil, _):
-            if Task.isCancelled { throw ServiceError(.cancelled, reason: "the request was cancelled") }
-            throw ServiceError(.deadlineExceeded, reason: "the image took longer than \(NumberText.format(configuration.requestTimeout)) s")
-        case (.refused(let error)?, _):
-            throw error
-        case (.made(let entry, let layer)?, let admission):
-            if admission == .joined { counters.withLock { $0.coalescedRequests += 1 } }
-            return (entry, layer)
+        }
+        defer { release(key) }
+        let remaining = configuration.requestTimeout - (ContinuousClock.now - start).seconds
+        return try await make(plan, key: key, timeout: max(0, remaining))
+    }
+
+    /// Counts a request for `key` as waiting for a result being made: always when that result
+    /// is already being made (the request joins it), else only while fewer than
+    /// ``Configuration/maxWorkInFlight`` results are. Pair a `true` with one ``release(_:)``.
+    private func admit(_ key: String) -> Bool {
+        making.withLock { making in
+            if let waiting = making[key] {
+                making[key] = waiting + 1
+                return true
+            }
+            guard making.count < configuration.maxWorkInFlight else { return false }
+            making[key] = 1
+            return true
+        }
+    }
+
+    /// Ends a request's wait for `key`; the last one's ends the count of that result.
+    private func release(_ key: String) {
+        making.withLock { making in
+            if let waiting = making[key], waiting > 1 { making[key] = waiting - 1 } else { making[key] = nil }
         }
     }
 }

@@ -17,9 +17,3 @@ struct ResultEntry: Sendable {
         self.sourceFreshUntil = sourceFreshUntil
     }
 }
-
-/// What a result job ends with: the entry and where it came from, or a refusal.
-enum ResultOutcome: Sendable {
-    case made(ResultEntry, ResultLayer)
-    case refused(ServiceError)
-}

@@ -39,7 +39,8 @@ public struct ServiceMetrics: Sendable, Hashable {
     public var refusalsByKind: [ServiceError.Kind: Int] = [:]
     /// Requests that joined a result another request was already making (no work of their own).
     public var coalescedRequests = 0
-    /// Results encoded (each encode counted once, however many requests it answered).
+    /// Results encoded (each encode counted once, however many requests it answered; the
+    /// pipeline's ``/PictorCore/ImagePipeline/Statistics/resultEncodes``).
     public var encodes = 0
 
     /// Empty counters.

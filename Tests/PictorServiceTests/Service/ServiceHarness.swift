@@ -1,5 +1,5 @@
 import Foundation
-import PictorCore
+@testable import PictorCore
 import PictorTestSupport
 @testable import PictorService
 
@@ -41,7 +41,7 @@ struct ServiceHarness {
     }
 
     /// Requests waiting for a result being made (for tests: wait until requests have joined).
-    var waitingRequests: Int { service.jobs.waiterCount }
+    var waitingRequests: Int { service.pipeline.encodedResults.subscriberCount }
 
     func get(_ path: String, method: String = "GET", headers: [(name: String, value: String)] = []) async -> ServiceResponse {
         await service.handle(ServiceRequest(method: method, path: path, headers: headers))
