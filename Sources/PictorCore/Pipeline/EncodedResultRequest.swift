@@ -10,10 +10,10 @@ import Foundation
 /// send(response.image.data, type: response.image.format.mimeType)
 /// ```
 ///
-/// Callers asking for the same ``ImagePipeline/encodedResultKey(for:format:quality:)`` at the
-/// same time share one job, started with the first caller's request: the limits and the
-/// automatic format rule of the callers that join it are not consulted, so give one key one set
-/// of them.
+/// Callers asking at the same time for the same ``ImagePipeline/encodedResultKey(for:format:quality:)``,
+/// with the same request options and limits, share one job, started with the first caller's
+/// request: the ``automaticFormat`` rule of the callers that join it is not consulted, so give
+/// one key one rule.
 public struct EncodedResultRequest: Sendable {
     /// The image to encode: its URL, thumbnail, processors, priority and cache options, as for
     /// ``ImagePipeline/image(for:)-(ImageRequest)``.

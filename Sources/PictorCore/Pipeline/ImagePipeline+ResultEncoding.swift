@@ -7,8 +7,9 @@ extension ImagePipeline {
     /// `request.quality`: the disk tier's stored result when it may answer, else the image
     /// loaded, checked and encoded now, then stored.
     ///
-    /// 1. Callers asking for the same ``encodedResultKey(for:format:quality:)`` at once share
-    ///    one job: the first starts it, the others join it (``EncodedResultResponse/wasShared``,
+    /// 1. Callers asking at once for the same ``encodedResultKey(for:format:quality:)`` (its
+    ///    bytes, not Unicode equivalence), with the same request options and limits, share one
+    ///    job: the first starts it, the others join it (``EncodedResultResponse/wasShared``,
     ///    counted in ``Statistics/sharedRequests``). The job runs at the highest priority of its
     ///    callers. Cancelling a caller's task makes that caller throw ``Error/cancelled`` at
     ///    once; the job goes on for the others and is cancelled with its last caller.
@@ -41,7 +42,7 @@ extension ImagePipeline {
         var joined = false
         do {
             var response = try await encodedResults.value(
-                for: key, priority: PriorityHandle.fixed(request.imageRequest.priority), joined: { joined = $0 }
+                for: EncodedResultKey(key, request), priority: PriorityHandle.fixed(request.imageRequest.priority), joined: { joined = $0 }
             ) { [self] context in
                 try await self.makeEncodedResult(request, prepared, priority: context.priority)
             }

@@ -31,8 +31,7 @@ public final class ImagePipeline: Sendable {
     let decodes = SharedWorkPool<DecodeKey, StageOutput>()
     let processings = SharedWorkPool<ProcessKey, StageOutput>()
     let loads = SharedWorkPool<LoadKey, StageOutput>()
-    /// Encoded results being made, by ``encodedResultKey(for:format:quality:)``.
-    let encodedResults = SharedWorkPool<String, EncodedResultResponse>()
+    let encodedResults = SharedWorkPool<EncodedResultKey, EncodedResultResponse>()
     let decodeQueue: WorkQueue
     let processQueue: WorkQueue
     let counters = Mutex(Statistics())

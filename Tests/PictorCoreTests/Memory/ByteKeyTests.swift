@@ -39,6 +39,9 @@ struct ByteKeyTests {
         #expect(ProcessKey(decode: decode, processors: [Self.composed]) != ProcessKey(decode: decode, processors: [Self.decomposed]))
         #expect(ProcessKey(decode: decode, processors: ["ab", "c"]) != ProcessKey(decode: decode, processors: ["a", "bc"]))
         #expect(ProcessKey(decode: decode, processors: [Self.composed]) == ProcessKey(decode: decode, processors: ["caf" + "\u{E9}"]))
+        let request = EncodedResultRequest(imageRequest: ImageRequest(url: URL(string: "https://example.test/a")!), quality: 80)
+        #expect(EncodedResultKey(Self.composed, request) != EncodedResultKey(Self.decomposed, request))
+        #expect(EncodedResultKey(Self.composed, request) == EncodedResultKey("caf" + "\u{E9}", request))
     }
 
     /// Tags its output like ``TaggingProcessor``, under any identifier.

@@ -86,6 +86,48 @@ struct EncodedResultTests {
         #expect(h.encoder.encodeCount == 1)
     }
 
+    @Test func callersWithOtherOptionsOrLimitsStartJobsOfTheirOwn() async throws {
+        let h = Harness()
+        let url = h.stub(width: 64, height: 48)
+        h.network.gate.close()
+        let plain = start(h, request(url))
+        await h.network.gate.waitUntil(waiting: 1)
+
+        // A cache-only caller does not wait for the download it did not ask for …
+        var cacheOnly = request(url)
+        cacheOnly.imageRequest = ImageRequest(url: url, options: [.returnCacheDataDontLoad])
+        let missed = await #expect(throws: ImagePipeline.Error.self) { try await h.pipeline.encodedResult(for: cacheOnly) }
+        #expect(missed?.kind == .loading)
+
+        // … and a caller with a tighter limit is never given a result over it.
+        var limited = request(url)
+        limited.maximumDimension = 32
+        let tight = start(h, limited)
+        await until { h.pipeline.encodedResults.count == 2 }
+        h.network.gate.open()
+
+        #expect(try await plain.value.image.width == 64)
+        let refused = await #expect(throws: ImagePipeline.Error.self) { try await tight.value }
+        #expect(refused?.kind == .resultTooLarge)
+        #expect(h.network.loadCount == 1)
+    }
+
+    @Test func equivalentKeysNeverShareAnEncodedResult() async throws {
+        // A cache-key hook that names two URLs by two spellings Swift's String calls equal.
+        let h = Harness { configuration in
+            configuration.cacheKey = { $0.url?.lastPathComponent == "a.img" ? "caf\u{E9}" : "cafe\u{301}" }
+        }
+        let a = h.stub("a.img", width: 10), b = h.stub("b.img", width: 20)
+        h.network.gate.close()
+        let callers = [a, b].map { start(h, request($0)) }
+        await until { h.pipeline.encodedResults.count == 2 }
+        h.network.gate.open()
+
+        let responses = try await callers.asyncMap { try await $0.value }
+        #expect(responses.map(\.image.width) == [10, 20])
+        #expect(responses.allSatisfy { !$0.wasShared })
+    }
+
     @Test func aStoredResultAnswersWithoutDecodingOrEncoding() async throws {
         let h = Harness()
         let url = h.stub(width: 64, height: 48)

@@ -84,6 +84,24 @@ struct LoadKey: Hashable, Sendable {
     let options: ImageRequest.Options
 }
 
+/// The identity of an encoded result (``ImagePipeline/encodedResult(for:)``): its disk key
+/// (the image key, format and quality; compared by its UTF-8 bytes), the request options that
+/// change what the job does (which tiers it reads, whether it writes), and the caller's limits,
+/// so that no caller gets an outcome made under other rules than its own.
+struct EncodedResultKey: Hashable, Sendable {
+    let key: ByteString
+    let options: ImageRequest.Options
+    let maximumDimension: Int?
+    let maximumSourceByteCount: Int?
+
+    init(_ key: String, _ request: EncodedResultRequest) {
+        self.key = ByteString(key)
+        options = request.imageRequest.options
+        maximumDimension = request.maximumDimension
+        maximumSourceByteCount = request.maximumSourceByteCount
+    }
+}
+
 /// A request with everything derived from it once: keys, and the decode-time thumbnail folded in.
 struct PreparedRequest: Sendable {
     let request: ImageRequest
