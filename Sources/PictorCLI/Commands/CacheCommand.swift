@@ -73,7 +73,8 @@ enum CacheCommand {
 
             Prints, for each URL, 'yes' or 'no' and the URL: whether the cache holds
             its original. Exit 0 when all are there, 1 otherwise (also when there is
-            no cache at all).
+            no cache at all). Give the --cache-key-ignore-query names that the run
+            which stored it gave.
 
             OPTIONS:
             \(options)
@@ -86,8 +87,9 @@ enum CacheCommand {
             USAGE: pictor cache rm <url>... [--resize W|WxH|Wx|xH [--fit F]] [options]
 
             Removes each URL's original and, with --resize, the resized copy that
-            'fetch' or 'prefetch' with the same --resize and --fit kept. Exit 73 when
-            the cache is read-only (nothing is removed).
+            'fetch' or 'prefetch' with the same --resize and --fit kept (and the same
+            --cache-key-ignore-query names). Exit 73 when the cache is read-only
+            (nothing is removed).
 
             OPTIONS:
             \(options)

@@ -72,6 +72,9 @@ struct PipelineStack: Sendable {
             dataLoader: Self.dataLoader(downloads: concurrency, tls: tls),
             cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
+        if !cache.ignoredQueryParameters.isEmpty {
+            configuration.cacheKey = ImagePipeline.Configuration.urlCacheKey(ignoringQueryParameters: cache.ignoredQueryParameters)
+        }
         if storesThumbnails {
             configuration.diskCachePolicy = .both
             configuration.encoder = ImageJob.outputEncoder

@@ -98,6 +98,11 @@ extension CLIOption {
         ["--cache-policy"], value: "P", grammar: .oneOf(["http", "ignore-headers"]),
         "http (default): honour Cache-Control, Expires and validators, keeping responses that send neither freshness "
             + "nor validators for the cache's max age (7 days); ignore-headers: keep and serve everything until evicted")
+    static let cacheKeyIgnoreQuery = CLIOption(
+        ["--cache-key-ignore-query"], value: "NAME", repeatable: true,
+        "leave the query parameter NAME out of the cache key, so that URLs that differ only in it (a presigned URL's "
+            + "X-Amz-Signature, Expires) share cached images; each request still sends its whole URL. A trailing * "
+            + "matches the names it starts ('X-Amz-*'); names are case-sensitive and compared percent-decoded")
     static let sizeLimit = CLIOption(
         ["--size-limit"], value: "BYTES", grammar: .bytes, default: "150\(glue)MiB",
         "the disk cache's size limit for this run, e.g. 500M or 1.5GiB")
