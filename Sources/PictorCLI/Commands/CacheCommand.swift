@@ -40,10 +40,13 @@ enum CacheCommand {
         switch sub {
         case "stats":
             return """
-            USAGE: pictor cache stats [--shared-cache URL] [options]
+            USAGE: pictor cache stats [--size-limit BYTES] [--shared-cache URL] [options]
 
             Prints the cache's directory, whether it is encrypted, its entry count,
-            size and limits, the range of last-access times and the image formats.
+            size and limits, where the size limit comes from (--size-limit, or the
+            default: 10 % of the free space on the cache's file system plus what the
+            cache holds, kept within 1 GiB...16 GiB), the range of last-access times
+            and the image formats.
             With a shared tier: Redis's memory, eviction policy and key count, and
             the fleet's counters (reads, leases, waits, stores, errors).
 

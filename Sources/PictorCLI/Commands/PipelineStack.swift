@@ -51,7 +51,7 @@ struct PipelineStack: Sendable {
             do {
                 var configuration = DiskCache.Configuration(directory: cache.directory)
                 configuration.logger = log
-                if let sizeLimit = cache.sizeLimit { configuration.sizeLimit = Int(clamping: sizeLimit) }
+                configuration.sizeLimit = Int(clamping: cache.resolvedSizeLimit().bytes)
                 if let maxAge = cache.maxAge { configuration.maxAge = maxAge }
                 if !maintainsLimits { configuration.sweepInterval = nil }
                 configuration.maxPendingBytes = Self.maxPendingBytes

@@ -36,7 +36,7 @@ struct CLICommandOptions: Sendable {
     /// Each `cache` subcommand's options: its own, then the cache's (`key` opens no cache).
     static let cacheSubcommands: [CLICommandOptions] = {
         let own: [(subcommand: String, options: [CLIOption])] = [
-            ("stats", [.sharedCache]), ("list", [.limit]), ("has", [.cacheKeyIgnoreQuery]),
+            ("stats", [.statsSizeLimit, .sharedCache]), ("list", [.limit]), ("has", [.cacheKeyIgnoreQuery]),
             ("rm", [.resize, .fit, .cacheKeyIgnoreQuery]),
             ("trim", [.trimSizeLimit, .trimMaxAge]), ("clear", [.force]), ("verify", []), ("rekey", [.newKeyFile]),
         ]

@@ -11,7 +11,8 @@ struct CacheOptions {
     var disabled: Bool
     /// `--cache-policy http|ignore-headers`: how disk entries are judged fresh.
     var policy: ImagePipeline.HTTPCachePolicy = .http
-    /// `--size-limit BYTES` (`fetch`, `prefetch`): the disk cache's size limit for this run.
+    /// `--size-limit BYTES` (`fetch`, `prefetch`, `serve`): the disk cache's size limit for this
+    /// run; `nil` for the default (``resolvedSizeLimit()``).
     var sizeLimit: Int64?
     /// `--max-age DURATION` (`fetch`, `prefetch`): the disk cache's maximum age for this run.
     var maxAge: TimeInterval?
@@ -55,6 +56,10 @@ struct CacheOptions {
             return name
         }
     }
+
+    /// The disk cache's size limit: `--size-limit`, else the default from the free space where
+    /// ``directory`` is (``CacheSizeLimit/resolve(explicit:directory:)``).
+    func resolvedSizeLimit() -> CacheSizeLimit { CacheSizeLimit.resolve(explicit: sizeLimit, directory: directory) }
 
     /// Refuses a directory that exists, is not empty and is not a Pictor cache
     /// (``DiskCache/looksLikeCacheDirectory(_:)``): the cache treats digest-named files in its
