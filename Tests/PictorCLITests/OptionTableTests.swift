@@ -44,7 +44,8 @@ import Testing
         #expect(markdown.contains("| `--resize W\\|WxH\\|Wx\\|xH` | `fetch`, `prefetch` | fit inside a W×W box"), "\(markdown)")
         #expect(markdown.contains("| `-o, --output FILE\\|DIR` | `fetch` |"))
         #expect(markdown.contains("| `--out DIR` | `prefetch` |"))
-        #expect(markdown.contains("(default 150 MiB) |"), "a no-break space is a space in Markdown")
+        #expect(markdown.contains("(default 10 % of the free space on the cache's file system plus what the cache holds, kept within 1 GiB...16 GiB) |"),
+                "a no-break space is a space in Markdown")
         #expect(!markdown.contains("--help"))
         let cache = OptionTable.all[1].markdown
         #expect(cache.contains("| `--cache-dir DIR` | all but `key generate` |"), "\(cache)")

@@ -30,6 +30,15 @@ enum DocumentationSamples {
         try webp.write(to: URL(fileURLWithPath: "a.webp"))
     }
 
+    /// ThePipeline.md, "1. Memory": presigned URLs of one object share its entries.
+    static func presignedURLs() -> ImagePipeline {
+        var configuration = ImagePipeline.Configuration.default
+        configuration.cacheKey = ImagePipeline.Configuration.urlCacheKey(
+            ignoringQueryParameters: ["X-Amz-*", "Expires", "Signature", "Key-Pair-Id"])
+        let pipeline = ImagePipeline(configuration: configuration)
+        return pipeline
+    }
+
     /// GettingStarted.md, "Resize".
     static func resize(url: URL) -> [ImageRequest] {
         let fitted = ImageRequest(url: url, processors: [.resize(width: 256)])

@@ -40,10 +40,13 @@ enum CacheCommand {
         switch sub {
         case "stats":
             return """
-            USAGE: pictor cache stats [--shared-cache URL] [options]
+            USAGE: pictor cache stats [--size-limit BYTES] [--shared-cache URL] [options]
 
             Prints the cache's directory, whether it is encrypted, its entry count,
-            size and limits, the range of last-access times and the image formats.
+            size and limits, where the size limit comes from (--size-limit, or the
+            default: 10 % of the free space on the cache's file system plus what the
+            cache holds, kept within 1 GiB...16 GiB), the range of last-access times
+            and the image formats.
             With a shared tier: Redis's memory, eviction policy and key count, and
             the fleet's counters (reads, leases, waits, stores, errors).
 
@@ -73,7 +76,8 @@ enum CacheCommand {
 
             Prints, for each URL, 'yes' or 'no' and the URL: whether the cache holds
             its original. Exit 0 when all are there, 1 otherwise (also when there is
-            no cache at all).
+            no cache at all). Give the --cache-key-ignore-query names that the run
+            which stored it gave.
 
             OPTIONS:
             \(options)
@@ -86,8 +90,9 @@ enum CacheCommand {
             USAGE: pictor cache rm <url>... [--resize W|WxH|Wx|xH [--fit F]] [options]
 
             Removes each URL's original and, with --resize, the resized copy that
-            'fetch' or 'prefetch' with the same --resize and --fit kept. Exit 73 when
-            the cache is read-only (nothing is removed).
+            'fetch' or 'prefetch' with the same --resize and --fit kept (and the same
+            --cache-key-ignore-query names). Exit 73 when the cache is read-only
+            (nothing is removed).
 
             OPTIONS:
             \(options)

@@ -5,7 +5,9 @@ import Pictor
 /// cache stores no URL, so they are looked up by the URL's digest).
 enum CacheEntryCommands {
     static func run(_ sub: String, _ parser: inout ArgumentParser, context: CommandContext) throws -> Int32 {
-        let options = try CacheOptions.parse(&parser, context: context, allowsNoCache: false)
+        var options = try CacheOptions.parse(&parser, context: context, allowsNoCache: false)
+        // The keys `fetch` and `prefetch` stored under: a URL is found only with the same names.
+        options.ignoredQueryParameters = try CacheOptions.parseIgnoredQueryParameters(&parser)
         let resize = sub == "rm" ? try ResizeOption.parse(try parser.option(.resize), fit: try parser.option(.fit)) : nil
         let urls = try parser.positionals().map(FetchCommand.parseURL)
         guard !urls.isEmpty else { throw CLIError.usage("missing <url>") }

@@ -6,7 +6,9 @@ enum CacheMaintenance {
     static func run(_ sub: String, _ parser: inout ArgumentParser, context: CommandContext) async throws -> Int32 {
         let options = try CacheOptions.parse(&parser, context: context, allowsNoCache: false)
         let limit = sub == "list" ? try parser.intOption(.limit) : nil
-        let sizeLimit = sub == "trim" ? try parser.option(.trimSizeLimit).map { try Formatting.parseBytes($0, option: "--size-limit") } : nil
+        let sizeLimit = ["trim", "stats"].contains(sub)
+            ? try parser.option(sub == "trim" ? .trimSizeLimit : .statsSizeLimit).map { try Formatting.parseBytes($0, option: "--size-limit") }
+            : nil
         let maxAge = sub == "trim" ? try parser.option(.trimMaxAge).map { Int(try Formatting.parseDuration($0, option: "--max-age").rounded(.up)) } : nil
         let newKeyFile = sub == "rekey" ? try parser.option(.newKeyFile) : nil
         let force = sub == "clear" ? parser.flag(.force) : false
@@ -20,9 +22,10 @@ enum CacheMaintenance {
             // The fleet's tier alone when this host has no local cache.
             if FileManager.default.fileExists(atPath: options.directory.path) {
                 try options.checkIsCacheDirectory()
-                let cache = try open(options, context: context, sizeLimit: nil, maxAge: nil)
+                let diskLimit = CacheSizeLimit.resolve(explicit: sizeLimit, directory: options.directory)
+                let cache = try open(options, context: context, sizeLimit: diskLimit, maxAge: nil)
                 defer { cache.flush() }
-                printStats(cache, options: options, console: console)
+                printStats(cache, limit: diskLimit, console: console)
             } else {
                 console.print("directory:   \(options.directory.path) (none on this host)")
             }
@@ -37,7 +40,9 @@ enum CacheMaintenance {
             throw CLIError.cacheUnavailable("no cache at \(options.directory.path)")
         }
         try options.checkIsCacheDirectory()
-        let cache = try open(options, context: context, sizeLimit: sizeLimit, maxAge: maxAge, discardingOnKeyMismatch: force)
+        // The limit a loading run gives the cache: the one stats shows and trim trims to.
+        let diskLimit = CacheSizeLimit.resolve(explicit: sizeLimit, directory: options.directory)
+        let cache = try open(options, context: context, sizeLimit: diskLimit, maxAge: maxAge, discardingOnKeyMismatch: force)
         defer { cache.flush() }
         var newEncryption: DiskCacheEncryption?
         if sub == "rekey" {
@@ -56,7 +61,7 @@ enum CacheMaintenance {
         }
         switch sub {
         case "stats":
-            printStats(cache, options: options, console: console)
+            printStats(cache, limit: diskLimit, console: console)
         case "list":
             let entries = cache.entries(limit: limit)
             let total = cache.count
@@ -98,14 +103,16 @@ enum CacheMaintenance {
         return ExitCode.success
     }
 
+    /// Opens the cache of `options` with the size limit `sizeLimit` and, when given, the
+    /// maximum age `maxAge` in seconds; its timer never sweeps.
     static func open(
-        _ options: CacheOptions, context: CommandContext, sizeLimit: Int64?, maxAge: Int?, discardingOnKeyMismatch: Bool = false
+        _ options: CacheOptions, context: CommandContext, sizeLimit: CacheSizeLimit, maxAge: Int?, discardingOnKeyMismatch: Bool = false
     ) throws -> DiskCache {
         let key = try options.loadKey()
         var configuration = DiskCache.Configuration(directory: options.directory)
         configuration.logger = PictorLog(level: .warning) { level, message in context.console.error("pictor[\(level)]: \(message)") }
-        if let sizeLimit {
-            configuration.sizeLimit = Int(clamping: sizeLimit)
+        configuration.sizeLimit = Int(clamping: sizeLimit.bytes)
+        if sizeLimit.source == .option {
             configuration.trimRatio = 1   // an explicit limit trims exactly down to it
         }
         if let maxAge { configuration.maxAge = TimeInterval(maxAge) }
@@ -119,7 +126,8 @@ enum CacheMaintenance {
         }
     }
 
-    static func printStats(_ cache: DiskCache, options: CacheOptions, console: Console) {
+    /// `cache stats`' lines about the disk cache; `limit` is the one it was opened with.
+    static func printStats(_ cache: DiskCache, limit: CacheSizeLimit, console: Console) {
         let c = cache.configuration
         let entries = cache.entries()
         let s = cache.statistics
@@ -127,6 +135,7 @@ enum CacheMaintenance {
         console.print("encrypted:   \(c.cipher != nil ? "yes (AES-256-GCM, HMAC-SHA256 names)" : "no")")
         console.print("entries:     \(cache.count)")
         console.print("size:        \(Formatting.bytes(Int64(cache.totalSize))) of \(Formatting.bytes(Int64(c.sizeLimit))) limit")
+        console.print("limit from:  \(limit.origin)")
         console.print("max age:     \(c.maxAge.map { "\(Int($0)) s since last access" } ?? "none")")
         if let oldest = entries.map(\.lastAccess).min(), let newest = entries.map(\.lastAccess).max() {
             console.print("last access: \(iso(oldest)) … \(iso(newest))")

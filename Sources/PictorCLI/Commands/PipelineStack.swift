@@ -51,7 +51,7 @@ struct PipelineStack: Sendable {
             do {
                 var configuration = DiskCache.Configuration(directory: cache.directory)
                 configuration.logger = log
-                if let sizeLimit = cache.sizeLimit { configuration.sizeLimit = Int(clamping: sizeLimit) }
+                configuration.sizeLimit = Int(clamping: cache.resolvedSizeLimit().bytes)
                 if let maxAge = cache.maxAge { configuration.maxAge = maxAge }
                 if !maintainsLimits { configuration.sweepInterval = nil }
                 configuration.maxPendingBytes = Self.maxPendingBytes
@@ -72,6 +72,9 @@ struct PipelineStack: Sendable {
             dataLoader: Self.dataLoader(downloads: concurrency, tls: tls),
             cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
+        if !cache.ignoredQueryParameters.isEmpty {
+            configuration.cacheKey = ImagePipeline.Configuration.urlCacheKey(ignoringQueryParameters: cache.ignoredQueryParameters)
+        }
         if storesThumbnails {
             configuration.diskCachePolicy = .both
             configuration.encoder = ImageJob.outputEncoder

@@ -7,19 +7,19 @@ enum PrefetchCommand {
     static let help = """
     USAGE: pictor prefetch <urls-file|url>... [options]
 
-    Loads many images through the pipeline to warm the disk cache. Each argument
-    is a URL, an image file, a file with one URL per line, or '-' for standard
-    input ('#' at the start of a line, or after a space, starts a comment; blank
-    lines are skipped). A URL may also be a file's path, absolute or relative to
-    the current directory (a.png and ./a.png alike; it must exist). Every URL is
-    checked before anything is fetched: one malformed line stops the run (exit
-    64, naming it). Shows progress on standard error (a bar with percent and ETA
-    on a terminal, a plain line every 10% otherwise) and ends with a summary on
-    standard output: count, failures with reasons, hits per layer,
-    revalidations, entries stored already stale, bytes and images per second.
-    Ctrl-C stops the run: the images in flight are cancelled (counted apart from
-    failures), the partial summary is printed, the report kept, and the exit
-    code is 130.
+    Loads many images through the pipeline to warm the disk cache. Each argument is
+    a URL, an image file, a file with one URL per line, or '-' for standard input
+    (blank lines are skipped, and so are comments: lines whose first non-blank
+    character is '#'; a '#' anywhere else is part of the URL or path). A URL may
+    also be a file's path, absolute or relative to the current directory (a.png and
+    ./a.png alike; it must exist). Every URL is checked before anything is fetched:
+    one malformed line stops the run (exit 64, naming it). Shows progress on
+    standard error (a bar with percent and ETA on a terminal, a plain line every 10%
+    otherwise) and ends with a summary on standard output: count, failures with
+    reasons, hits per layer, revalidations, entries stored already stale, bytes and
+    images per second. Ctrl-C stops the run: the images in flight are cancelled
+    (counted apart from failures), the partial summary is printed, the report kept,
+    and the exit code is 130.
 
     OPTIONS:
     \(OptionHelp.block(CLICommandOptions.prefetch.options))
@@ -188,8 +188,9 @@ enum PrefetchCommand {
         }
     }
 
-    /// The non-blank lines of a URL list without their comments and byte order marks, each
-    /// with its 1-based line number. LF, CRLF and CR end a line alike, as do the other Unicode
+    /// The lines of a URL list that are neither blank nor comments (a comment is a line whose
+    /// first non-blank character is `#`), without their byte order marks and the blanks around
+    /// them, each with its 1-based line number. LF, CRLF and CR end a line alike, as do the other Unicode
     /// line breaks.
     ///
     /// An all-ASCII list (the usual one) is split on its bytes: going through `Character`s cost
@@ -225,22 +226,20 @@ enum PrefetchCommand {
         for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             // A byte order mark (U+FEFF) starts lists saved by some editors, and each of several
             // such lists joined: it is not part of a URL.
-            let line = trimmingBlanks(stripComment(raw.drop { $0 == "\u{FEFF}" }))
-            if !line.isEmpty { lines.append((number + 1, line)) }
+            let line = trimmingBlanks(raw.drop { $0 == "\u{FEFF}" })
+            if !line.isEmpty, !isComment(line) { lines.append((number + 1, line)) }
         }
         return lines
     }
 
-    /// One ASCII list line without its comment and the blanks around it (tab to carriage
-    /// return and space: the ASCII characters `isWhitespace` accepts).
+    /// One ASCII list line without the blanks around it (tab to carriage return and space: the
+    /// ASCII characters `isWhitespace` accepts); empty for a comment, a line whose first
+    /// non-blank character is `#`.
     private static func asciiLine(_ line: UnsafeBufferPointer<UInt8>) -> String {
         func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
-        var end = line.count
-        for (index, byte) in line.enumerated() where byte == UInt8(ascii: "#") {
-            if index == 0 || line[index - 1] == 0x20 || line[index - 1] == 0x09 { end = index; break }
-        }
-        var start = 0
+        var start = 0, end = line.count
         while start < end, isBlank(line[start]) { start += 1 }
+        if start < end, line[start] == UInt8(ascii: "#") { return "" }
         while end > start, isBlank(line[end - 1]) { end -= 1 }
         return String(decoding: UnsafeBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
     }
@@ -254,16 +253,9 @@ enum PrefetchCommand {
         return String(line[first...last])
     }
 
-    /// A list line without its comment: `#` at the start of the line or after a space or tab
-    /// (a `#` inside a URL is its fragment).
-    static func stripComment(_ line: Substring) -> Substring {
-        var previous: Character = " "
-        for index in line.indices {
-            if line[index] == "#", previous == " " || previous == "\t" { return line[..<index] }
-            previous = line[index]
-        }
-        return line
-    }
+    /// Whether a list line, without its blanks, is a comment: its first character is `#`. A `#`
+    /// anywhere else is part of the URL (its fragment) or of the path (`/data/dir #1/a.png`).
+    static func isComment(_ line: String) -> Bool { line.first == "#" }
 
     /// Runs `work` over `urls` (with each one's 0-based position) with at most `concurrency` in
     /// flight; results in input order.

@@ -12,7 +12,7 @@ struct CLICommandOptions: Sendable {
 
     /// The options `fetch`, `prefetch` and `serve` take after their own: how the caches are used.
     static let loadingCacheOptions: [CLIOption] =
-        cacheOptions + [.cachePolicy, .sizeLimit, .maxAge, .noCache, .sharedCache, .help]
+        cacheOptions + [.cachePolicy, .cacheKeyIgnoreQuery, .sizeLimit, .maxAge, .noCache, .sharedCache, .help]
 
     /// The options `fetch` and `prefetch` take after their own: which servers to trust, and the
     /// client certificate to show them (``TLSOption``).
@@ -36,7 +36,8 @@ struct CLICommandOptions: Sendable {
     /// Each `cache` subcommand's options: its own, then the cache's (`key` opens no cache).
     static let cacheSubcommands: [CLICommandOptions] = {
         let own: [(subcommand: String, options: [CLIOption])] = [
-            ("stats", [.sharedCache]), ("list", [.limit]), ("has", []), ("rm", [.resize, .fit]),
+            ("stats", [.statsSizeLimit, .sharedCache]), ("list", [.limit]), ("has", [.cacheKeyIgnoreQuery]),
+            ("rm", [.resize, .fit, .cacheKeyIgnoreQuery]),
             ("trim", [.trimSizeLimit, .trimMaxAge]), ("clear", [.force]), ("verify", []), ("rekey", [.newKeyFile]),
         ]
         return own.map { CLICommandOptions(command: "cache " + $0.subcommand, options: $0.options + cacheOptions + [.help]) }

@@ -98,9 +98,17 @@ extension CLIOption {
         ["--cache-policy"], value: "P", grammar: .oneOf(["http", "ignore-headers"]),
         "http (default): honour Cache-Control, Expires and validators, keeping responses that send neither freshness "
             + "nor validators for the cache's max age (7 days); ignore-headers: keep and serve everything until evicted")
+    static let cacheKeyIgnoreQuery = CLIOption(
+        ["--cache-key-ignore-query"], value: "NAME", repeatable: true,
+        "leave the query parameter NAME out of the cache key, so that URLs that differ only in it (a presigned URL's "
+            + "X-Amz-Signature, Expires) share cached images; each request still sends its whole URL. A trailing * "
+            + "matches the names it starts ('X-Amz-*'); names are case-sensitive and compared percent-decoded")
+    /// `--size-limit`'s default, in words (``CacheSizeLimit/defaultLimit(available:cached:)``).
+    static let defaultSizeLimit =
+        "10\(glue)% of the free space on the cache's file system plus what the cache holds, kept within 1\(glue)GiB...16\(glue)GiB"
     static let sizeLimit = CLIOption(
-        ["--size-limit"], value: "BYTES", grammar: .bytes, default: "150\(glue)MiB",
-        "the disk cache's size limit for this run, e.g. 500M or 1.5GiB")
+        ["--size-limit"], value: "BYTES", grammar: .bytes, default: defaultSizeLimit,
+        "the disk cache's size limit for this run, e.g. 500M or 1.5GiB; 'pictor cache stats' shows the limit and where it came from")
     static let maxAge = CLIOption(
         ["--max-age"], value: "AGE", grammar: .duration, default: "7d",
         "drop disk entries unused for longer (before the run, and while it lasts), e.g. 7d, 12h, 90m")
@@ -152,6 +160,7 @@ extension CLIOption {
     static let limit = CLIOption(
         ["--limit"], value: "N", grammar: .integer(1...Int.max), default: "all", "list at most N entries")
     static let trimSizeLimit = sizeLimit.saying("trim down to this size, e.g. 500M or 1.5GiB")
+    static let statsSizeLimit = sizeLimit.saying("the size limit to show, as a run given this --size-limit uses it, e.g. 500M or 1.5GiB")
     static let trimMaxAge = maxAge.saying("remove entries unused for longer, e.g. 7d, 12h, 90m")
     static let force = CLIOption(
         ["--force"],

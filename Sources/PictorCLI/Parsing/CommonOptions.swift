@@ -11,10 +11,16 @@ struct CacheOptions {
     var disabled: Bool
     /// `--cache-policy http|ignore-headers`: how disk entries are judged fresh.
     var policy: ImagePipeline.HTTPCachePolicy = .http
-    /// `--size-limit BYTES` (`fetch`, `prefetch`): the disk cache's size limit for this run.
+    /// `--size-limit BYTES` (`fetch`, `prefetch`, `serve`): the disk cache's size limit for this
+    /// run; `nil` for the default (``resolvedSizeLimit()``).
     var sizeLimit: Int64?
     /// `--max-age DURATION` (`fetch`, `prefetch`): the disk cache's maximum age for this run.
     var maxAge: TimeInterval?
+    /// `--cache-key-ignore-query NAME` (`fetch`, `prefetch`, `serve`, `cache has`, `cache rm`):
+    /// the query parameters left out of cache keys
+    /// (``/PictorCore/ImagePipeline/Configuration/urlCacheKey(ignoringQueryParameters:)``);
+    /// none by default.
+    var ignoredQueryParameters: [String] = []
 
     static func parse(_ parser: inout ArgumentParser, context: CommandContext, allowsNoCache: Bool) throws -> CacheOptions {
         let dir = try parser.option(.cacheDirectory)
@@ -23,6 +29,7 @@ struct CacheOptions {
         let policyName = allowsNoCache ? try parser.option(.cachePolicy) : nil
         let sizeLimit = allowsNoCache ? try parser.option(.sizeLimit).map { try Formatting.parseBytes($0, option: "--size-limit") } : nil
         let maxAge = allowsNoCache ? try parser.option(.maxAge).map { try Formatting.parseDuration($0, option: "--max-age") } : nil
+        let ignoredQueryParameters = allowsNoCache ? try parseIgnoredQueryParameters(&parser) : []
         if let dir, dir.isEmpty { throw CLIError.usage("empty value for '--cache-dir'") }
         var policy = ImagePipeline.HTTPCachePolicy.http
         switch policyName {
@@ -32,8 +39,27 @@ struct CacheOptions {
         }
         return CacheOptions(
             directory: dir.map { URL(fileURLWithPath: $0, isDirectory: true) } ?? context.defaultCacheDirectory,
-            keyFile: keyFile, disabled: disabled, policy: policy, sizeLimit: sizeLimit, maxAge: maxAge)
+            keyFile: keyFile, disabled: disabled, policy: policy, sizeLimit: sizeLimit, maxAge: maxAge,
+            ignoredQueryParameters: ignoredQueryParameters)
     }
+
+    /// Every `--cache-key-ignore-query NAME`, in order.
+    /// - Throws: ``CLIError/usage(_:)`` for an empty name, and for a `*` before a name's end
+    ///   (only a trailing `*` matches a prefix: `X-*-Date` would match no name the user meant).
+    static func parseIgnoredQueryParameters(_ parser: inout ArgumentParser) throws -> [String] {
+        try parser.options(.cacheKeyIgnoreQuery).map { name in
+            if name.isEmpty { throw CLIError.usage("empty value for '--cache-key-ignore-query': expected a query parameter's name") }
+            if name.dropLast().contains("*") {
+                throw CLIError.usage("invalid value '\(name)' for '--cache-key-ignore-query': "
+                    + "a '*' matches a prefix only at the end of a name, e.g. 'X-Amz-*'")
+            }
+            return name
+        }
+    }
+
+    /// The disk cache's size limit: `--size-limit`, else the default from the free space where
+    /// ``directory`` is (``CacheSizeLimit/resolve(explicit:directory:)``).
+    func resolvedSizeLimit() -> CacheSizeLimit { CacheSizeLimit.resolve(explicit: sizeLimit, directory: directory) }
 
     /// Refuses a directory that exists, is not empty and is not a Pictor cache
     /// (``DiskCache/looksLikeCacheDirectory(_:)``): the cache treats digest-named files in its
