@@ -280,7 +280,7 @@ struct ServiceBenchmarks {
         let bytes = { (runs: [Run]) in Summary(runs.map { $0.load.bytes / max(1, $0.load.requests) }).median / 1_000 }
         if options.selects(id) {
             let t = cells({ $0.load.requestsPerSecond }, rps)
-            report.add(Row(id: id, targetID: target, figure: figure + String(format: " (answers ≈ %.0f kB vs %.0f kB with headers): requests/s", bytes(a), bytes(b)),
+            report.add(Row(id: id, targetID: target, figure: figure + String(format: " (answers ≈ %.0f kB, %@'s %.0f kB, headers included): requests/s", bytes(a), peer.key, bytes(b)),
                            pictor: t.0, reference: t.1, ratio: t.2, ratioKind: "throughput",
                            goal: .speedupAtLeast(throughputGoal), pictorValue: t.3, referenceValue: t.4))
         }
