@@ -14,6 +14,11 @@
 # The end-to-end peers (rows e2e.*) need aiohttp, pyvips and pyvips-binary (libvips 8.18, the
 # build sharp bundles) in that venv too; a peer that cannot be installed or imported is left
 # out of those rows, with a note in the report.
+# The service rows (service.*) run thumbor 7.8 from a second venv the script creates,
+# Benchmarks/.venv-thumbor (pip install 'thumbor==7.8.*'; a venv of its own, since thumbor pins
+# its own Pillow); without it thumbor is listed as not measured. They need wrk and nginx's
+# image_filter module (bootstrap.sh bench). In --quick mode each of their load runs lasts 3 s,
+# once (about 50 s in all).
 # In every mode, a failed build of PictorBenchmarks or pictor stops the script with exit 1.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -58,6 +63,15 @@ if [ -x "$VENV/bin/python" ] && ! "$VENV/bin/python" -c "$PEERS_OK" 2>/dev/null;
     || echo "bench: could not install the end-to-end peers (PyPI unreachable?); the e2e rows will say which are missing"
 fi
 
+THUMBOR_VENV="$ROOT/Benchmarks/.venv-thumbor"
+if ! "$THUMBOR_VENV/bin/thumbor" --version 2>/dev/null | grep -q 'v7\.8\.'; then
+  echo "== creating $THUMBOR_VENV with thumbor 7.8 (a peer of the service rows)"
+  { python3 -m venv "$THUMBOR_VENV" \
+      && "$THUMBOR_VENV/bin/pip" install --quiet --disable-pip-version-check --timeout 30 --retries 2 'thumbor==7.8.*' \
+      && "$THUMBOR_VENV/bin/thumbor" --version >/dev/null; } \
+    || echo "bench: could not install thumbor 7.8 (PyPI unreachable?); the service rows will list it as not measured"
+fi
+
 echo "== building PictorBenchmarks (release)"
 (cd Benchmarks && build swift build -c release --product PictorBenchmarks && build swift build -c release --product curl-multi-floor) \
   || fail "the PictorBenchmarks build failed (see above); no benchmark was run"
@@ -72,10 +86,12 @@ PICTOR_BIN="$(swift build -c release --show-bin-path)/pictor"
 export PICTOR_BENCH_SWIFT="$(swift --version 2>/dev/null | head -1)"
 mkdir -p out
 if [ "$QUICK" = 1 ]; then
-  "$BIN" "$@" --python "$VENV/bin/python" --pictor "$PICTOR_BIN" --json out/benchmarks-quick.json --markdown out/benchmarks-quick.md \
+  "$BIN" "$@" --python "$VENV/bin/python" --pictor "$PICTOR_BIN" --thumbor "$THUMBOR_VENV/bin/thumbor" \
+    --json out/benchmarks-quick.json --markdown out/benchmarks-quick.md \
     || echo "bench: quick run failed (timings and benchmark failures never fail CI)"
   exit 0
 fi
-"$BIN" "$@" --python "$VENV/bin/python" --pictor "$PICTOR_BIN" --json out/benchmarks.json --markdown docs/benchmarks.md \
+"$BIN" "$@" --python "$VENV/bin/python" --pictor "$PICTOR_BIN" --thumbor "$THUMBOR_VENV/bin/thumbor" \
+  --json out/benchmarks.json --markdown docs/benchmarks.md \
   || fail "the benchmark run failed; docs/benchmarks.md may be incomplete"
 echo "== wrote docs/benchmarks.md"

@@ -7,7 +7,8 @@
 #   build  the C libraries' headers and pkg-config: what `swift build` needs (and `pictor` at run time)
 #   test   build + the servers and tools the test suite starts (nginx, redis, python3, openssl, chromium)
 #   demo   build + what scripts/demo.sh runs (nginx, vips, python3, curl)
-#   bench  build + what scripts/bench.sh runs (nginx, redis, curl, GNU time, openssl, a Python venv)
+#   bench  build + what scripts/bench.sh runs (nginx and its image_filter module, redis, curl, wrk,
+#          GNU time, openssl, a Python venv)
 #   docs   build (DocC itself ships with the Swift toolchain)
 #
 # Idempotent: packages already present are not touched, and apt-get update runs at most once.
@@ -60,6 +61,8 @@ BENCH=(
   python3           # the Pillow reference runs in a virtual environment
   python3-venv
   libvips-tools     # vipsthumbnail: an end-to-end peer (rows e2e.*)
+  wrk               # the service rows' load generator (a Lua request() gives each request its own URL)
+  libnginx-mod-http-image-filter # nginx image_filter (libgd): a peer of the service rows
 )
 
 groups=("$@")

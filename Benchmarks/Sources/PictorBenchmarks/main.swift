@@ -35,6 +35,7 @@ PipelineBenchmarks(options: options, report: report).run()
 BookkeepingBenchmarks(options: options, report: report).run()
 WarmingMemoryBenchmarks(options: options, report: report).run()
 EndToEndBenchmarks(options: options, report: report).run()
+ServiceBenchmarks(options: options, report: report).run()
 try? FileManager.default.removeItem(atPath: options.workDirectory)
 
 let elapsed = Double(nowNanoseconds() - started) / 1e9

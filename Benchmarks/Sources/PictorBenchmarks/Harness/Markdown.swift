@@ -26,7 +26,11 @@ extension Report {
         out += "on disk: `pictor prefetch` against aiohttp + pyvips (libvips 8.18), aiohttp + Pillow and curl + "
         out += "vipsthumbnail, each figure against the best peer for it (E2E-1 images/s ≥ 1.0×, E2E-2 CPU per "
         out += "image ≤ 1.0×, E2E-3 peak RSS ≤ 1.5× the lowest), the ratio of medians beside the paired ratio; "
-        out += "a peer whose outputs fail the check is named and not compared. Timings never fail CI.\n\n"
+        out += "a peer whose outputs fail the check is named and not compared. SV rows (`service.…`) load the "
+        out += "release `pictor serve` with wrk on loopback against thumbor 7.8 and nginx `image_filter`, 2,000-px JPEGs → "
+        out += "fit 512×512 q80 (SV1/SV2 cold, distinct sources: requests/s ≥ 1.5× the peer's, CPU per request ≤ "
+        out += "thumbor's; SV3 warm: ≥ 0.5× nginx serving the same bytes as files, p99 ≤ 5 ms; SV4: 1 origin request "
+        out += "and 1 encode for 100 requests of one result; SV5: peak RSS ≤ 256 MiB). Timings never fail CI.\n\n"
         out += "- Date: \(doc.date)\n"
         for (key, value) in doc.machine.sorted(by: { $0.key < $1.key }) {
             out += "- \(key): \(value)\n"

@@ -16,18 +16,22 @@ struct Options {
     var python: String?
     /// The `pictor` executable for the whole-CLI rows (`scripts/bench.sh` builds and passes it).
     var pictorBinary: String?
+    /// thumbor 7.8 for the service rows (default: Benchmarks/.venv-thumbor/bin/thumbor).
+    var thumborBinary: String?
     /// Render a JSON results file (from `--json`) as Markdown to `--markdown` and exit.
     var renderPath: String?
 
     static let usage = """
         usage: PictorBenchmarks [--quick] [--filter SUBSTRING]... [--json PATH|-] [--markdown PATH]
-                                [--python PATH] [--pictor PATH] [--workdir DIR] [--render JSON --markdown PATH]
+                                [--python PATH] [--pictor PATH] [--thumbor PATH] [--workdir DIR]
+                                [--render JSON --markdown PATH]
           --quick       short run (small scales, few iterations); always exits 0
           --filter S    run only benchmarks whose id contains S (repeatable)
           --json P      write results as JSON to P ('-' = stdout)
           --markdown P  write the report table (docs/benchmarks.md format) to P
           --python P    Python with Pillow for the thumbnail reference (default: Benchmarks/.venv)
           --pictor P    the pictor executable for the whole-CLI rows (skipped without it)
+          --thumbor P   thumbor 7.8 for the service rows (default: Benchmarks/.venv-thumbor/bin/thumbor)
           --render J    only turn results JSON J into Markdown (with --markdown) and exit
         """
 
@@ -46,6 +50,7 @@ struct Options {
             case "--markdown": options.markdownPath = value(arg)
             case "--python": options.python = value(arg)
             case "--pictor": options.pictorBinary = value(arg)
+            case "--thumbor": options.thumborBinary = value(arg)
             case "--workdir": options.workDirectory = value(arg)
             case "--render": options.renderPath = value(arg)
             case "-h", "--help": print(usage); exit(0)
