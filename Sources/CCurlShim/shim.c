@@ -1,5 +1,9 @@
 #include "CCurlShim.h"
 
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+
 CURLcode pcurl_easy_setopt_long(CURL *handle, CURLoption option, long value) {
     return curl_easy_setopt(handle, option, value);
 }
@@ -22,6 +26,25 @@ CURLcode pcurl_easy_setopt_write_function(CURL *handle, CURLoption option, curl_
 
 CURLcode pcurl_easy_setopt_prereq_function(CURL *handle, curl_prereq_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_PREREQFUNCTION, callback);
+}
+
+CURLcode pcurl_easy_setopt_opensocket_function(CURL *handle, curl_opensocket_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, callback);
+}
+
+int pcurl_sockaddr_ip(const struct curl_sockaddr *address, unsigned char bytes[16]) {
+    if (address == NULL) return 0;
+    if (address->family == AF_INET && address->addrlen >= sizeof(struct sockaddr_in)) {
+        const struct sockaddr_in *v4 = (const struct sockaddr_in *)&address->addr;
+        memcpy(bytes, &v4->sin_addr, 4);
+        return 4;
+    }
+    if (address->family == AF_INET6 && address->addrlen >= sizeof(struct sockaddr_in6)) {
+        const struct sockaddr_in6 *v6 = (const struct sockaddr_in6 *)&address->addr;
+        memcpy(bytes, &v6->sin6_addr, 16);
+        return 16;
+    }
+    return 0;
 }
 
 CURLcode pcurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {

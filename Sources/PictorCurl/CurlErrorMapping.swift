@@ -27,6 +27,8 @@ enum CurlErrorMapping {
         var osErrno: Int32 = 0
         /// The certificate a failed verification is about, when the handshake was watched.
         var certificate: CertificateNames? = nil
+        /// The addresses the connect-address policy refused, in the order they were tried.
+        var refusedAddresses: [(address: IPAddress, kind: AddressClass)] = []
     }
 
     /// The certificate a failed verification is about: the one that failed OpenSSL's checks
@@ -58,6 +60,14 @@ enum CurlErrorMapping {
 
     /// The error for `code` (never `CURLE_OK`).
     static func error(for code: CURLcode, context: Context) -> DataLoadingError {
+        if code == CURLE_COULDNT_CONNECT, !context.refusedAddresses.isEmpty {
+            // Refused by policy before connecting. Had another of the name's addresses been
+            // tried and failed, the refusal is still what the caller must hear: a retry, or a
+            // working address next time, would not make the refused one acceptable.
+            return .transport(
+                .addressNotAllowed, code: URLError.cannotConnectToHost.rawValue,
+                message: refusalMessage(context.refusedAddresses), curlCode: Int(code.rawValue))
+        }
         var message = context.message.isEmpty ? String(cString: curl_easy_strerror(code)) : context.message
         // libcurl says why (OpenSSL's reason), not which certificate: name it.
         if let certificate = context.certificate { message += "; " + certificate.text }
@@ -98,6 +108,12 @@ enum CurlErrorMapping {
         default:
             return transport(urlErrorCode(for: code), message)
         }
+    }
+
+    /// `refused to connect to ::1 (loopback), 127.0.0.1 (loopback) by the connect-address policy`.
+    static func refusalMessage(_ refused: [(address: IPAddress, kind: AddressClass)]) -> String {
+        "refused to connect to " + refused.map { "\($0.address) (\($0.kind.rawValue))" }.joined(separator: ", ")
+            + " by the connect-address policy"
     }
 
     /// The alerts a server sends about the client's certificate (RFC 8446 §6.2), as OpenSSL

@@ -95,6 +95,10 @@ struct EasyHandle {
         try check(pcurl_easy_setopt_prereq_function(raw, function), CURLOPT_PREREQFUNCTION)
     }
 
+    func setOpenSocket(_ function: curl_opensocket_callback) throws(CurlOptionError) {
+        try check(pcurl_easy_setopt_opensocket_function(raw, function), CURLOPT_OPENSOCKETFUNCTION)
+    }
+
     func info(_ item: CURLINFO) -> Int {
         var value = 0
         return pcurl_easy_getinfo_long(raw, item, &value) == CURLE_OK ? value : 0

@@ -69,6 +69,7 @@ extension CurlTransfer {
             try easy.set(CURLOPT_KEYPASSWD, "")
         }
         if configuration.verifiesPeer, exchange.url.scheme?.lowercased() == "https" { watchTLS() }
+        if configuration.connectAddressPolicy.refusesAny { try checkAddresses() }
         // "" asks for every encoding this libcurl can decode, and decodes it.
         if configuration.acceptsEncoding { try easy.set(CURLOPT_ACCEPT_ENCODING, "") }
     }
@@ -81,6 +82,19 @@ extension CurlTransfer {
         guard CurlLibrary.watchesTLS, let watch = pcurl_tls_watch_new() else { return }
         tlsWatch = watch
         _ = pcurl_easy_watch_tls(easy.raw, watch)
+    }
+
+    /// Makes every socket of the transfer go through ``openSocket(_:)``, which refuses the
+    /// addresses the policy refuses before connecting. A proxy would connect on our behalf to an
+    /// address we never see, so none is used, whatever the environment says ("" turns libcurl's
+    /// reading of the proxy variables off).
+    private func checkAddresses() throws(CurlOptionError) {
+        try easy.set(CURLOPT_PROXY, "")
+        try easy.setOpenSocket { context, _, address in
+            guard let context, let address else { return CURL_SOCKET_BAD }
+            return Unmanaged<CurlTransfer>.fromOpaque(context).takeUnretainedValue().openSocket(address)
+        }
+        try easy.set(CURLOPT_OPENSOCKETDATA, pointer: Unmanaged.passUnretained(self).toOpaque())
     }
 
     private func setCallbacks() throws(CurlOptionError) {

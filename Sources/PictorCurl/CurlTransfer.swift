@@ -44,6 +44,9 @@ final class CurlTransfer {
     private var accountedCapacity = 0
     /// Bytes of header lines received so far, every head of the transfer (interim ones too).
     private var headBytes = 0
+    /// The addresses the connect-address policy refused for this transfer, in the order libcurl
+    /// tried them (a few at most: one per address the name resolved to).
+    private(set) var refusedAddresses: [(address: IPAddress, kind: AddressClass)] = []
 
     /// The most header bytes a transfer takes, in all its heads: 256 kB. Real image responses
     /// send a few hundred bytes; libcurl's own limit (300 kB in all) fails as a receive error,
@@ -106,6 +109,26 @@ final class CurlTransfer {
     /// `CURLOPT_PREREQFUNCTION`: a connection is ready and the request is about to be sent, so
     /// the idle clock starts.
     func connectionReady() { touch() }
+
+    /// `CURLOPT_OPENSOCKETFUNCTION`: a socket for a connection to `address`, or
+    /// `CURL_SOCKET_BAD` when the transport's policy refuses the address (libcurl then tries
+    /// the name's next address, or fails with `CURLE_COULDNT_CONNECT`). Anything but IPv4 and
+    /// IPv6 is refused: the policy cannot judge it.
+    func openSocket(_ address: UnsafeMutablePointer<curl_sockaddr>) -> curl_socket_t {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        let ip: IPAddress? = switch pcurl_sockaddr_ip(address, &bytes) {
+        case 4: .v4(bytes[0], bytes[1], bytes[2], bytes[3])
+        case 16: .v6(bytes)
+        default: nil
+        }
+        guard let ip else { return CURL_SOCKET_BAD }
+        if let refused = runner.configuration.connectAddressPolicy.refusal(of: ip) {
+            if refusedAddresses.count < 8 { refusedAddresses.append((ip, refused)) }
+            return CURL_SOCKET_BAD
+        }
+        // What libcurl does without this callback.
+        return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+    }
 
     /// `CURLOPT_HEADERFUNCTION`: one header line; returns `line.count` to go on, `0` to abort.
     func receiveHeaderLine(_ line: UnsafeRawBufferPointer) -> Int {
@@ -183,7 +206,8 @@ final class CurlTransfer {
                 declaredLength: head.isComplete ? head.contentLength : nil,
                 wireBytes: easy.info(offset: CURLINFO_SIZE_DOWNLOAD_T),
                 message: libcurlMessage, isHeadComplete: head.isComplete, osErrno: Int32(truncatingIfNeeded: easy.info(CURLINFO_OS_ERRNO)),
-                certificate: code == CURLE_PEER_FAILED_VERIFICATION ? certificateNames() : nil)
+                certificate: code == CURLE_PEER_FAILED_VERIFICATION ? certificateNames() : nil,
+                refusedAddresses: refusedAddresses)
             return .failure(CurlErrorMapping.error(for: code, context: context))
         }
         // libcurl can end a transfer without error on a connection closed in the middle of the

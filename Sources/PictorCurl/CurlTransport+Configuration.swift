@@ -62,6 +62,29 @@ extension CurlTransport {
         /// not be encrypted: Pictor never asks for a passphrase (an encrypted key fails as a
         /// key that cannot be read, never with a prompt on the terminal).
         public var clientKeyFile: String? = nil
+        /// Which addresses connections may be opened to, judged on each address a host name
+        /// resolved to, at the moment libcurl is about to connect to it
+        /// (`CURLOPT_OPENSOCKETFUNCTION`): before any packet is sent, for every connection,
+        /// every address libcurl tries (IPv6 and IPv4 alike) and every redirect hop, since each
+        /// hop is an exchange of its own. The address checked is the one connected to, so a
+        /// name that resolves to a public address for a check and to a private one for the
+        /// connection (DNS rebinding) cannot slip through. ``/PictorCore/ConnectAddressPolicy/allowAll``
+        /// by default: nothing is refused, and nothing changes for a library user.
+        ///
+        /// ``/PictorCore/ConnectAddressPolicy/publicOnly`` refuses loopback, private (RFC 1918,
+        /// IPv6 unique-local `fc00::/7`), link-local (`169.254/16`, the cloud metadata service,
+        /// and `fe80::/10`), CGNAT `100.64/10`, multicast, reserved `240/4`, `0/8` and `::`, and
+        /// the IPv6 forms that carry such an IPv4 address (`::ffff:127.0.0.1`, NAT64, 6to4);
+        /// see ``/PictorCore/AddressClass``. A refused connection fails with
+        /// ``/PictorCore/DataLoadingError/Kind/addressNotAllowed``, not retried.
+        ///
+        /// - A connection kept alive is reused only by this transport, whose policy is the
+        ///   same for every exchange, so every reused connection was checked when it opened.
+        /// - With a policy that refuses anything, the `http_proxy`, `https_proxy` and
+        ///   `ALL_PROXY` variables are ignored: a proxy would resolve and connect on Pictor's
+        ///   behalf, out of the policy's sight (and a proxy on a private address would itself be
+        ///   refused).
+        public var connectAddressPolicy: ConnectAddressPolicy = .allowAll
         /// Whether to ask for compressed bodies, `true` by default: `Accept-Encoding` lists every
         /// encoding this libcurl was built with (gzip and deflate, and br and zstd when
         /// available) and the body is decoded before it is returned. With `false`, no

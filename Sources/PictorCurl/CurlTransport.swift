@@ -18,7 +18,11 @@ import FoundationNetworking
 ///   ``Configuration/httpVersion``), at most ``Configuration/maximumConnectionsPerHost`` per
 ///   host; requests beyond it wait for a free connection. Like `curl` (and URLSession on
 ///   Linux), libcurl honours the `http_proxy`, `https_proxy` and `no_proxy` environment
-///   variables.
+///   variables, unless ``Configuration/connectAddressPolicy`` refuses any address.
+/// - **Addresses**: ``Configuration/connectAddressPolicy`` (nothing refused by default) is
+///   checked on each address libcurl is about to connect to, after DNS, on every hop; a
+///   refused one fails with ``/PictorCore/DataLoadingError/Kind/addressNotAllowed`` before any
+///   packet reaches it.
 /// - **Requests** go out exactly as given: method (a `GET` or `HEAD` sends no body; other methods
 ///   with an `httpBody` send it), every header of the `URLRequest`, the URL string unchanged
 ///   (percent-encoding is the caller's job). ``Configuration/userAgent`` is added only when the

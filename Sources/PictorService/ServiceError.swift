@@ -15,7 +15,7 @@
 /// | ``Kind/invalidSignature``, ``Kind/missingSignature`` | 403 |
 /// | ``Kind/methodNotAllowed`` | 405 |
 /// | ``Kind/unsupportedOption``, ``Kind/unsupportedOutputFormat`` | 400 |
-/// | ``Kind/sourceSchemeNotAllowed``, ``Kind/sourceNotAllowed``, ``Kind/privateNetworkSource`` | 403 |
+/// | ``Kind/sourceSchemeNotAllowed``, ``Kind/sourceNotAllowed``, ``Kind/privateNetworkSource``, ``Kind/redirectNotAllowed`` | 403 |
 /// | ``Kind/sourceNotFound`` | 404 |
 /// | ``Kind/sourceFailed``, ``Kind/sourceUnreachable`` | 502 |
 /// | ``Kind/sourceTimedOut``, ``Kind/deadlineExceeded`` | 504 |
@@ -70,8 +70,14 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
         /// The source matches none of ``ImageService/Configuration/allowedSourcePrefixes``: 403.
         case sourceNotAllowed
         /// The source's host is a literal loopback, private, link-local, multicast, unspecified,
-        /// CGNAT or reserved address, or `localhost`, and private networks are not allowed: 403.
+        /// CGNAT or reserved address, or `localhost`, or (when the transport checks the
+        /// addresses it connects to) a name that resolves to one, and private networks are not
+        /// allowed: 403.
         case privateNetworkSource
+        /// The source redirected to a URL the source rules refuse (another scheme than `http`
+        /// and `https`, or `https` to `http`; off the allowed prefixes; a literal private
+        /// address), which was not requested: 403.
+        case redirectNotAllowed
         /// The origin answered 404 or 410: 404.
         case sourceNotFound
         /// The origin answered another error status, an empty body, a truncated body, bad
@@ -108,7 +114,8 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
             case .pathTooLong: 414
             case .unknownOption, .invalidArgument, .tooManyOptions, .unknownPreset,
                  .unsupportedURLFormat, .invalidSource, .invalidFormat, .unsupportedOption, .unsupportedOutputFormat: 400
-            case .invalidSignature, .missingSignature, .sourceSchemeNotAllowed, .sourceNotAllowed, .privateNetworkSource: 403
+            case .invalidSignature, .missingSignature, .sourceSchemeNotAllowed, .sourceNotAllowed, .privateNetworkSource,
+                 .redirectNotAllowed: 403
             case .methodNotAllowed: 405
             case .sourceFailed, .sourceUnreachable: 502
             case .sourceTimedOut, .deadlineExceeded: 504

@@ -180,8 +180,8 @@ import Testing
         try! SignaturePolicy(hexKeys: [key], hexSalts: [salt]).signature(for: path)!
     }
 
-    /// `GET path HTTP/1.0` to `127.0.0.1:port`: the status and the response's head.
-    static func get(port: Int, path: String) throws -> (status: Int, head: String) {
+    /// `GET path HTTP/1.0` to `127.0.0.1:port`: the status, the response's head and its body.
+    static func get(port: Int, path: String) throws -> (status: Int, head: String, body: String) {
         struct Failure: Error { var step: String }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(step: "socket") }
@@ -203,8 +203,9 @@ import Testing
             guard n > 0 else { break }
             response.append(contentsOf: buffer[0..<n])
         }
-        let head = String(decoding: response.prefix { $0 != 0 }, as: UTF8.self).components(separatedBy: "\r\n\r\n")[0]
+        let parts = String(decoding: response.prefix { $0 != 0 }, as: UTF8.self).components(separatedBy: "\r\n\r\n")
+        let head = parts[0]
         guard let status = head.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { throw Failure(step: "status") }
-        return (status, head)
+        return (status, head, parts.dropFirst().joined(separator: "\r\n\r\n"))
     }
 }

@@ -128,6 +128,13 @@ enum DocumentationSamples {
         return DataLoader(transport: CurlTransport(configuration: transport))
     }
 
+    /// PictorCurl.md, "Refusing private addresses".
+    static func curlRefusingPrivateAddresses() -> DataLoader {
+        var transport = CurlTransport.Configuration()
+        transport.connectAddressPolicy = .publicOnly
+        return DataLoader(transport: CurlTransport(configuration: transport))
+    }
+
     /// PictorRedis.md.
     static func redis() throws -> ImagePipeline {
         let key = try EncryptionKey(contentsOfFile: "/etc/myapp/pictor.key")

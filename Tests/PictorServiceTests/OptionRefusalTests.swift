@@ -80,7 +80,7 @@ import Testing
             .tooManyOptions: 400, .unknownPreset: 400, .unsupportedURLFormat: 400,
             .invalidSource: 400, .invalidFormat: 400, .invalidSignature: 403, .missingSignature: 403,
             .methodNotAllowed: 405, .unsupportedOption: 400, .unsupportedOutputFormat: 400,
-            .sourceSchemeNotAllowed: 403, .sourceNotAllowed: 403, .privateNetworkSource: 403,
+            .sourceSchemeNotAllowed: 403, .sourceNotAllowed: 403, .privateNetworkSource: 403, .redirectNotAllowed: 403,
             .sourceNotFound: 404, .sourceFailed: 502, .sourceUnreachable: 502, .sourceTimedOut: 504,
             .deadlineExceeded: 504, .notAnImage: 422, .sourceTooLarge: 422, .resultTooLarge: 422,
             .processingFailed: 422, .overloaded: 429, .cancelled: 503, .unavailable: 503,

@@ -20,6 +20,14 @@ CURLcode pcurl_easy_setopt_write_function(CURL *handle, CURLoption option, curl_
 /// curl_easy_setopt for CURLOPT_PREREQFUNCTION (libcurl 7.80 or later).
 CURLcode pcurl_easy_setopt_prereq_function(CURL *handle, curl_prereq_callback callback);
 
+/// curl_easy_setopt for CURLOPT_OPENSOCKETFUNCTION.
+CURLcode pcurl_easy_setopt_opensocket_function(CURL *handle, curl_opensocket_callback callback);
+/// The IP address libcurl is about to connect to: copies its 4 (IPv4) or 16 (IPv6) bytes, most
+/// significant first, into `bytes` and returns that count; 0 for any other family. Reads the
+/// address through its family's own struct, since libcurl's storage is larger than the
+/// `struct sockaddr` the public type declares.
+int pcurl_sockaddr_ip(const struct curl_sockaddr *address, unsigned char bytes[16]);
+
 /// curl_easy_getinfo for a `long` item.
 CURLcode pcurl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 /// curl_easy_getinfo for a `double` item.

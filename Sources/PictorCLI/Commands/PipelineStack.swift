@@ -17,9 +17,11 @@ struct PipelineStack: Sendable {
     ///   - shared: the Redis shared tier, when one was asked for.
     ///   - tls: which certificate authorities to trust and the client certificate to send
     ///     (`--ca-file`, `--ca-path`, `--cert`, `--key` and curl's variables); libcurl's
-    ///     defaults by default. See ``dataLoader(downloads:tls:)``.
+    ///     defaults by default. See ``dataLoader(downloads:tls:addressPolicy:)``.
     ///   - concurrency: downloads at once (libcurl's connections, over all hosts); `6` by
-    ///     default. See ``dataLoader(downloads:tls:)``.
+    ///     default. See ``dataLoader(downloads:tls:addressPolicy:)``.
+    ///   - addressPolicy: the addresses the transport may connect to; every one by default
+    ///     (`serve` refuses non-public ones).
     ///   - storesThumbnails: also keep each resized image on disk (as `thumbnailOutput` says), so
     ///     a warm run with the same `--resize` decodes nothing; the original is kept as well, so
     ///     another size is made from it without a download.
@@ -38,7 +40,7 @@ struct PipelineStack: Sendable {
     ///     else.
     init(
         cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), tls: TLSOption = TLSOption(), console: Console,
-        concurrency: Int = 6,
+        concurrency: Int = 6, addressPolicy: ConnectAddressPolicy = .allowAll,
         storesThumbnails: Bool = false, thumbnailOutput: (format: ImageFormat?, quality: Int) = (nil, 85), maintainsLimits: Bool = true
     ) throws {
         let key = try cache.loadKey()
@@ -69,7 +71,7 @@ struct PipelineStack: Sendable {
         }
         var configuration = ImagePipeline.Configuration.standard(
             diskCache: diskCache, imageCache: ImageCache(configuration: Self.memoryCache),
-            dataLoader: Self.dataLoader(downloads: concurrency, tls: tls),
+            dataLoader: Self.dataLoader(downloads: concurrency, tls: tls, addressPolicy: addressPolicy),
             cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
         if !cache.ignoredQueryParameters.isEmpty {
@@ -100,10 +102,12 @@ struct PipelineStack: Sendable {
     /// never binds. Measured against the earlier design (twice as many requests handed to
     /// libcurl, its connection cap binding): the same throughput and CPU within the noise
     /// (docs/benchmarks.md, N2-cli). `tls` says which certificate authorities the transport
-    /// trusts and which client certificate it sends.
-    static func dataLoader(downloads: Int, tls: TLSOption = TLSOption()) -> DataLoader {
+    /// trusts and which client certificate it sends; `addressPolicy`, which addresses it may
+    /// connect to.
+    static func dataLoader(downloads: Int, tls: TLSOption = TLSOption(), addressPolicy: ConnectAddressPolicy = .allowAll) -> DataLoader {
         var transport = CurlTransport.Configuration()
         tls.apply(to: &transport)
+        transport.connectAddressPolicy = addressPolicy
         transport.maximumConnectionsPerHost = downloads
         transport.maximumConnections = downloads
         return DataLoader(transport: CurlTransport(configuration: transport)) {

@@ -21,8 +21,11 @@ enum ServeCommand {
 
     Security defaults: URLs must be signed (--key and --salt) unless
     --insecure-unsigned is given; sources at loopback, private and link-local
-    addresses are refused unless --allow-private-network is given; file: and
-    data: sources are never fetched; it listens on 127.0.0.1 only by default.
+    addresses are refused unless --allow-private-network is given, whether the
+    URL names the address, its host name resolves to it (checked as each
+    connection opens) or a redirect leads to it; a redirect is followed only to
+    a source the rules allow; file: and data: sources are never fetched; it
+    listens on 127.0.0.1 only by default.
 
     OPTIONS:
     \(OptionHelp.block(CLICommandOptions.serve.options))
@@ -67,11 +70,13 @@ enum ServeCommand {
         defer { if given == nil { shutdown.stop() } }
 
         let stack = try PipelineStack(
-            cache: settings.cache, shared: settings.shared, tls: settings.tls, console: context.console, concurrency: downloads)
+            cache: settings.cache, shared: settings.shared, tls: settings.tls, console: context.console, concurrency: downloads,
+            addressPolicy: settings.connectAddressPolicy)
         defer { stack.close() }
         var serviceConfiguration = ImageService.Configuration(parser: try ProcessingURLParser(signature: policy))
         serviceConfiguration.allowedSourcePrefixes = settings.allowedSources
         serviceConfiguration.allowsPrivateNetwork = settings.allowsPrivateNetwork
+        if let maxSourceBytes = settings.maxSourceBytes { serviceConfiguration.maxSourceBytes = maxSourceBytes }
         serviceConfiguration.cacheControl = .maxAge(settings.ttl)
         let service = ImageService(configuration: serviceConfiguration, pipeline: stack.pipeline.configuration)
 
@@ -92,7 +97,9 @@ enum ServeCommand {
         await shutdown.wait()
         context.console.error("pictor serve: stopping (requests in flight have \(settings.drainTimeout) s to finish)")
         await server.stop(drainTimeout: Double(settings.drainTimeout))
-        await stack.recordSharedStatistics()
+        // The service loads through a pipeline of its own (built from the stack's
+        // configuration): its fleet counters are the ones to record.
+        await service.pipeline.recordSharedCacheStatistics()
         return ExitCode.success
     }
 }

@@ -28,8 +28,8 @@ struct CLICommandOptions: Sendable {
     ] + tlsOptions + loadingCacheOptions)
     /// `serve` takes the CAs but no client certificate: its `--key` is a URL signing key.
     static let serve = CLICommandOptions(command: "serve", options: [
-        .listen, .workers, .signingKey, .signingSalt, .insecureUnsigned, .allowSource, .allowPrivateNetwork, .ttl,
-        .drainTimeout, .logFormat, .caFile, .caPath,
+        .listen, .workers, .signingKey, .signingSalt, .insecureUnsigned, .allowSource, .allowPrivateNetwork,
+        .maxSourceBytes, .ttl, .drainTimeout, .logFormat, .caFile, .caPath,
     ] + loadingCacheOptions)
     static let cache = CLICommandOptions(command: "cache", options: cacheOptions + [.help])
 

@@ -143,7 +143,13 @@ extension CLIOption {
             + "file: and data: never)")
     static let allowPrivateNetwork = CLIOption(
         ["--allow-private-network"],
-        "also fetch sources on loopback, private, link-local, multicast and other non-public addresses, and localhost")
+        "also fetch sources on loopback, private, link-local, multicast and other non-public addresses, and localhost: "
+            + "without it, such an address is refused (403) whether the URL names it, its host name resolves to it "
+            + "(checked as each connection opens), or a redirect leads to it")
+    static let maxSourceBytes = CLIOption(
+        ["--max-src-bytes"], value: "BYTES", grammar: .bytes, default: "50\(glue)MiB",
+        "refuse a source larger than this (422), e.g. 10M: the download stops as soon as its Content-Length, or the "
+            + "bytes received, pass it")
     static let ttl = CLIOption(
         ["--ttl"], value: "SECONDS", grammar: .integer(0...Int(Int32.max)), default: "31536000",
         "images are sent with Cache-Control: public, max-age=SECONDS")

@@ -1,4 +1,5 @@
 import Foundation
+import PictorCore
 import PictorServer
 import PictorService
 
@@ -11,6 +12,7 @@ struct ServeSettings {
     var insecureUnsigned: Bool
     var allowedSources: [String]
     var allowsPrivateNetwork: Bool
+    var maxSourceBytes: Int?
     var ttl: Int
     var drainTimeout: Int
     var logFormat: AccessLogFormat
@@ -33,6 +35,11 @@ struct ServeSettings {
         let allowedSources = try parser.options(.allowSource)
         if allowedSources.contains(where: \.isEmpty) { throw CLIError.usage("empty value for '--allow-source'") }
         let allowsPrivateNetwork = parser.flag(.allowPrivateNetwork)
+        let maxSourceBytes = try parser.option(.maxSourceBytes).map { text in
+            let bytes = try Formatting.parseBytes(text, option: "--max-src-bytes")
+            guard bytes > 0 else { throw CLIError.usage("invalid value '\(text)' for '--max-src-bytes': expected at least 1 byte") }
+            return Int(clamping: bytes)
+        }
         let ttl = try parser.intOption(.ttl) ?? 31_536_000
         let drainTimeout = try parser.intOption(.drainTimeout) ?? 10
         let formatName = try parser.option(.logFormat) ?? "text"
@@ -44,9 +51,15 @@ struct ServeSettings {
         let tls = try TLSOption.parse(&parser, context: context, clientCertificates: false)
         return ServeSettings(
             listen: listen, workers: workers, keys: keys, salts: salts, insecureUnsigned: insecureUnsigned,
-            allowedSources: allowedSources, allowsPrivateNetwork: allowsPrivateNetwork, ttl: ttl, drainTimeout: drainTimeout,
+            allowedSources: allowedSources, allowsPrivateNetwork: allowsPrivateNetwork, maxSourceBytes: maxSourceBytes, ttl: ttl,
+            drainTimeout: drainTimeout,
             logFormat: logFormat, cache: cache, shared: shared, tls: tls)
     }
+
+    /// Which addresses the transport may connect to: any with `--allow-private-network`, else
+    /// public ones only, checked on each address a source's name resolves to and on every
+    /// redirect hop.
+    var connectAddressPolicy: ConnectAddressPolicy { allowsPrivateNetwork ? .allowAll : .publicOnly }
 
     /// Signed with the key/salt pairs, or unsigned when asked for in so many words.
     /// - Throws: ``CLIError/usage(_:)`` for no pairs without `--insecure-unsigned`, both, or

@@ -60,7 +60,8 @@ extension DataLoader {
         _ original: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> (Data, HTTPResponseHead, redirects: [HTTPResponseHead]) {
         var request = original
-        var redirects = RedirectPolicy(maximumRedirects: configuration.maximumRedirects, start: original.url)
+        var redirects = RedirectPolicy(
+            maximumRedirects: configuration.maximumRedirects, start: original.url, filter: configuration.redirectFilter)
         var followed: [HTTPResponseHead] = []
         while true {
             let exchange = try await exchange(request, deadline: deadline, progress: progress)

@@ -38,6 +38,13 @@ extension DataLoader {
         /// Redirect hops followed before failing with ``DataLoadingError/tooManyRedirects``; a
         /// URL seen twice also fails (a loop). `10` by default.
         public var maximumRedirects: Int = 10
+        /// Decides whether each redirect hop may be followed, from its absolute target URL:
+        /// asked by the loader's redirect rules once their own checks (schemes, hop limit,
+        /// loops) pass, before the target is requested; `false` fails the load with
+        /// ``DataLoadingError/redirectRefused``, not retried. `nil` (every target those rules
+        /// allow) by default. A server that fetches URLs it is given applies its source rules
+        /// here, so that an origin it allows cannot send it elsewhere (`ImageService` does).
+        public var redirectFilter: RedirectFilter? = nil
         /// Memory of permanently failed URLs; `nil` (off) by default.
         public var failedURLPolicy: FailedURLPolicy? = nil
         /// A hook run on every request before it is sent (once per load, not per retry or

@@ -28,7 +28,7 @@ import FoundationNetworking
 ///   each attempt.
 /// - **Redirects**: followed here (not by the transport), up to
 ///   ``Configuration/maximumRedirects`` with loop detection, only `http` → `http`/`https` and
-///   `https` → `https`.
+///   `https` → `https`, and only to targets ``Configuration/redirectFilter`` allows.
 /// - **URLs**: spaces and non-ASCII characters are percent-encoded once; `%XX` escapes are kept.
 ///
 /// - Important: thread-safe; share one loader (its transport keeps connections alive).
@@ -79,8 +79,8 @@ public final class DataLoader: DataLoading, Sendable {
     ///   with a `304` response for a conditional request the server confirmed.
     /// - Throws: ``DataLoadingError`` (`statusCode`, `emptyBody`, `notAnImage`, `truncated`,
     ///   `responseTooLarge`, `timedOut`, `idleTimeout`, `tooManyRedirects`, `redirectNotAllowed`,
-    ///   `unsupportedURL`, `malformedDataURL`, `knownFailure`, `transport`), `CancellationError`,
-    ///   or what the request modifier throws.
+    ///   `redirectRefused`, `unsupportedURL`, `malformedDataURL`, `knownFailure`, `transport`),
+    ///   `CancellationError`, or what the request modifier throws.
     nonisolated(nonsending) public func loadData(for request: URLRequest, options: DataLoadOptions) async throws -> (Data, URLResponse) {
         let result = try await load(request, options: options)
         return (result.data, result.response)

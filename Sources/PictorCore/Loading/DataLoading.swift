@@ -146,6 +146,11 @@ public struct DataLoadOptions: Sendable {
 /// `Authorization` header. Throwing fails the load with the error.
 public typealias RequestModifier = @Sendable (URLRequest) async throws -> URLRequest
 
+/// Whether a redirect to a target URL may be followed (``DataLoader/Configuration/redirectFilter``):
+/// `true` follows it, `false` fails the load with ``DataLoadingError/redirectRefused``. Called
+/// once per hop, on the loading task; keep it quick and free of I/O.
+public typealias RedirectFilter = @Sendable (URL) -> Bool
+
 /// Bytes received so far and expected in all for one transfer.
 public struct TransferProgress: Sendable, Hashable {
     /// Bytes of the body received so far.

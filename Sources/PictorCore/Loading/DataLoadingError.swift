@@ -42,6 +42,9 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
         public static let tooManyRedirects = Kind("too many redirects")
         /// A redirect to a scheme never followed: ``DataLoadingError/redirectNotAllowed(fromScheme:toScheme:)``.
         public static let redirectNotAllowed = Kind("redirect not allowed")
+        /// A redirect whose target the loader's redirect filter refused:
+        /// ``DataLoadingError/redirectRefused``.
+        public static let redirectRefused = Kind("redirect refused")
         /// ``DataLoadingError/malformedDataURL``.
         public static let malformedDataURL = Kind("malformed data: URL")
         /// ``DataLoadingError/unsupportedURL``.
@@ -61,6 +64,12 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
         public static let cannotConnect = Kind("cannot connect to host")
         /// The host name did not resolve (DNS). Retried.
         public static let hostNotFound = Kind("host not found")
+        /// The transport refused to connect to the address the host resolved to, by its
+        /// connect-address policy (``ConnectAddressPolicy``: a loopback, private, link-local, …
+        /// address), before any packet was sent to it. The message names the address and its
+        /// class, e.g. `refused to connect to 169.254.169.254 (link-local) by the connect-address
+        /// policy`. Not retried: the name resolves to the same kind of address again.
+        public static let addressNotAllowed = Kind("address not allowed")
         /// The transport's own timeout passed (libcurl's connect timeout). Retried.
         public static let connectionTimedOut = Kind("connection timed out")
         /// The connection broke, or closed before a response. Retried.
@@ -101,7 +110,7 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
         public var isTransport: Bool { Self.transportKinds.contains(self) }
 
         static let transportKinds: Set<Kind> = [
-            .connectionRefused, .cannotConnect, .hostNotFound, .connectionTimedOut, .connectionLost,
+            .connectionRefused, .cannotConnect, .hostNotFound, .addressNotAllowed, .connectionTimedOut, .connectionLost,
             .certificateUntrusted, .tlsHandshakeFailed, .clientCertificateRejected, .badServerResponse,
             .contentDecodingFailed, .badURL, .transferCancelled, .fileNotFound, .fileNotReadable,
             .notARegularFile, .fileReadFailed, .transport,
@@ -146,6 +155,7 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
         case idleTimeout(seconds: Double)
         case tooManyRedirects
         case redirectNotAllowed(fromScheme: String, toScheme: String)
+        case redirectRefused
         case malformedDataURL
         case unsupportedURL
         case notCached
@@ -203,6 +213,9 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
     public static func redirectNotAllowed(fromScheme: String, toScheme: String) -> DataLoadingError {
         .init(.redirectNotAllowed(fromScheme: fromScheme, toScheme: toScheme))
     }
+    /// A redirect whose target ``DataLoader/Configuration/redirectFilter`` refused; the target
+    /// was not requested. Not retried.
+    public static let redirectRefused = DataLoadingError(.redirectRefused)
     /// A `data:` URL without a comma, or whose base64 payload does not decode (RFC 2397).
     public static let malformedDataURL = DataLoadingError(.malformedDataURL)
     /// The URL scheme cannot be loaded (only http, https, file and data are).
@@ -247,6 +260,7 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
         case .idleTimeout: .idleTimeout
         case .tooManyRedirects: .tooManyRedirects
         case .redirectNotAllowed: .redirectNotAllowed
+        case .redirectRefused: .redirectRefused
         case .malformedDataURL: .malformedDataURL
         case .unsupportedURL: .unsupportedURL
         case .notCached: .notCached
@@ -373,6 +387,7 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
         case .idleTimeout(let s): "timed out: no data received for \(s) s"
         case .tooManyRedirects: "too many redirects or a redirect loop"
         case .redirectNotAllowed(let from, let to): "redirect from \(from): to \(to): refused (only http to http(s) and https to https are followed)"
+        case .redirectRefused: "redirect refused: the loader's redirect filter does not allow its target"
         case .malformedDataURL: "malformed data: URL"
         case .unsupportedURL: "unsupported URL scheme"
         case .notCached: "not in the cache (cache-only request)"
@@ -433,14 +448,20 @@ public struct DataLoadingError: Error, Sendable, Equatable, CustomStringConverti
         .fileDoesNotExist, .noPermissionsToReadFile, .fileIsDirectory, .cannotOpenFile,
     ].map(\.rawValue).reduce(into: Set<Int>()) { $0.insert($1) }
 
+    /// Transport kinds that a retry would only repeat whatever their `URLError` code: an
+    /// address the connect-address policy refuses is refused again.
+    static let permanentTransportKinds: Set<Kind> = [.addressNotAllowed]
+
     /// Whether a retry may succeed: timeouts, transport errors (but the permanent ones: a
     /// shut-down transport, a malformed URL, a response that is not valid HTTP, a body that
-    /// does not decode, an untrusted certificate, a local file that is missing or unreadable),
-    /// bodies cut short, 500–599, 408 and 429.
+    /// does not decode, an untrusted certificate, an address the connect-address policy
+    /// refuses, a local file that is missing or unreadable), bodies cut short, 500–599, 408 and
+    /// 429.
     public var isTransient: Bool {
         switch code {
         case .timedOut, .idleTimeout, .truncated: true
-        case .transport(_, let code, _, _): !Self.permanentTransportCodes.contains(code)
+        case .transport(let kind, let code, _, _):
+            !Self.permanentTransportKinds.contains(kind) && !Self.permanentTransportCodes.contains(code)
         case .statusCode(let code): (500..<600).contains(code) || code == 429 || code == 408
         default: false
         }

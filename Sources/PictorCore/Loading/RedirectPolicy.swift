@@ -10,6 +10,9 @@ import FoundationNetworking
 ///   never followed: `file:`, `data:` and other schemes, so a remote server cannot make Pictor
 ///   read local files (or learn through error texts whether they exist); and `https` → `http`,
 ///   a downgrade that would drop TLS.
+/// - Targets: ``DataLoader/Configuration/redirectFilter``, when set, decides each hop's target
+///   once the scheme rule allows it (a server's source rules: its allowed origins, no private
+///   addresses).
 /// - Hops: at most ``DataLoader/Configuration/maximumRedirects``; a URL seen twice is a loop.
 /// - The next request: 303 (and 301/302 after a non-GET) becomes a GET without body;
 ///   `Authorization` and `Cookie` are dropped when the host or port changes; conditional
@@ -21,11 +24,13 @@ struct RedirectPolicy: Sendable {
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
 
     let maximumRedirects: Int
+    let filter: RedirectFilter?
     private var hops = 0
     private var visited: Set<String>
 
-    init(maximumRedirects: Int, start: URL?) {
+    init(maximumRedirects: Int, start: URL?, filter: RedirectFilter? = nil) {
         self.maximumRedirects = maximumRedirects
+        self.filter = filter
         visited = [start?.absoluteString ?? ""]
     }
 
@@ -49,10 +54,12 @@ struct RedirectPolicy: Sendable {
 
     /// Records one hop from `request` to `target` and returns the request to send next.
     ///
-    /// - Throws: ``DataLoadingError/redirectNotAllowed(fromScheme:toScheme:)`` or
+    /// - Throws: ``DataLoadingError/redirectNotAllowed(fromScheme:toScheme:)``,
+    ///   ``DataLoadingError/redirectRefused`` (the filter said no) or
     ///   ``DataLoadingError/tooManyRedirects`` (limit or loop).
     mutating func follow(_ request: URLRequest, to target: URL, status: Int) throws(DataLoadingError) -> URLRequest {
         if let refusal = Self.refusal(from: request.url, to: target) { throw refusal }
+        if let filter, !filter(target) { throw .redirectRefused }
         hops += 1
         guard hops <= maximumRedirects, visited.insert(target.absoluteString).inserted else { throw .tooManyRedirects }
         var next = request

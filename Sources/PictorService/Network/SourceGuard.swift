@@ -1,4 +1,5 @@
 import Foundation
+import PictorCore
 
 /// Decides whether a source URL may be fetched, from its text alone (no DNS, no connection):
 /// the scheme, the allowed prefixes, credentials, and a host that is a literal non-public

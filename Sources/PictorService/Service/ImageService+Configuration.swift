@@ -25,9 +25,11 @@ extension ImageService {
         /// or `https` source. `file:` and `data:` sources are never fetched, whatever is set.
         public var allowedSourcePrefixes: [String] = []
         /// Whether sources at literal loopback, private, link-local, CGNAT, multicast,
-        /// reserved or unspecified addresses (and `localhost`) may be fetched. Default `false`.
-        /// Names that resolve to such addresses are the transport's to refuse (see
-        /// ``SourceGuard``).
+        /// reserved or unspecified addresses (and `localhost`) may be fetched, as the source and
+        /// as any redirect target. Default `false`. A *name* that resolves to such an address is
+        /// the transport's to refuse, on the address it connects to: give a `CurlTransport` the
+        /// same rule (its `connectAddressPolicy`, ``/PictorCore/ConnectAddressPolicy/publicOnly``
+        /// when this is `false`), as `pictor serve` does; a refusal there is a 403 too.
         public var allowsPrivateNetwork: Bool = false
         /// The encoder quality when the request has no `q:` (or `q:0`), 1...100. Default 80
         /// (imgproxy's).
@@ -46,9 +48,10 @@ extension ImageService {
         /// source's own); a path that asks for another is refused with 400. Default JPEG, PNG,
         /// WebP, AVIF and GIF.
         public var outputFormats: Set<ImageFormat> = [.jpeg, .png, .webp, .avif, .gif]
-        /// The largest source, in bytes. Default 52,428,800 (50 MiB). Checked on the bytes the
-        /// pipeline fetched; give the transport the same limit (the loader's maximum response
-        /// size) so a larger body is cut off while it arrives rather than after.
+        /// The largest source, in bytes. Default 52,428,800 (50 MiB). A
+        /// ``/PictorCore/DataLoader``'s maximum response size is lowered to it, so its transport
+        /// refuses a larger `Content-Length` before the body and stops a larger body as soon as
+        /// the bytes received pass it; a source from the disk or fleet tier is checked too.
         public var maxSourceBytes: Int = 50 << 20
         /// The largest source, in pixels (width × height of one frame, from its header, before
         /// anything is decoded). Default 50,000,000 (50 MP). Lowers the pipeline's

@@ -52,7 +52,7 @@ import Synchronization
 /// | --- | --- |
 /// | not `GET`/`HEAD` | 405 (`Allow: GET, HEAD`) |
 /// | path grammar, unknown or malformed option, unsupported option or output format | 400 |
-/// | signature; source scheme (`file:`, `data:`, …), prefix, literal private address | 403 |
+/// | signature; source scheme (`file:`, `data:`, …), prefix, literal private address; a redirect to a source those rules refuse; an address the transport refuses | 403 |
 /// | path that names no image; source 404/410 | 404 |
 /// | path too long | 414 |
 /// | not an image, undecodable; source over the byte or pixel limit; result over the size limit; processing or encoding failed | 422 |
@@ -82,7 +82,10 @@ public final class ImageService: Sendable {
     ///   `.original` (the service stores its own encoded results; the pipeline's variants would
     ///   be a second encode);
     /// - ``/PictorCore/ImageDecodingOptions/maximumPixelCount`` is lowered to
-    ///   ``Configuration/maxSourcePixels``.
+    ///   ``Configuration/maxSourcePixels``;
+    /// - a ``/PictorCore/DataLoader`` is replaced by one over the same transport that checks
+    ///   every redirect target with the source rules and stops a body over
+    ///   ``Configuration/maxSourceBytes`` while it arrives.
     ///
     /// - Parameters:
     ///   - configuration: the service's settings.
@@ -97,6 +100,7 @@ public final class ImageService: Sendable {
         }
         pipelineConfiguration.decodingOptions.maximumPixelCount = min(
             pipelineConfiguration.decodingOptions.maximumPixelCount, configuration.maxSourcePixels)
+        pipelineConfiguration.dataLoader = configuration.servingLoader(pipelineConfiguration.dataLoader)
         self.pipeline = ImagePipeline(configuration: pipelineConfiguration)
         sourceGuard = configuration.sourceGuard
         results = MemoryCache(costLimit: configuration.resultMemoryLimit, entryCostLimit: 0.25, ttl: configuration.resultMemoryLifetime)

@@ -6,7 +6,9 @@ import PictorCore
 /// | failure | kind | status |
 /// | --- | --- | --- |
 /// | origin 404, 410 | ``ServiceError/Kind/sourceNotFound`` | 404 |
-/// | origin's other statuses, empty or truncated body, bad HTTP, redirects | ``ServiceError/Kind/sourceFailed`` | 502 |
+/// | origin's other statuses, empty or truncated body, bad HTTP, too many redirects | ``ServiceError/Kind/sourceFailed`` | 502 |
+/// | a redirect the source rules refuse (the loader's redirect filter, or its scheme rule) | ``ServiceError/Kind/redirectNotAllowed`` | 403 |
+/// | the transport refused the address the source resolved to | ``ServiceError/Kind/privateNetworkSource`` | 403 |
 /// | refused connection, DNS, TLS, lost connection | ``ServiceError/Kind/sourceUnreachable`` | 502 |
 /// | the loader's timeouts | ``ServiceError/Kind/sourceTimedOut`` | 504 |
 /// | not an image, undecodable, unsupported format | ``ServiceError/Kind/notAnImage`` | 422 |
@@ -59,7 +61,11 @@ enum PipelineFailure {
             return ServiceError(.notAnImage, reason: "the source is not an image")
         case .responseTooLarge:
             return ServiceError(.sourceTooLarge, reason: "the source is larger than " + (error.limit.map { "\($0) bytes" } ?? "the byte limit"))
-        case .emptyBody, .truncated, .badServerResponse, .tooManyRedirects, .redirectNotAllowed, .contentDecodingFailed:
+        case .redirectRefused, .redirectNotAllowed:
+            return ServiceError(.redirectNotAllowed, reason: "the source redirected to a URL that is not allowed")
+        case .addressNotAllowed:
+            return ServiceError(.privateNetworkSource, reason: "the source resolved to a non-public address")
+        case .emptyBody, .truncated, .badServerResponse, .tooManyRedirects, .contentDecodingFailed:
             return ServiceError(.sourceFailed, reason: "the source's response was unusable (\(kind.description))")
         default:
             return ServiceError(.sourceUnreachable, reason: "the source could not be reached (\(kind.description))")

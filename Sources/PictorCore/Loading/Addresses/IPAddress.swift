@@ -9,7 +9,7 @@ import Foundation
 ///
 /// IPv6 is RFC 4291 text: eight groups of up to four hex digits, one `::`, an optional dotted
 /// IPv4 tail, with or without the URL's brackets; a zone (`%eth0`, `%25eth0`) is dropped.
-public enum IPAddress: Sendable, Hashable {
+public enum IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// Four bytes, most significant first.
     case v4(UInt8, UInt8, UInt8, UInt8)
     /// Sixteen bytes, most significant first.
@@ -25,6 +25,34 @@ public enum IPAddress: Sendable, Hashable {
         } else {
             guard let value = Self.parseV4(host) else { return nil }
             self = .v4(UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF))
+        }
+    }
+
+    /// The address in its usual text: a dotted quad, or RFC 5952's form of IPv6 (lower-case
+    /// hex, the longest run of two or more zero groups as `::`, an IPv4-mapped address with its
+    /// dotted tail), e.g. `127.0.0.1`, `::1`, `::ffff:169.254.169.254`, `2001:db8::1`.
+    public var description: String {
+        switch self {
+        case .v4(let a, let b, let c, let d):
+            return "\(a).\(b).\(c).\(d)"
+        case .v6(let bytes):
+            guard bytes.count == 16 else { return "invalid" }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF {
+                return "::ffff:\(bytes[12]).\(bytes[13]).\(bytes[14]).\(bytes[15])"
+            }
+            let groups = (0..<8).map { Int(bytes[2 * $0]) << 8 | Int(bytes[2 * $0 + 1]) }
+            var best = (start: -1, count: 0), run = (start: -1, count: 0)
+            for (index, group) in groups.enumerated() {
+                if group == 0 {
+                    run = run.start < 0 ? (index, 1) : (run.start, run.count + 1)
+                    if run.count > best.count { best = run }
+                } else {
+                    run = (-1, 0)
+                }
+            }
+            func hex(_ range: Range<Int>) -> String { groups[range].map { String($0, radix: 16) }.joined(separator: ":") }
+            guard best.count >= 2 else { return hex(0..<8) }
+            return hex(0..<best.start) + "::" + hex((best.start + best.count)..<8)
         }
     }
 
