@@ -126,7 +126,7 @@ struct ServeSourceRuleTests {
             try ServeCommandTests.get(port: port, path: Self.path(source))
         }
         #expect(response.status == 422, "\(response.head)\n\(response.body)")
-        #expect(response.body == "the source is larger than the byte limit\n")
+        #expect(response.body == "the source is larger than 1048576 bytes\n")
         let written = try await offPool { try origin.bytesWritten(key: key) }
         #expect(written.finished && written.hungUp)
         #expect(written.written < 32 << 20, "\(written.written) bytes written of 40 MiB")

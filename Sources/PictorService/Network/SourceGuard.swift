@@ -42,6 +42,11 @@ public struct SourceGuard: Sendable, Hashable {
         guard url.user == nil, url.password == nil else {
             throw ServiceError(.sourceSchemeNotAllowed, reason: "source URLs with credentials are not allowed")
         }
+        // An origin that resolves `..` (most do) would serve a path the prefixes never saw:
+        // a dot segment in any spelling is refused, prefixes or not.
+        if Self.hasDotSegment(url.path(percentEncoded: true)) {
+            throw ServiceError(.sourceNotAllowed, reason: "the source path has a dot segment (./ or ../)")
+        }
         if !allowedSourcePrefixes.isEmpty {
             let text = url.absoluteString
             guard allowedSourcePrefixes.contains(where: { text.hasPrefix($0) }) else {
@@ -52,6 +57,16 @@ public struct SourceGuard: Sendable, Hashable {
             throw ServiceError(.privateNetworkSource, reason: "the source host is a \(refused) address")
         }
         return url
+    }
+
+    /// Whether `path` (percent-encoded, as sent) has a `.` or `..` segment, counting `%2e` as a
+    /// dot and `%2f`, `%5c` and `\` as separators, since servers decode and split them.
+    static func hasDotSegment(_ path: String) -> Bool {
+        var decoded = path.replacingOccurrences(of: "%2e", with: ".", options: .caseInsensitive)
+        for separator in ["%2f", "%5c", "\\"] {
+            decoded = decoded.replacingOccurrences(of: separator, with: "/", options: .caseInsensitive)
+        }
+        return decoded.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }
     }
 
     /// The class of `host` when it is a literal address that is not public, or `loopback` for

@@ -116,7 +116,7 @@ struct ServiceSourceRuleTests {
         let service = Self.service(transport) { $0.maxSourceBytes = 1024 }
         let response = await Self.get(service, Self.origin)
         #expect(response.status == 422)
-        #expect(String(decoding: response.body, as: UTF8.self) == "the source is larger than the byte limit\n")
+        #expect(String(decoding: response.body, as: UTF8.self) == "the source is larger than 1024 bytes\n")
     }
 
     /// A loader of the caller's own kind applies its own rules; the service does not wrap it.

@@ -13,4 +13,40 @@ struct SourceGuardTests {
         #expect(SourceGuard.nonPublicClass(ofHost: "%31%32%37.0.0.1") == .loopback)
         #expect(SourceGuard.nonPublicClass(ofHost: "[::ffff:0:7f00:1]") == .loopback)
     }
+
+    /// An origin that resolves `..` would serve a path outside the allowed prefix: every
+    /// spelling of a dot segment is refused, whatever the prefixes.
+    @Test(arguments: [
+        "http://127.0.0.1:18080/allowed/../other/a.png",
+        "http://127.0.0.1:18080/allowed/%2e%2e/other/a.png",
+        "http://127.0.0.1:18080/allowed/%2E%2e/other/a.png",
+        "http://127.0.0.1:18080/allowed/..%2fother/a.png",
+        "http://127.0.0.1:18080/allowed/..%2Fother/a.png",
+        "http://127.0.0.1:18080/allowed/.%2e/other/a.png",
+        "http://127.0.0.1:18080/allowed/..%5cother/a.png",
+        "http://127.0.0.1:18080/allowed/./../other/a.png",
+        "http://127.0.0.1:18080/allowed/..",
+        "http://127.0.0.1:18080/allowed/./a.png",
+    ])
+    func dotSegmentsNeverLeaveTheAllowedPrefix(_ source: String) {
+        let guardrail = SourceGuard(allowedSourcePrefixes: ["http://127.0.0.1:18080/allowed/"], allowsPrivateNetwork: true)
+        #expect(throws: ServiceError.self) { try guardrail.check(source) }
+        do {
+            _ = try guardrail.check(source)
+        } catch {
+            #expect(error.kind == .sourceNotAllowed)
+        }
+        #expect(throws: ServiceError.self, "without prefixes too") { try SourceGuard(allowsPrivateNetwork: true).check(source) }
+    }
+
+    @Test(arguments: [
+        "http://127.0.0.1:18080/allowed/a..b.png",
+        "http://127.0.0.1:18080/allowed/...png",
+        "http://127.0.0.1:18080/allowed/.hidden/a.png",
+        "http://127.0.0.1:18080/allowed/a.png?next=../b",
+    ])
+    func dotsThatAreNotSegmentsAreFine(_ source: String) throws {
+        let guardrail = SourceGuard(allowedSourcePrefixes: ["http://127.0.0.1:18080/allowed/"], allowsPrivateNetwork: true)
+        #expect(try guardrail.check(source).absoluteString == source)
+    }
 }
