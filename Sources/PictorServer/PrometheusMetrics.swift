@@ -55,15 +55,23 @@ public enum PrometheusMetrics {
         return out
     }
 
-    /// `invalidSignature` → `invalid_signature`.
+    /// `invalidSignature` → `invalid_signature`, `notAnImageURL` → `not_an_image_url`: a run of
+    /// capitals is one word (an acronym), whose last capital starts the next word when a
+    /// lowercase letter follows (`URLFormat` → `url_format`).
     static func snakeCase(_ kind: ServiceError.Kind) -> String {
+        snakeCase(String(describing: kind))
+    }
+
+    static func snakeCase(_ name: String) -> String {
+        let characters = Array(name)
         var out = ""
-        for character in String(describing: kind) {
-            if character.isUppercase {
-                out += "_" + character.lowercased()
-            } else {
-                out.append(character)
+        for (index, character) in characters.enumerated() {
+            if character.isUppercase, index > 0 {
+                let previousIsUpper = characters[index - 1].isUppercase
+                let nextIsLower = index + 1 < characters.count && characters[index + 1].isLowercase
+                if !previousIsUpper || nextIsLower { out += "_" }
             }
+            out += character.lowercased()
         }
         return out
     }

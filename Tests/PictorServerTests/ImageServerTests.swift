@@ -108,4 +108,16 @@ struct ImageServerTests {
         #expect(metrics.encodes == 1)
         #expect(h.log.all.count == 100)
     }
+
+    @Test func metricLabelsKeepAcronymsWhole() {
+        #expect(PrometheusMetrics.snakeCase("invalidSignature") == "invalid_signature")
+        #expect(PrometheusMetrics.snakeCase("notAnImageURL") == "not_an_image_url")
+        #expect(PrometheusMetrics.snakeCase("unsupportedURLFormat") == "unsupported_url_format")
+        #expect(PrometheusMetrics.snakeCase("ok") == "ok")
+        for kind in ServiceError.Kind.allCases {
+            let label = PrometheusMetrics.snakeCase(kind)
+            #expect(label == label.lowercased(), "\(kind)")
+            #expect(!PrometheusMetrics.snakeCase(kind).contains("_u_r_l"), "\(kind)")
+        }
+    }
 }
