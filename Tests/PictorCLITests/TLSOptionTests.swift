@@ -172,6 +172,10 @@ struct TLSOptionTests {
         (["--cert", "/nonexistent/client.pem"], [:], "invalid value '/nonexistent/client.pem' for '--cert': no such file"),
         ([], ["SSL_CERT_FILE": "/nonexistent/ca.pem"], "SSL_CERT_FILE=/nonexistent/ca.pem names no usable CA file: no such file"),
         ([], ["CURL_CA_BUNDLE": "/"], "CURL_CA_BUNDLE=/ names no usable CA file: a directory, not a file"),
+        (["--ca-file", "/dev/null"], [:], "invalid value '/dev/null' for '--ca-file': holds no PEM certificate"),
+        ([], ["SSL_CERT_FILE": "/dev/null"], "SSL_CERT_FILE=/dev/null names no usable CA file: holds no PEM certificate"),
+        (["--ca-file", "/etc/passwd"], [:], "invalid value '/etc/passwd' for '--ca-file': holds no PEM certificate"),
+        (["--cert", "/dev/null"], [:], "invalid value '/dev/null' for '--cert': holds no PEM certificate"),
         ([], ["SSL_CERT_DIR": "/nonexistent"], "SSL_CERT_DIR=/nonexistent names no usable CA directory: no such directory"),
     ])
     func aLocationThatCannotBeUsedIsRefusedBeforeAnyLoad(arguments: [String], environment: [String: String], message: String) async {

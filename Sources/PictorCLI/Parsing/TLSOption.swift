@@ -51,7 +51,7 @@ struct TLSOption {
             option.caPath = (path, source)
         }
         if let certificate { try check(certificate, directory: false, source: "--cert") }
-        if let key { try check(key, directory: false, source: "--key") }
+        if let key { try check(key, directory: false, source: "--key", certificates: false) }
         return option
     }
 
@@ -63,11 +63,12 @@ struct TLSOption {
         configuration.clientKeyFile = clientKey
     }
 
-    /// Refuses a path that is missing, of the other kind (a file for a directory), or not
-    /// readable, naming `source` (an option, or a variable of the environment).
+    /// Refuses a path that is missing, of the other kind (a file for a directory), not readable,
+    /// or (a file that should hold `certificates`) with no PEM certificate in it, naming
+    /// `source` (an option, or a variable of the environment).
     ///
     /// - Throws: ``CLIError/usage(_:)``.
-    static func check(_ path: String, directory: Bool, source: String) throws {
+    static func check(_ path: String, directory: Bool, source: String, certificates: Bool = true) throws {
         var isDirectory: ObjCBool = false
         let problem: String
         if !FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
@@ -76,11 +77,24 @@ struct TLSOption {
             problem = directory ? "not a directory" : "a directory, not a file"
         } else if !FileManager.default.isReadableFile(atPath: path) {
             problem = "not readable"
+        } else if !directory, certificates, !holdsPEMCertificate(path) {
+            // libcurl would take it and fail every HTTPS transfer with a handshake error that
+            // reads as the server's fault (and is retried).
+            problem = "holds no PEM certificate (-----BEGIN CERTIFICATE-----)"
         } else {
             return
         }
         if source.hasPrefix("-") { throw CLIError.usage("invalid value '\(path)' for '\(source)': \(problem)") }
         throw CLIError.usage("\(source)=\(path) names no usable CA \(directory ? "directory" : "file"): \(problem) "
             + "(unset it, or pass --ca-file or --ca-path, which win over it)")
+    }
+
+    /// Whether the file at `path` holds a PEM certificate block: a CA bundle or a client
+    /// certificate, as libcurl reads them (the first 64 MiB are read; bundles are far smaller).
+    static func holdsPEMCertificate(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let data = try? handle.read(upToCount: 64 << 20) else { return false }
+        return data.range(of: Data("-----BEGIN CERTIFICATE-----".utf8)) != nil
     }
 }
