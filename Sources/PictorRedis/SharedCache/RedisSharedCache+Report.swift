@@ -81,20 +81,13 @@ extension RedisSharedCache {
     }
 
     /// The hash's field for each counter (one table for writing and reading them).
-    static func counterFields() -> [(name: String, counter: WritableKeyPath<SharedCacheStatistics, Int>)] {
-        [("hits", \.hits), ("misses", \.misses), ("errors", \.errors), ("rejections", \.rejections), ("skips", \.skips),
-         ("stores", \.stores), ("oversized", \.oversized), ("leases", \.leasesTaken), ("waits", \.waits),
-         ("fallbacks", \.fallbacks), ("not-shared-private", \.notSharedPrivate),
-         ("not-shared-authorized", \.notSharedAuthorized)]
-    }
-
     static func fields(of s: SharedCacheStatistics) -> [(String, Int)] {
-        counterFields().map { ($0.name, s[keyPath: $0.counter]) }
+        SharedCacheStatistics.counters.map { ($0.name, s[keyPath: $0.counter]) }
     }
 
     static func statistics(from values: [String: Int]) -> SharedCacheStatistics {
         var s = SharedCacheStatistics()
-        for field in counterFields() { s[keyPath: field.counter] = values[field.name] ?? 0 }
+        for field in SharedCacheStatistics.counters { s[keyPath: field.counter] = values[field.name] ?? 0 }
         return s
     }
 

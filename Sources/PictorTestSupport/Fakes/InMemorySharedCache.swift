@@ -118,20 +118,7 @@ public final class InMemorySharedCache: SharedDataCache, Sendable {
     /// ``failure`` when set.
     public func record(_ statistics: SharedCacheStatistics) async throws {
         try begin(.record)
-        state.withLock { s in
-            s.fleet.hits += statistics.hits
-            s.fleet.misses += statistics.misses
-            s.fleet.errors += statistics.errors
-            s.fleet.skips += statistics.skips
-            s.fleet.stores += statistics.stores
-            s.fleet.oversized += statistics.oversized
-            s.fleet.leasesTaken += statistics.leasesTaken
-            s.fleet.waits += statistics.waits
-            s.fleet.fallbacks += statistics.fallbacks
-            s.fleet.rejections += statistics.rejections
-            s.fleet.notSharedPrivate += statistics.notSharedPrivate
-            s.fleet.notSharedAuthorized += statistics.notSharedAuthorized
-        }
+        state.withLock { $0.fleet = $0.fleet.adding(statistics) }
     }
 
     /// Releases `lease` if its token still holds it; counted as a ``Operation/release``. Throws

@@ -46,21 +46,26 @@ public struct SharedCacheStatistics: Sendable, Hashable, Codable {
 }
 
 extension SharedCacheStatistics {
+    /// Every counter with the name the fleet's Redis hash stores it under: the one list that
+    /// adding, subtracting and the fleet report go through.
+    package static var counters: [(name: String, counter: WritableKeyPath<SharedCacheStatistics, Int>)] {
+        [("hits", \.hits), ("misses", \.misses), ("errors", \.errors), ("rejections", \.rejections), ("skips", \.skips),
+         ("stores", \.stores), ("oversized", \.oversized), ("leases", \.leasesTaken), ("waits", \.waits),
+         ("fallbacks", \.fallbacks), ("not-shared-private", \.notSharedPrivate),
+         ("not-shared-authorized", \.notSharedAuthorized)]
+    }
+
+    /// Each counter of `self` plus the same counter of `other`.
+    package func adding(_ other: SharedCacheStatistics) -> SharedCacheStatistics {
+        var sum = self
+        for field in Self.counters { sum[keyPath: field.counter] += other[keyPath: field.counter] }
+        return sum
+    }
+
     /// Each counter of `self` less the same counter of `other`.
     func subtracting(_ other: SharedCacheStatistics) -> SharedCacheStatistics {
-        var d = self
-        d.hits -= other.hits
-        d.misses -= other.misses
-        d.errors -= other.errors
-        d.skips -= other.skips
-        d.stores -= other.stores
-        d.oversized -= other.oversized
-        d.leasesTaken -= other.leasesTaken
-        d.waits -= other.waits
-        d.fallbacks -= other.fallbacks
-        d.rejections -= other.rejections
-        d.notSharedPrivate -= other.notSharedPrivate
-        d.notSharedAuthorized -= other.notSharedAuthorized
-        return d
+        var difference = self
+        for field in Self.counters { difference[keyPath: field.counter] -= other[keyPath: field.counter] }
+        return difference
     }
 }
