@@ -16,15 +16,6 @@ import Testing
 struct CurlAddressPolicyTests {
     let server = CurlFixtures.server!
 
-    func failure(_ send: () async throws -> Void) async -> DataLoadingError? {
-        do {
-            try await send()
-            Issue.record("the request succeeded")
-            return nil
-        } catch {
-            return error as? DataLoadingError
-        }
-    }
 
     /// `localhost` is a name: what it resolves to (`127.0.0.1`, and `::1` where it does) is
     /// refused before a connection is opened, so the server never sees the request.

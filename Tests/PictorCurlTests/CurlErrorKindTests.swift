@@ -13,15 +13,6 @@ import Testing
 /// another host (DNS, an unreachable network) are checked on the mapping of libcurl's code.
 @Suite(.timeLimit(.minutes(5)))
 struct CurlErrorKindTests {
-    func failure(_ send: () async throws -> Void) async -> DataLoadingError? {
-        do {
-            try await send()
-            Issue.record("the request succeeded")
-            return nil
-        } catch {
-            return error as? DataLoadingError
-        }
-    }
 
     @Test func aClosedLoopbackPortIsARefusedConnection() async throws {
         let transport = CurlFixtures.transport()

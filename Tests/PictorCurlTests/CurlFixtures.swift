@@ -9,6 +9,7 @@ import Glibc
 import PictorCore
 import PictorTestSupport
 import Synchronization
+import Testing
 
 /// Shared server and helpers for the CurlTransport tests.
 enum CurlFixtures {
@@ -104,4 +105,17 @@ final class ProgressLog: Sendable {
     private let values = Mutex<[TransferProgress]>([])
     func record(_ progress: TransferProgress) { values.withLock { $0.append(progress) } }
     var recorded: [TransferProgress] { values.withLock { $0 } }
+}
+
+/// The error `send` fails with, as a `DataLoadingError`; records an issue when it succeeds or
+/// throws anything else.
+func failure(_ send: () async throws -> Void) async -> DataLoadingError? {
+    do {
+        try await send()
+        Issue.record("the request succeeded")
+        return nil
+    } catch {
+        #expect(error is DataLoadingError, "\(error)")
+        return error as? DataLoadingError
+    }
 }

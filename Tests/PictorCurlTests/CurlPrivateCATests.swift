@@ -19,16 +19,6 @@ struct CurlPrivateCATests {
         try await offPool { try CurlTLSFixture(requiresClientCertificate: requiresClientCertificate) }
     }
 
-    func failure(_ send: () async throws -> Void) async -> DataLoadingError? {
-        do {
-            try await send()
-            Issue.record("the request succeeded")
-            return nil
-        } catch {
-            #expect(error is DataLoadingError, "\(error)")
-            return error as? DataLoadingError
-        }
-    }
 
     /// Sends one request for the fixture's file; returns the response and whether it came over
     /// HTTP/2.
