@@ -82,7 +82,9 @@ extension DiskCache {
     }
 
     func scheduleDrain() {
-        queue.async { self.drain() }
+        // Weak: a queued drain must not keep the cache (its directory lock and index connection)
+        // alive after its last user let go; `deinit` drains what is still staged instead.
+        queue.async { [weak self] in self?.drain() }
     }
 
     /// Runs on ``queue``: performs staged work until none is left.

@@ -16,7 +16,8 @@ import Synchronization
 ///   read path; last-access times are batched and written with the next writer pass.
 /// - Writes return at once; a serial background queue writes a temporary file, renames it onto
 ///   the entry name and then commits the index row. Until then the bytes are served from
-///   memory (read-your-writes). ``flush()`` waits for them.
+///   memory (read-your-writes). ``flush()`` waits for them; so does releasing the last
+///   reference to the cache, which then releases its directory at once.
 /// - Limits (``Configuration/sizeLimit``, ``Configuration/maxAge``) are enforced after writes
 ///   that cross the size limit and on a timer, by an ordered index query: least recently used
 ///   first, down to ``Configuration/trimRatio`` of the limit. No directory scan. Entries unused
@@ -346,7 +347,14 @@ public final class DiskCache: DataCaching, Sendable {
         if needsDrain { scheduleDrain() }
     }
 
+    /// Writes what is still staged, then releases the directory (its lock and the index
+    /// connection go with the stored properties). Queued work holds the cache weakly, so this
+    /// runs when the last user reference goes, not whenever the background queue gets to it:
+    /// an instance opened next finds the directory free and can recover. No block runs on
+    /// ``queue`` meanwhile (a running one would hold a strong reference), so draining here,
+    /// on the releasing thread, is serial with the queue.
     deinit {
         timer.withLock { $0?.cancel() }
+        drain()
     }
 }
