@@ -17,6 +17,17 @@ extension DiskCache {
         case fast
     }
 
+    /// A full file system as the cache meets it, injected where the cache writes: the index
+    /// (SQLite's own `SQLITE_FULL`, through `PRAGMA max_page_count`, so that reads go on
+    /// working) and the entry files (`ENOSPC` from the write). Tests set it; it is off by default.
+    struct DiskFull: Sendable, Hashable {
+        /// The index cannot grow past this many pages; `nil`: no limit. A new index cannot be
+        /// created under `1`; an existing one stops taking new rows under its page count.
+        var indexPageLimit: Int?
+        /// Every entry file write fails with this `errno` (`ENOSPC`); `nil`: writes work.
+        var fileWriteErrno: Int32?
+    }
+
     /// What ``DiskCache/init(configuration:)`` does when the directory was written under another
     /// key setting than ``Configuration/cipher``.
     public enum KeyMismatchPolicy: Sendable, Hashable {
@@ -88,6 +99,8 @@ extension DiskCache {
         /// Opens as if the directory could not be written (read-only mode, see
         /// ``DiskCache/isReadOnly``); tests set it, as root writes regardless of permissions.
         var opensReadOnly = false
+        /// A full file system, for tests on machines where none can be mounted: see `DiskCache.DiskFull`.
+        var diskFull = DiskFull()
         /// The clock, in seconds since 1970; tests replace it.
         var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 

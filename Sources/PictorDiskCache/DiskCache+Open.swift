@@ -104,11 +104,15 @@ extension DiskCache {
         func failure(_ error: SQLiteError, _ what: String) -> OpenFailure {
             if isDamage(error) { return .damaged(error.message) }
             if error.isReadOnly { return .readOnly("cannot \(what) the index: \(error.message)") }
+            // A full file system (SQLite cannot write its journal, WAL or pages): what the
+            // directory holds is still served, read-only, and every load goes on from the network.
+            if error.isFull { return .readOnly("the file system is full (\(error.message))") }
             return .fatal(DiskCacheError(error))
         }
         let index: EntryIndex
         do {
-            index = try EntryIndex(path: indexPath, synchronousFull: configuration.durability == .fsync)
+            index = try EntryIndex(path: indexPath, synchronousFull: configuration.durability == .fsync,
+                                   pageLimit: configuration.diskFull.indexPageLimit)
             try index.validateSchema()
         } catch {
             return .failure(failure(error, "open"))

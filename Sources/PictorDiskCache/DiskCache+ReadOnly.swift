@@ -3,7 +3,8 @@ import PictorCore
 
 extension DiskCache {
     /// Whether the cache only reads: its directory cannot be written (a read-only file system
-    /// or mount, or no write permission), at opening or since a write failed that way. Valid
+    /// or mount, or no write permission), at opening or since a write failed that way, or its
+    /// file system was full when it opened (SQLite could not write its index). Valid
     /// entries are still served, and ``entries(limit:)``, ``count``, ``totalSize`` and
     /// ``verify()`` still report them (verify removes nothing); stores, metadata updates,
     /// removals, clears, trims and access times are dropped. One warning says so.

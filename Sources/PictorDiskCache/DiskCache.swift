@@ -110,7 +110,7 @@ public final class DiskCache: DataCaching, Sendable {
         self.configuration = configuration
         var path = configuration.directory.standardizedFileURL.path
         while path.count > 1 && path.hasSuffix("/") { path.removeLast() }
-        files = EntryFiles(directory: path)
+        files = EntryFiles(directory: path, injectedWriteErrno: configuration.diskFull.fileWriteErrno)
         indexPath = path + "/index.sqlite"
         state = Mutex(CacheState())
         queue = DispatchQueue(label: "pictor.disk-cache.writer", qos: .utility)

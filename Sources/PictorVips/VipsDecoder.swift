@@ -151,13 +151,18 @@ public struct VipsDecoder: ImageDecoding {
         if format == .gif, let size = GIFHeader.largestFrame(in: data) {
             try Self.checkPixelCount(width: size.width, height: size.height, options: options)
         }
-        if let structure = AnimationStructure.scan(data, format: format), structure.isTruncated {
-            // Found before decoding: libvips would decode a cut frame partly and say nothing.
-            guard options.allowsTruncatedData else { throw ImageDecodingError.truncated(format) }
-            if let repaired = structure.repaired {
-                var image = try decode(repaired, options: options)
-                image.isTruncated = true
-                return image
+        if let structure = AnimationStructure.scan(data, format: format) {
+            if structure.isTruncated {
+                // Found before decoding: libvips would decode a cut frame partly and say nothing.
+                guard options.truncatedData.accepts(cut: data, format: format) else { throw ImageDecodingError.truncated(format) }
+                if let repaired = structure.repaired {
+                    var image = try decode(repaired, options: options)
+                    image.isTruncated = true
+                    return image
+                }
+            } else if let repaired = structure.repaired {
+                // A GIF lacking only its trailer: whole, decoded with the trailer restored.
+                return try decode(repaired, options: options)
             }
         }
         var image = try decodeWhole(data, format: format, options: options)

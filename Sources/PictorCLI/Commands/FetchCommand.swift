@@ -28,6 +28,7 @@ enum FetchCommand {
         let resize = try ResizeOption.parse(try parser.option(.resize), fit: try parser.option(.fit))
         let headers = try HeaderOption.parse(&parser)
         let cachesThumbnails = !parser.flag(.noCacheThumbnails)
+        let strictDecoding = parser.flag(.strictDecoding)
         let output = try parser.option(.fetchOutput)
         let template = try parser.option(.name).map(NameTemplate.parse)
         if output == "-" || output?.isEmpty == true {
@@ -64,7 +65,8 @@ enum FetchCommand {
         }
 
         let stack = try PipelineStack(
-            cache: cache, shared: shared, tls: tls, console: context.console, storesThumbnails: resize != nil && cachesThumbnails,
+            cache: cache, shared: shared, tls: tls, console: context.console, strictDecoding: strictDecoding,
+            storesThumbnails: resize != nil && cachesThumbnails,
             thumbnailOutput: (format ?? template?.literalExtensionFormat
                               ?? (outputIsDirectory ? nil : output.flatMap { try? OutputFormatOption.fromExtension(of: $0) }), quality))
         defer { stack.close() }
@@ -86,6 +88,7 @@ enum FetchCommand {
                 if quiet { continue }
                 var line = "\(Formatting.url(url))  \(result.layer)  \(result.width)×\(result.height)  \(result.bytes.map(Formatting.bytes) ?? "no original read")  \(Formatting.milliseconds(result.seconds))"
                 if let written = result.outputPath { line += "  → \(written) (\(Formatting.bytes(result.writtenBytes)))" }
+                if result.truncated { line += "  (cut short: complete frames only, not cached)" }
                 context.console.print(line)
             case .failed(let reason):
                 context.console.error("\(Formatting.url(url))  failed: \(reason)")

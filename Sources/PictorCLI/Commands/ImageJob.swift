@@ -41,6 +41,9 @@ struct ImageJob: Sendable {
         /// Whether the server's answer was stored already stale (`max-age=0`, `no-cache`, an
         /// `Expires` in the past): each later use asks the server first.
         var staleOnArrival = false
+        /// Whether the image was decoded from data cut short (an animation's complete frames;
+        /// ``/PictorCore/Image/isTruncated``): delivered and written, but cached nowhere.
+        var truncated = false
         var seconds: Double = 0
         /// The written file: the output directory as given joined with its name, or the file
         /// as given (`--report` and `--json` show this path).
@@ -103,6 +106,7 @@ struct ImageJob: Sendable {
                 result.staleOnArrival = response.isStaleOnArrival
                 result.width = image.width
                 result.height = image.height
+                result.truncated = image.isTruncated
                 result.bytes = response.metrics.originalByteCount.map { Int64($0) }
                 result.wasShared = response.metrics.wasShared
                 guard output != nil else { return finished(result, start) }

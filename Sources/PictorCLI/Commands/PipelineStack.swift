@@ -22,6 +22,8 @@ struct PipelineStack: Sendable {
     ///     default. See ``dataLoader(downloads:tls:addressPolicy:)``.
     ///   - addressPolicy: the addresses the transport may connect to; every one by default
     ///     (`serve` refuses non-public ones).
+    ///   - strictDecoding: fail on an animation cut short (`--strict-decoding`) instead of
+    ///     delivering its complete frames (``/PictorCore/ImageDecodingOptions/TruncatedData``).
     ///   - storesThumbnails: also keep each resized image on disk (as `thumbnailOutput` says), so
     ///     a warm run with the same `--resize` decodes nothing; the original is kept as well, so
     ///     another size is made from it without a download.
@@ -40,7 +42,7 @@ struct PipelineStack: Sendable {
     ///     else.
     init(
         cache: CacheOptions, shared: SharedCacheOption = SharedCacheOption(), tls: TLSOption = TLSOption(), console: Console,
-        concurrency: Int = 6, addressPolicy: ConnectAddressPolicy = .allowAll,
+        concurrency: Int = 6, addressPolicy: ConnectAddressPolicy = .allowAll, strictDecoding: Bool = false,
         storesThumbnails: Bool = false, thumbnailOutput: (format: ImageFormat?, quality: Int) = (nil, 85), maintainsLimits: Bool = true
     ) throws {
         let key = try cache.loadKey()
@@ -74,6 +76,7 @@ struct PipelineStack: Sendable {
             dataLoader: Self.dataLoader(downloads: concurrency, tls: tls, addressPolicy: addressPolicy),
             cachePolicy: cache.policy, logger: log)
         configuration.sharedCache = sharedCache
+        if strictDecoding { configuration.decodingOptions.truncatedData = .fail }
         if !cache.ignoredQueryParameters.isEmpty {
             configuration.cacheKey = ImagePipeline.Configuration.urlCacheKey(ignoringQueryParameters: cache.ignoredQueryParameters)
         }

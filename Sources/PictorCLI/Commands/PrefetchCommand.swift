@@ -36,6 +36,7 @@ enum PrefetchCommand {
         let resize = try ResizeOption.parse(try parser.option(.resize), fit: try parser.option(.fit))
         let headers = try HeaderOption.parse(&parser)
         let cachesThumbnails = !parser.flag(.noCacheThumbnails)
+        let strictDecoding = parser.flag(.strictDecoding)
         let out = try parser.option(.prefetchOutput)
         let template = try parser.option(.name).map(NameTemplate.parse)
         let format = try OutputFormatOption.parse(try parser.option(.prefetchFormat))
@@ -77,7 +78,7 @@ enum PrefetchCommand {
         }
 
         let stack = try PipelineStack(
-            cache: cache, shared: shared, tls: tls, console: context.console, concurrency: concurrency,
+            cache: cache, shared: shared, tls: tls, console: context.console, concurrency: concurrency, strictDecoding: strictDecoding,
             storesThumbnails: resize != nil && cachesThumbnails, thumbnailOutput: (format ?? template?.literalExtensionFormat, quality))
         defer { stack.close() }
         let report = try reportPath.map { try ReportWriter(path: $0) }

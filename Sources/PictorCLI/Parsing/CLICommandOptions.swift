@@ -20,10 +20,10 @@ struct CLICommandOptions: Sendable {
 
     static let pictor = CLICommandOptions(command: "", options: [.topLevelHelp, .version])
     static let fetch = CLICommandOptions(command: "fetch", options: [
-        .resize, .fit, .header, .noCacheThumbnails, .fetchOutput, .name, .format, .quality, .json, .quiet,
+        .resize, .fit, .header, .noCacheThumbnails, .strictDecoding, .fetchOutput, .name, .format, .quality, .json, .quiet,
     ] + tlsOptions + loadingCacheOptions)
     static let prefetch = CLICommandOptions(command: "prefetch", options: [
-        .concurrency, .resize, .fit, .header, .noCacheThumbnails, .prefetchOutput, .name, .prefetchFormat,
+        .concurrency, .resize, .fit, .header, .noCacheThumbnails, .strictDecoding, .prefetchOutput, .name, .prefetchFormat,
         .prefetchQuality, .dataOnly, .report, .prefetchJSON, .prefetchQuiet,
     ] + tlsOptions + loadingCacheOptions)
     /// `serve` takes the CAs but no client certificate: its `--key` is a URL signing key.

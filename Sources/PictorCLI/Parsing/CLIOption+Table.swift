@@ -23,6 +23,10 @@ extension CLIOption {
     static let noCacheThumbnails = CLIOption(
         ["--no-cache-thumbnails"],
         "with --resize, keep only originals on disk (by default the resized image is kept too, so a warm run with the same --resize decodes nothing)")
+    static let strictDecoding = CLIOption(
+        ["--strict-decoding"],
+        "fail on an animation cut short (by default its complete frames are delivered, frame 0 written, and nothing of it "
+            + "is cached, as browsers show it)")
     static let fetchOutput = CLIOption(
         ["-o", "--output"], also: ["--out"], value: "FILE|DIR", "write the image to FILE, or into DIR (--out too)")
     static let prefetchOutput = CLIOption(

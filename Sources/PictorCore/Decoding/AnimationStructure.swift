@@ -3,6 +3,10 @@ import Foundation
 /// The frames a GIF or WebP holds completely, read from the container without decoding, and
 /// the file cut after the last of them and closed again ("repaired").
 ///
+/// A GIF that ends right after a complete frame, lacking only its trailer byte (`0x3B`), is
+/// whole, as browsers show it: it is not truncated, and its repaired form has the trailer back
+/// (decoders such as libvips' refuse a GIF without one).
+///
 /// A decoder given a truncated animation would otherwise present a partly decoded frame (rows
 /// or blocks filled with the background) as if it were whole; decoding the repaired file gives
 /// exactly the complete frames and nothing else.
@@ -11,8 +15,10 @@ package struct AnimationStructure {
     package var isTruncated: Bool
     /// Frames whose data is entirely present.
     package var completeFrames: Int
-    /// The bytes up to the end of the last complete frame, closed as a valid file; `nil` when
-    /// not truncated or when no frame is complete.
+    /// The bytes to decode instead of the data: up to the end of the last complete frame,
+    /// closed as a valid file (a truncated file), or a GIF that lacks only its trailer with it
+    /// restored (a whole one); `nil` when the data is decoded as it is, or when no frame is
+    /// complete.
     package var repaired: Data?
 
     /// Scans `data` as `format` (GIF or WebP); `nil` for other formats.
@@ -55,7 +61,13 @@ package struct AnimationStructure {
             return AnimationStructure(isTruncated: true, completeFrames: frames, repaired: repaired)
         }
         while true {
-            guard i < n else { return truncated() }
+            guard i < n else {
+                // Ending right after a frame's data is ending where the trailer goes: whole.
+                guard frames > 0, lastFrameEnd == n else { return truncated() }
+                var bytes = Data(UnsafeRawBufferPointer(rebasing: b[0..<n]))
+                bytes.append(0x3B)
+                return AnimationStructure(isTruncated: false, completeFrames: frames, repaired: bytes)
+            }
             switch b[i] {
             case 0x3B:
                 return AnimationStructure(isTruncated: false, completeFrames: frames, repaired: nil)

@@ -54,8 +54,9 @@ public struct Image: Sendable, Hashable {
     public var sourceFrameCount: Int
     /// The format the image was decoded from, `nil` for images made in memory.
     public var sourceFormat: ImageFormat?
-    /// Whether the data ended before the image did. Only a decode with
-    /// ``ImageDecodingOptions/allowsTruncatedData`` returns such an image: an animation then
+    /// Whether the data ended before the image did. Only a decode whose
+    /// ``ImageDecodingOptions/truncatedData`` accepts the cut returns such an image (by default,
+    /// an animation cut after a complete frame): an animation then
     /// holds only the frames the data held completely (``sourceFrameCount`` is that count too,
     /// the file's own count being unknown), a still image has its missing rows filled by the
     /// decoder. Default `false`.

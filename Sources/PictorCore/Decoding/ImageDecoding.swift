@@ -106,12 +106,38 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// libvips' and Pillow's order of magnitude for decompression-bomb limits (Pillow warns at
     /// 89,478,485 pixels).
     public var maximumPixelCount: Int
-    /// Whether a truncated file is accepted instead of failing with
-    /// ``ImageDecodingError/truncated(_:)``; default `false`. The image then says so
-    /// (``Image/isTruncated``): a still image has its missing rows filled, an animation holds
-    /// only its complete frames (a partly decoded frame is never returned). ``ImagePipeline``
-    /// delivers such an image but never caches it.
-    public var allowsTruncatedData: Bool
+    /// What a decode does with data that ends before the image does; default
+    /// ``TruncatedData/completeFrames``: an animation cut short gives the frames it holds
+    /// completely, as browsers show it, and anything else cut short fails with
+    /// ``ImageDecodingError/truncated(_:)``. An image decoded from cut data says so
+    /// (``Image/isTruncated``), and ``ImagePipeline`` delivers it but never caches it (nor the
+    /// bytes it came from).
+    public var truncatedData: TruncatedData
+
+    /// Whether any truncated file is accepted (``TruncatedData/anyPart``) instead of failing with
+    /// ``ImageDecodingError/truncated(_:)``: a still image then has its missing rows filled, an
+    /// animation holds only its complete frames (a partly decoded frame is never returned).
+    /// Setting it to `false` makes decoding strict (``TruncatedData/fail``), for animations
+    /// too.
+    public var allowsTruncatedData: Bool {
+        get { truncatedData == .anyPart }
+        set { truncatedData = newValue ? .anyPart : .fail }
+    }
+
+    /// What a decode makes of data that ends before the image does.
+    public enum TruncatedData: String, Sendable, Hashable, Codable {
+        /// Every cut file fails with ``ImageDecodingError/truncated(_:)``: the strict behaviour.
+        case fail
+        /// A GIF or animated WebP cut after at least one complete frame gives those frames (the
+        /// first of them without ``ImageDecodingOptions/allFrames``), never a partly decoded
+        /// one; every other cut file fails with ``ImageDecodingError/truncated(_:)``. The
+        /// default. A GIF whose frames are all present but which lacks only its trailer byte
+        /// (`0x3B`) is not truncated at all.
+        case completeFrames
+        /// Every cut file that the decoder can read in part is accepted: a still image has its
+        /// missing rows filled by the decoder, an animation holds its complete frames.
+        case anyPart
+    }
 
     /// Default maximum pixel count: 100 megapixels.
     public static let defaultMaximumPixelCount = 100_000_000
@@ -119,11 +145,21 @@ public struct ImageDecodingOptions: Sendable, Hashable {
     /// Creates decoding options; see each property for its default.
     public init(
         thumbnail: ThumbnailOptions? = nil, allFrames: Bool = false,
-        maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount, allowsTruncatedData: Bool = false
+        maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount, truncatedData: TruncatedData = .completeFrames
     ) {
         self.thumbnail = thumbnail
         self.allFrames = allFrames
         self.maximumPixelCount = maximumPixelCount
-        self.allowsTruncatedData = allowsTruncatedData
+        self.truncatedData = truncatedData
+    }
+
+    /// Creates decoding options that accept any truncated file (`true`, ``TruncatedData/anyPart``)
+    /// or none (`false`, ``TruncatedData/fail``); see each property for the other defaults.
+    public init(
+        thumbnail: ThumbnailOptions? = nil, allFrames: Bool = false,
+        maximumPixelCount: Int = ImageDecodingOptions.defaultMaximumPixelCount, allowsTruncatedData: Bool
+    ) {
+        self.init(thumbnail: thumbnail, allFrames: allFrames, maximumPixelCount: maximumPixelCount,
+                  truncatedData: allowsTruncatedData ? .anyPart : .fail)
     }
 }

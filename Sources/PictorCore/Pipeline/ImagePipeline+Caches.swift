@@ -79,7 +79,7 @@ extension ImagePipeline {
     /// encoded form on disk (encoded on the processing queue; the load waits for it, so a
     /// response means the variant is readable). A failed encode is logged and counted in
     /// ``Statistics/cacheWriteFailures``; it never fails the request. A truncated image
-    /// (``Image/isTruncated``, only with ``ImageDecodingOptions/allowsTruncatedData``) is
+    /// (``Image/isTruncated``, as ``ImageDecodingOptions/truncatedData`` allows) is
     /// delivered but stored nowhere: a later request must not be served a partial image.
     ///
     /// What the variant is kept with, and whether it is kept at all, is the fetch stage's

@@ -117,15 +117,16 @@ extension ImagePipeline {
     /// JPEG, PNG, GIF or WebP that visibly ends before the image does (a server that cut the
     /// file and sent a matching `Content-Length`). Such bytes are removed from the disk and the
     /// shared tier, and the request fails with ``ImageDecodingError/truncated(_:)``, unless
-    /// ``ImageDecodingOptions/allowsTruncatedData`` asks for them (then they are delivered and
-    /// still not kept). Only new bytes (downloaded, or from the shared tier) are scanned: what
-    /// the disk holds passed this check or a decode when it was stored.
+    /// ``ImageDecodingOptions/truncatedData`` accepts them, as a decode would (by default, an
+    /// animation with a complete frame): then they are delivered and still not kept. Only new
+    /// bytes (downloaded, or from the shared tier) are scanned: what the disk holds passed this
+    /// check or a decode when it was stored.
     nonisolated(nonsending) private func checkWhole(_ fetched: FetchResult, _ p: PreparedRequest) async throws(Error) {
         guard fetched.source == .network || fetched.source == .shared,
               let format = fetched.metadata.format ?? ImageFormat.sniff(fetched.data),
               FileStructure.isTruncated(fetched.data, format: format) else { return }
         await discardOriginal(p)
-        guard !configuration.decodingOptions.allowsTruncatedData else { return }
+        guard !configuration.decodingOptions.truncatedData.accepts(cut: fetched.data, format: format) else { return }
         log(.info, p.request, "downloaded bytes end before the image does; not kept")
         throw .decodingFailed(ImageDecodingError.truncated(format))
     }

@@ -8,6 +8,9 @@ import Foundation
 struct EntryFiles: Sendable {
     /// The cache directory path, without a trailing slash.
     let directory: String
+    /// The `errno` every write fails with, standing for a full file system in tests
+    /// (`DiskCache.DiskFull`); `nil` in use.
+    var injectedWriteErrno: Int32? = nil
     /// The directory for temporary files, inside ``directory`` (same file system, so `rename`
     /// is atomic).
     var temporaryDirectory: String { directory + "/tmp" }
@@ -90,6 +93,7 @@ struct EntryFiles: Sendable {
     /// Writes `parts` (concatenated) to a new temporary file, optionally fsyncs it, and renames
     /// it onto the entry's name, so readers see the old file or the new one, never a part.
     func write(_ parts: [Data], to digest: String, fsync durable: Bool) -> Result<Void, WriteFailure> {
+        if let injectedWriteErrno { return .failure(.posix(injectedWriteErrno)) }
         let temporary = temporaryDirectory + "/" + digest + "." + String(getpid()) + "." + String(UInt32.random(in: .min ... .max), radix: 16)
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return .failure(.posix(errno)) }

@@ -42,8 +42,11 @@ final class EntryIndex {
     ///
     /// - Parameter synchronousFull: `PRAGMA synchronous = FULL` (else `NORMAL`, which in WAL
     ///   mode is consistent after a crash but may lose the last commits on power loss).
-    init(path: String, synchronousFull: Bool) throws(SQLiteError) {
+    /// - Parameter pageLimit: `PRAGMA max_page_count`, a full disk for tests
+    ///   (`DiskCache.DiskFull`); `nil` leaves SQLite's default.
+    init(path: String, synchronousFull: Bool, pageLimit: Int? = nil) throws(SQLiteError) {
         connection = try SQLiteConnection(path: path)
+        if let pageLimit { try connection.execute("PRAGMA max_page_count = \(pageLimit)") }
         foundVersion = try userVersion()
         try setJournalModeWAL()
         try connection.execute("PRAGMA synchronous = \(synchronousFull ? "FULL" : "NORMAL")")

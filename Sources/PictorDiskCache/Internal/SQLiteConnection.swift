@@ -9,13 +9,19 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
     var code: Int32
     /// `sqlite3_errmsg` at the failure, or `sqlite3_errstr(code)` when no connection exists.
     var message: String
+    /// The operating system's `errno` behind an I/O error (`sqlite3_system_errno`); `0` when
+    /// none was recorded.
+    var systemErrno: Int32 = 0
 
     /// The primary result code (`SQLITE_FULL`, `SQLITE_CORRUPT`, …) without extended bits.
     var primaryCode: Int32 { code & 0xFF }
     /// The database file is not a database or is damaged.
     var isCorruption: Bool { primaryCode == SQLITE_CORRUPT || primaryCode == SQLITE_NOTADB }
-    /// The disk (or quota) is full.
-    var isFull: Bool { primaryCode == SQLITE_FULL }
+    /// The disk (or quota) is full: `SQLITE_FULL`, or an I/O error whose cause is `ENOSPC` or
+    /// `EDQUOT` (SQLite reports a `-shm` or `-wal` file it cannot extend as `SQLITE_IOERR`).
+    var isFull: Bool {
+        primaryCode == SQLITE_FULL || (primaryCode == SQLITE_IOERR && (systemErrno == ENOSPC || systemErrno == EDQUOT))
+    }
     /// The file or directory cannot be written.
     var isReadOnly: Bool {
         primaryCode == SQLITE_READONLY || primaryCode == SQLITE_CANTOPEN || primaryCode == SQLITE_PERM
@@ -51,8 +57,9 @@ final class SQLiteConnection {
         let rc = sqlite3_open_v2(path, &handle, flags, nil)
         guard rc == SQLITE_OK, let handle else {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
+            let systemErrno = handle.map { sqlite3_system_errno($0) } ?? 0
             sqlite3_close_v2(handle)
-            throw SQLiteError(operation: "open", code: rc, message: message)
+            throw SQLiteError(operation: "open", code: rc, message: message, systemErrno: systemErrno)
         }
         self.db = handle
         self.path = path
@@ -136,7 +143,7 @@ final class SQLiteConnection {
     var changes: Int { Int(sqlite3_changes(db)) }
 
     private func error(_ operation: String, _ rc: Int32) -> SQLiteError {
-        SQLiteError(operation: operation, code: rc, message: String(cString: sqlite3_errmsg(db)))
+        SQLiteError(operation: operation, code: rc, message: String(cString: sqlite3_errmsg(db)), systemErrno: sqlite3_system_errno(db))
     }
 }
 
@@ -206,7 +213,7 @@ struct Statement {
     }
 
     private func fail(_ operation: String, _ rc: Int32) -> SQLiteError {
-        SQLiteError(operation: operation, code: rc, message: String(cString: sqlite3_errmsg(db)))
+        SQLiteError(operation: operation, code: rc, message: String(cString: sqlite3_errmsg(db)), systemErrno: sqlite3_system_errno(db))
     }
 }
 

@@ -12,7 +12,9 @@ import Testing
 @Suite struct FetchStateMachineSharedRulesTests {
     static let now = CacheRulesTests.now
     static let url = CacheRulesTests.url
-    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+    /// A PNG's signature and first chunk header, then its IEND chunk: bytes that are not cut.
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
+        + [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
 
     func machine(_ request: CacheRequestFacts = CacheRulesTests.anonymous, localScope: CacheScope = .private) -> FetchStateMachine {
         FetchStateMachine(.init(readsCaches: true, isCacheOnly: false, policy: .http, servesStaleOnError: true,

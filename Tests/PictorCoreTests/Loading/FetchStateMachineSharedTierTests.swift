@@ -10,7 +10,9 @@ import Testing
 @Suite struct FetchStateMachineSharedTierTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let url = URL(string: "https://example.test/a.png")!
-    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+    /// A PNG's signature and first chunk header, then its IEND chunk: bytes that are not cut.
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
+        + [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
 
     func machine(readsCaches: Bool = true, cacheOnly: Bool = false, disk: Bool = true) -> FetchStateMachine {
         FetchStateMachine(.init(readsCaches: readsCaches, isCacheOnly: cacheOnly, policy: .http, servesStaleOnError: true,
@@ -28,6 +30,33 @@ import Testing
     }
 
     var exchange: HTTPFreshness.Exchange { .init(requested: Self.now, received: Self.now) }
+
+    @Test func bytesThatEndBeforeTheImageDoesAreWrittenToNoTier() {
+        // A GIF whose one frame's data runs past the end, and a PNG with no IEND chunk.
+        let cutGIF = Data(Array("GIF89a".utf8) + [1, 0, 1, 0, 0, 0, 0] + [0x2C, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 10, 1])
+        for cut in [cutGIF, Self.png.prefix(16)] {
+            var m = machine()
+            _ = m.start()
+            _ = m.diskRead(nil, now: Self.now)
+            _ = m.sharedRead(nil, now: Self.now)
+            _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now)
+            guard case .finish(let result, let write, let shares) = m.loaded(cut, response: response(200, ["Cache-Control": "max-age=60"]), exchange: exchange) else {
+                Issue.record("expected finish"); return
+            }
+            #expect(result.source == .network && result.data == cut)
+            #expect(write == .none)
+            #expect(shares == .none)
+            // Served by the tier (another process stored it before this rule): not written locally.
+            var n = machine()
+            _ = n.start()
+            _ = n.diskRead(nil, now: Self.now)
+            var stored = entry(expiresIn: 60)
+            stored = DataCacheEntry(data: cut, metadata: stored.metadata)
+            guard case .finish(let served, let localWrite, _) = n.sharedRead(stored, now: Self.now) else { Issue.record("expected finish"); return }
+            #expect(served.source == .shared)
+            #expect(localWrite == .none)
+        }
+    }
 
     @Test func aMissLeasesDownloadsAndSharesTheResult() {
         var m = machine()

@@ -9,7 +9,9 @@ import Testing
 @Suite struct FetchStateMachineTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
     static let url = URL(string: "https://example.test/a.png")!
-    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52])
+    /// A PNG's signature and first chunk header, then its IEND chunk: bytes that are not cut.
+    static let png = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]
+        + [0, 0, 0, 0, 0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82])
 
     func inputs(
         readsCaches: Bool = true, cacheOnly: Bool = false, policy: ImagePipeline.HTTPCachePolicy = .http,

@@ -365,7 +365,20 @@ struct FetchStateMachine {
 
     private mutating func finish(_ action: Action) -> Action {
         state = .finished
+        // Bytes that visibly end before the image does are written to no tier, whatever their
+        // headers say: a decode may deliver what they hold (an animation's complete frames),
+        // but a later request must not be served a partial file as the image.
+        if case .finish(let result, let write, let share) = action, write == .store || share == .store, Self.isCut(result) {
+            return .finish(result, write: write == .store ? .none : write, share: share == .store ? .none : share)
+        }
         return action
+    }
+
+    /// Whether `result`'s bytes end before the image they start does
+    /// (``FileStructure/isTruncated(_:format:)``).
+    private static func isCut(_ result: FetchResult) -> Bool {
+        guard let format = result.metadata.format ?? ImageFormat.sniff(result.data) else { return false }
+        return FileStructure.isTruncated(result.data, format: format)
     }
 
     private mutating func invalid(_ event: String) -> Action {
