@@ -59,8 +59,10 @@ extension ImageServer {
         /// The access log's format, or `nil` for none. Default ``AccessLogFormat/text``.
         public var accessLog: AccessLogFormat? = .text
         /// Where access-log lines (without their line feed) and libmicrohttpd's own error
-        /// messages (prefixed `pictor-server: `) go. Default: standard error, one `write` per
-        /// line so that lines from several threads never interleave.
+        /// messages (prefixed `pictor-server: `, in the access log's format: a JSON object
+        /// with ``AccessLogFormat/json``, see ``AccessLogFormat/messageLine(_:time:)``) go.
+        /// Default: standard error, one `write` per line so that lines from several threads
+        /// never interleave.
         public var logSink: @Sendable (String) -> Void = ImageServer.standardErrorSink
 
         /// The defaults.

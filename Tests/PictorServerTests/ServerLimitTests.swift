@@ -43,7 +43,7 @@ struct ServerLimitTests {
         }
         await h.stop()
         #expect(big.status == 431)
-        let line = try #require(h.log.all.first { $0.hasPrefix("{") })
+        let line = try #require(h.log.all.first { $0.contains(#""status":"#) }, "\(h.log.all)")
         #expect(line.contains(#""path":"/health","status":431,"#), "\(line)")
     }
 

@@ -19,7 +19,7 @@ final class Daemon: @unchecked Sendable {
         logger = .allocate(capacity: 1)
         logger.initialize(to: pmhd_logger(function: { context, message in
             guard let context, let message else { return }
-            Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue().log("pictor-server: " + String(cString: message))
+            Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue().logMessage(String(cString: message))
         }, context: context))
         var settings = pmhd_settings(
             listen_fd: socket.descriptor, threads: UInt32(configuration.workers),

@@ -71,6 +71,12 @@ final class ServerCore: Sendable {
 
     func log(_ line: String) { configuration.logSink(line) }
 
+    /// A message of the server's own (libmicrohttpd's errors), in the access log's format: a
+    /// JSON object in json mode, so that the sink receives only JSON lines.
+    func logMessage(_ message: String) {
+        log((configuration.accessLog ?? .text).messageLine("pictor-server: " + message))
+    }
+
     // MARK: The access handler
 
     /// One call of the access handler; `false` closes the connection.
