@@ -18,8 +18,9 @@ struct MHD_Daemon *pmhd_start_daemon(const struct pmhd_settings *settings,
                                      MHD_RequestCompletedCallback completed, void *completed_context,
                                      void *(*uri_log)(void *context, const char *uri, struct MHD_Connection *connection),
                                      void *uri_log_context,
+                                     MHD_NotifyConnectionCallback notify_connection, void *notify_connection_context,
                                      struct pmhd_logger *logger) {
-    struct MHD_OptionItem options[12];
+    struct MHD_OptionItem options[14];
     int n = 0;
     // The logger first: libmicrohttpd logs what the options after it do wrong through it.
     if (logger != NULL)
@@ -27,12 +28,16 @@ struct MHD_Daemon *pmhd_start_daemon(const struct pmhd_settings *settings,
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_LISTEN_SOCKET, settings->listen_fd, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_COMPLETED, (intptr_t)completed, completed_context};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)uri_log, uri_log_context};
+    if (notify_connection != NULL)
+        options[n++] = (struct MHD_OptionItem){MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)notify_connection, notify_connection_context};
     if (settings->threads > 1)
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_THREAD_POOL_SIZE, settings->threads, NULL};
     if (settings->connection_timeout > 0)
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_TIMEOUT, settings->connection_timeout, NULL};
     if (settings->connection_limit > 0)
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_LIMIT, settings->connection_limit, NULL};
+    if (settings->per_ip_connection_limit > 0)
+        options[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, settings->per_ip_connection_limit, NULL};
     if (settings->memory_limit > 0)
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)settings->memory_limit, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
@@ -56,4 +61,19 @@ int pmhd_client_address(struct MHD_Connection *connection, char *buffer, size_t 
     }
     if (size >= 2) memcpy(buffer, "-", 2);
     return -1;
+}
+
+int pmhd_connection_fd(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info != NULL ? info->connect_fd : -1;
+}
+
+unsigned int pmhd_queued_status(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_HTTP_STATUS);
+    return info != NULL ? info->http_status : 0;
+}
+
+size_t pmhd_request_head_size(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
+    return info != NULL ? info->header_size : 0;
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The shape of the access log's lines: one line per request, written when its response has
 /// been sent (or the connection ended before it was).
 ///
@@ -12,4 +14,21 @@ public enum AccessLogFormat: String, Sendable, Hashable, CaseIterable {
     /// `{"time":"2026-12-05T01:35:01.123Z","client":"127.0.0.1","method":"GET","path":"/sig/…","status":200,"bytes":5321,"ms":12.4}`
     /// (`status` is `null` when the request never reached the server).
     case json
+}
+
+extension AccessLogFormat {
+    /// A line that is not an access-log line (a warning, libmicrohttpd's error messages, a
+    /// command's own messages) in this format: `message` as it is for ``text``; for ``json``
+    /// an object, `{"time":"2026-12-05T01:35:01.123Z","message":"…"}`, so that standard error
+    /// holds only JSON lines. The message's bytes outside printable ASCII are escaped.
+    ///
+    /// - Parameters:
+    ///   - message: one line, without its line feed.
+    ///   - time: when it was written; now by default.
+    public func messageLine(_ message: String, time: Date = Date()) -> String {
+        switch self {
+        case .text: message
+        case .json: #"{"time":"\#(AccessLogLine.timestamp(time))","message":\#(AccessLogLine.jsonString(message))}"#
+        }
+    }
 }

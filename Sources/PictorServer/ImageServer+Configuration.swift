@@ -18,20 +18,39 @@ extension ImageServer {
         /// Seconds a connection may stay idle — no byte of the request's header or body
         /// received, no byte of the response sent — before it is closed, 1...3600. Default 10.
         /// It is libmicrohttpd's one connection timeout: it cuts off a client that stops
-        /// sending in the middle of its header or body, and an idle keep-alive connection, but
-        /// a client that trickles a byte within every period keeps its connection (the
-        /// connection limit bounds how many can). A request being answered is not idle.
+        /// sending in the middle of its header or body, and an idle keep-alive connection. A
+        /// client that trickles a byte within every period is cut off by ``headerTimeout``
+        /// instead. A request being answered is not idle.
         public var idleTimeout: Int = 10
+        /// Seconds a connection has to send a complete request head (request line and header
+        /// fields), counted from its opening and again from the end of each exchange on it,
+        /// 1...3600. Default 10. A connection past it is closed without an answer (logged 408
+        /// when it had sent no complete request); this is what stops clients that trickle their
+        /// header a byte at a time to hold every connection (slowloris), which the idle timeout
+        /// cannot. It also closes a keep-alive connection idle for that long between requests.
+        /// Checked a few times a second: a connection may last up to a second longer.
+        public var headerTimeout: Int = 10
         /// The most connections open at once, 1...65536, divided among the ``workers``. A
         /// connection over it is not accepted: it waits in the kernel's listen queue (1,024
         /// deep) until another closes. Default 1,024.
         public var maxConnections: Int = 1024
-        /// Bytes each connection may use for the request line, its header fields and the
-        /// response's header (libmicrohttpd's per-connection memory pool), 4,096...1,048,576.
-        /// Default 32,768. A request whose line and header do not fit is answered by
-        /// libmicrohttpd itself: 431 (Request Header Fields Too Large), or 414 when the request
-        /// line alone is too long, and the connection closed. Keep it above the parser's
-        /// ``/PictorService/ServiceLimits/maxPathLength`` plus the usual header fields.
+        /// The most connections open at once from one client IP address (an IPv6 address as a
+        /// whole), 1...65536. Default 128: above the 100 concurrent connections of the service's
+        /// own benchmarks and tests from `127.0.0.1`. A connection over it is accepted and closed
+        /// at once. Peers on a Unix socket are not counted. Behind a proxy on this machine every
+        /// connection comes from the proxy's address: raise it to ``maxConnections``, or listen
+        /// on a Unix socket.
+        public var maxConnectionsPerIP: Int = 128
+        /// The largest request head (request line and header fields) answered, in bytes,
+        /// 4,096...1,048,576. Default 32,768. A larger one is answered 414 (URI Too Long) when
+        /// the request line alone is over it, else 431 (Request Header Fields Too Large), each
+        /// with a one-line `text/plain` body, and the connection closed. Each connection's
+        /// memory (libmicrohttpd's pool, which holds the head and the response's header) is
+        /// twice this, so that the head can be read
+        /// whole and refused by the server; a head beyond that is refused by libmicrohttpd
+        /// itself, with the same status but its own HTML body (its status is still logged).
+        /// Keep it above the parser's ``/PictorService/ServiceLimits/maxPathLength`` plus the
+        /// usual header fields.
         public var maxHeaderBytes: Int = 32 << 10
         /// Request body bytes read and thrown away before the connection is closed: an image
         /// request has no body, and every method that would send one is answered 405.
@@ -40,13 +59,19 @@ extension ImageServer {
         /// The access log's format, or `nil` for none. Default ``AccessLogFormat/text``.
         public var accessLog: AccessLogFormat? = .text
         /// Where access-log lines (without their line feed) and libmicrohttpd's own error
-        /// messages (prefixed `pictor-server: `) go. Default: standard error, one `write` per
-        /// line so that lines from several threads never interleave.
+        /// messages (prefixed `pictor-server: `, in the access log's format: a JSON object
+        /// with ``AccessLogFormat/json``, see ``AccessLogFormat/messageLine(_:time:)``) go.
+        /// Default: standard error, one `write` per line so that lines from several threads
+        /// never interleave.
         public var logSink: @Sendable (String) -> Void = ImageServer.standardErrorSink
 
         /// The defaults.
         public init() {}
     }
+
+    /// Bytes of libmicrohttpd's per-connection memory pool for a head limit of `headerBytes`:
+    /// twice it, so that a head over the limit still fits and is refused by the server.
+    static func connectionMemory(forHeaderBytes headerBytes: Int) -> Int { 2 * headerBytes }
 
     /// Writes `line` and a line feed to standard error in one `write(2)`.
     public static let standardErrorSink: @Sendable (String) -> Void = { line in

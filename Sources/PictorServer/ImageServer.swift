@@ -72,6 +72,7 @@ public final class ImageServer: Sendable {
             stopListening()
             core.answerRemaining()
             daemon.stop()
+            core.headDeadline.stop()
         }
     }
 
@@ -103,6 +104,7 @@ public final class ImageServer: Sendable {
             _ = await core.waitUntilIdle(timeout: 1)
         }
         daemon.stop()
+        core.headDeadline.stop()
         lifecycle.withLock { $0 = .stopped }
     }
 
@@ -116,7 +118,9 @@ public final class ImageServer: Sendable {
         let ranges: [(String, Int, ClosedRange<Int>)] = [
             ("workers", configuration.workers, 1...256),
             ("idleTimeout", configuration.idleTimeout, 1...3600),
+            ("headerTimeout", configuration.headerTimeout, 1...3600),
             ("maxConnections", configuration.maxConnections, 1...65536),
+            ("maxConnectionsPerIP", configuration.maxConnectionsPerIP, 1...65536),
             ("maxHeaderBytes", configuration.maxHeaderBytes, 4096...(1 << 20)),
             ("maxDiscardedBodyBytes", configuration.maxDiscardedBodyBytes, 0...Int.max),
         ]

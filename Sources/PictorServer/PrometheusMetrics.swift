@@ -13,6 +13,7 @@ import PictorService
 /// | `pictor_server_in_flight_requests` | gauge | image requests being answered now |
 /// | `pictor_server_draining_refusals_total` | counter | requests answered 503 while the server drained |
 /// | `pictor_server_draining` | gauge | 1 while the server drains, else 0 |
+/// | `pictor_server_refusals_total` | counter | `status`: requests refused before the service saw them: 408 (head not complete within the header timeout), 414 and 431 (head over the limit) always, libmicrohttpd's own refusals (400, 505, …) as seen |
 ///
 /// `/health` and `/metrics` themselves are not counted.
 public enum PrometheusMetrics {
@@ -24,6 +25,10 @@ public enum PrometheusMetrics {
         public var drainingRefusals = 0
         /// Whether the server is draining.
         public var draining = false
+        /// Requests refused by the server itself (not the service), by status: 408 for a
+        /// connection cut off by the header timeout, 414 and 431 for a head over the limit, and
+        /// libmicrohttpd's own refusals.
+        public var refusalsByStatus: [Int: Int] = [:]
 
         /// Zero counters, not draining.
         public init() {}
@@ -52,6 +57,10 @@ public enum PrometheusMetrics {
         family("pictor_server_draining_refusals_total", "counter", "Requests answered 503 while the server drained.",
                [("", server.drainingRefusals)])
         family("pictor_server_draining", "gauge", "1 while the server drains.", [("", server.draining ? 1 : 0)])
+        var serverRefusals = server.refusalsByStatus
+        for status in [408, 414, 431] where serverRefusals[status] == nil { serverRefusals[status] = 0 }
+        family("pictor_server_refusals_total", "counter", "Requests refused before the service saw them, by HTTP status.",
+               serverRefusals.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", $0.value) })
         return out
     }
 

@@ -112,6 +112,70 @@ import Testing
         #expect(stderr.contains("pictor serve: stopping"))
     }
 
+    /// With `--log-format json`, every line on standard error is a JSON object: the access log,
+    /// libmicrohttpd's messages (a malformed request, a connection over the per-IP limit) and
+    /// the command's own.
+    @Test(.enabled(if: BinaryRunner.isAvailable, "needs the built pictor binary"))
+    func jsonLogFormatWritesOnlyJSONLines() async throws {
+        let (process, out, err) = try Self.launchServe([
+            "--insecure-unsigned", "--listen", "127.0.0.1:0", "--no-cache", "--log-format", "json",
+            "--max-connections-per-ip", "1", "--header-timeout", "5",
+        ])
+        let (health, stderr, status) = try await offPool { () -> (Int, String, Int32) in
+            defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+            guard let port = ServeCommandTests.listeningPort(out).port else { return (0, "", -1) }
+            let health = try ServeCommandTests.get(port: port, path: "/health").status
+            // A request line libmicrohttpd refuses itself, with a message of its own.
+            _ = try? ServeCommandTests.raw(port: port, "NOT HTTP AT ALL\r\n\r\n")
+            kill(process.processIdentifier, SIGTERM)
+            let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            return (health, stderr, LoopbackHTTP.waitForExit(process))
+        }
+        #expect(health == 200)
+        #expect(status == 0)
+        let lines = stderr.split(separator: "\n")
+        #expect(lines.count >= 3, "\(stderr)")
+        for line in lines {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object != nil, "not a JSON object: \(line)")
+        }
+        #expect(stderr.contains(#""message":"pictor serve: stopping"#), "\(stderr)")
+        #expect(stderr.contains(#""message":"pictor-server: "#), "libmicrohttpd's message: \(stderr)")
+    }
+
+    /// The service's own settings are flags (and variables): formats from Accept, presets,
+    /// presets-only mode, and a preset file with a mistake is refused before listening.
+    @Test func serviceFlagsAreParsed() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-presets-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("presets.conf")
+        try "# thumbnails\nthumb=rs:fill:200:200/q:70\n".write(to: file, atomically: true, encoding: .utf8)
+        let context = CommandContext(console: RecordingConsole().console, environment: [
+            "PICTOR_MAX_SRC_PIXELS": "1000000", "PICTOR_REQUEST_TIMEOUT": "7",
+        ])
+        var parser = ArgumentParser(
+            try EnvironmentOptions.merge(
+                ["--insecure-unsigned", "--auto-format", "avif,webp", "--presets", file.path, "--presets-only",
+                 "--max-connections", "64", "--max-connections-per-ip", "8", "--header-timeout", "3"],
+                options: CLICommandOptions.serve.options, environment: context.environment),
+            declared: CLICommandOptions.serve.options)
+        let settings = try ServeSettings.parse(&parser, context: context)
+        #expect(settings.autoFormats == [.avif, .webp])
+        #expect(settings.presets.names == ["thumb"])
+        #expect(settings.presetsOnly)
+        #expect(settings.maxSourcePixels == 1_000_000)
+        #expect(settings.requestTimeout == 7)
+        #expect(settings.maxConnections == 64 && settings.maxConnectionsPerIP == 8 && settings.headerTimeout == 3)
+        #expect(try settings.urlParser().onlyPresets)
+        #expect(throws: CLIError.self) { try ServeSettings.parseAutoFormats("avif,bmp") }
+
+        try "thumb=rs:fill:200:200/nosuch:1\n".write(to: file, atomically: true, encoding: .utf8)
+        var bad = ArgumentParser(["--insecure-unsigned", "--presets", file.path], declared: CLICommandOptions.serve.options)
+        let badSettings = try ServeSettings.parse(&bad, context: context)
+        #expect(throws: CLIError.self) { try badSettings.urlParser() }
+    }
+
     /// SIGTERM while a request is held at the origin: the process stops accepting, the request
     /// still gets its image once the origin answers, and the process exits 0.
     @Test(.enabled(if: BinaryRunner.isAvailable && FaultServer.isAvailable, "needs the built pictor binary and python3"))
@@ -178,6 +242,32 @@ import Testing
 
     static func sign(_ path: String) -> String {
         try! SignaturePolicy(hexKeys: [key], hexSalts: [salt]).signature(for: path)!
+    }
+
+    /// Sends `text` as it is to `127.0.0.1:port` and reads until the server closes.
+    static func raw(port: Int, _ text: String) throws -> String {
+        struct Failure: Error { var step: String }
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(step: "socket") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw Failure(step: "connect") }
+        let request = Array(text.utf8)
+        guard send(fd, request, request.count, Int32(MSG_NOSIGNAL)) == request.count else { throw Failure(step: "send") }
+        var response = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = recv(fd, &buffer, buffer.count, 0)
+            guard n > 0 else { break }
+            response.append(contentsOf: buffer[0..<n])
+        }
+        return String(decoding: response, as: UTF8.self)
     }
 
     /// `GET path HTTP/1.0` to `127.0.0.1:port`: the status, the response's head and its body.

@@ -124,6 +124,28 @@ final class TestHTTPClient: Sendable {
         throw Failure(description: "unexpected bytes after the response")
     }
 
+    /// Sends `bytes` one at a time, a byte every `interval` seconds, as a slowloris client does,
+    /// until the server closes the connection; `true` when it did, `false` when the bytes ran out
+    /// first (or `hangGuard` seconds passed). Bytes the server sends are read and dropped.
+    func trickleUntilClosed(_ bytes: Data, interval: Double = 0.2, hangGuard: Double = 60) -> Bool {
+        let start = Date()
+        var sent = 0
+        while Date().timeIntervalSince(start) < hangGuard {
+            if sent < bytes.count {
+                let n = bytes[sent...].prefix(1).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, 1, Int32(MSG_NOSIGNAL)) }
+                if n < 0 { return true }  // EPIPE or ECONNRESET: closed
+                sent += 1
+            }
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            if poll(&poller, 1, Int32(interval * 1000)) > 0 {
+                var chunk = [UInt8](repeating: 0, count: 4096)
+                let n = recv(fd, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+                if n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { return true }
+            }
+        }
+        return false
+    }
+
     private func fill(_ buffer: inout Data) throws {
         var chunk = [UInt8](repeating: 0, count: 65536)
         let n = recv(fd, &chunk, chunk.count, 0)

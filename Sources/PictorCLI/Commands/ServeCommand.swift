@@ -65,27 +65,38 @@ enum ServeCommand {
         let settings = try ServeSettings.parse(&parser, context: context)
         let extra = try parser.positionals()
         guard extra.isEmpty else { throw CLIError.usage("unexpected argument '\(extra[0])': serve takes options only") }
-        let policy = try settings.signaturePolicy()
+        let urlParser = try settings.urlParser()
+        // In json mode every line on standard error is a JSON object: the access log's are
+        // already; every other message (this command's, the pipeline's warnings, the server's
+        // and libmicrohttpd's) is wrapped in one.
+        let console = settings.logFormat == .json ? context.console.withJSONErrorLines() : context.console
         let shutdown = given ?? ShutdownSignal()
         defer { if given == nil { shutdown.stop() } }
 
         let stack = try PipelineStack(
-            cache: settings.cache, shared: settings.shared, tls: settings.tls, console: context.console, concurrency: downloads,
+            cache: settings.cache, shared: settings.shared, tls: settings.tls, console: console, concurrency: downloads,
             addressPolicy: settings.connectAddressPolicy)
         defer { stack.close() }
-        var serviceConfiguration = ImageService.Configuration(parser: try ProcessingURLParser(signature: policy))
+        var serviceConfiguration = ImageService.Configuration(parser: urlParser)
         serviceConfiguration.allowedSourcePrefixes = settings.allowedSources
         serviceConfiguration.allowsPrivateNetwork = settings.allowsPrivateNetwork
         if let maxSourceBytes = settings.maxSourceBytes { serviceConfiguration.maxSourceBytes = maxSourceBytes }
+        if let maxSourcePixels = settings.maxSourcePixels { serviceConfiguration.maxSourcePixels = maxSourcePixels }
+        if let requestTimeout = settings.requestTimeout { serviceConfiguration.requestTimeout = Double(requestTimeout) }
+        serviceConfiguration.autoFormats = settings.autoFormats
         serviceConfiguration.cacheControl = .maxAge(settings.ttl)
         let service = ImageService(configuration: serviceConfiguration, pipeline: stack.pipeline.configuration)
 
         var serverConfiguration = ImageServer.Configuration()
         serverConfiguration.listen = settings.listen
         if let workers = settings.workers { serverConfiguration.workers = workers }
+        if let maxConnections = settings.maxConnections { serverConfiguration.maxConnections = maxConnections }
+        if let perIP = settings.maxConnectionsPerIP { serverConfiguration.maxConnectionsPerIP = perIP }
+        if let headerTimeout = settings.headerTimeout { serverConfiguration.headerTimeout = headerTimeout }
         serverConfiguration.accessLog = settings.logFormat
-        let console = context.console
-        serverConfiguration.logSink = { console.writeError($0 + "\n") }
+        // The server writes its lines in the log format itself (access lines and its messages).
+        let errors = context.console
+        serverConfiguration.logSink = { errors.writeError($0 + "\n") }
         let server: ImageServer
         do {
             server = try ImageServer(configuration: serverConfiguration, service: service)
@@ -95,7 +106,7 @@ enum ServeCommand {
         context.console.print("listening on \(server.address)")
         listening?(server.address)
         await shutdown.wait()
-        context.console.error("pictor serve: stopping (requests in flight have \(settings.drainTimeout) s to finish)")
+        console.error("pictor serve: stopping (requests in flight have \(settings.drainTimeout) s to finish)")
         await server.stop(drainTimeout: Double(settings.drainTimeout))
         // The service loads through a pipeline of its own (built from the stack's
         // configuration): its fleet counters are the ones to record.

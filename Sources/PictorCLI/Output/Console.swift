@@ -1,4 +1,5 @@
 import Foundation
+import PictorServer
 import Synchronization
 
 /// Where a command writes: standard output and error, injectable for in-process tests.
@@ -57,6 +58,24 @@ public struct Console: Sendable {
             }
         }
         return String(escaped)
+    }
+}
+
+extension Console {
+    /// This console with each line written to standard error turned into a JSON object,
+    /// `{"time":"2026-12-05T01:35:01.123Z","message":"…"}` (``/PictorServer/AccessLogFormat/messageLine(_:time:)``),
+    /// for `serve --log-format json`; standard output is unchanged.
+    public func withJSONErrorLines() -> Console {
+        let base = self
+        return Console(
+            isTerminal: isTerminal, isErrorTerminal: false, out: { base.write($0) },
+            err: { text in
+                var out = ""
+                for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+                    out += AccessLogFormat.json.messageLine(String(line)) + "\n"
+                }
+                base.writeError(out)
+            })
     }
 }
 

@@ -29,7 +29,8 @@ struct CLICommandOptions: Sendable {
     /// `serve` takes the CAs but no client certificate: its `--key` is a URL signing key.
     static let serve = CLICommandOptions(command: "serve", options: [
         .listen, .workers, .signingKey, .signingSalt, .insecureUnsigned, .allowSource, .allowPrivateNetwork,
-        .maxSourceBytes, .ttl, .drainTimeout, .logFormat, .caFile, .caPath,
+        .maxSourceBytes, .maxSourcePixels, .autoFormat, .presets, .presetsOnly, .requestTimeout, .ttl,
+        .maxConnections, .maxConnectionsPerIP, .headerTimeout, .drainTimeout, .logFormat, .caFile, .caPath,
     ] + loadingCacheOptions)
     static let cache = CLICommandOptions(command: "cache", options: cacheOptions + [.help])
 

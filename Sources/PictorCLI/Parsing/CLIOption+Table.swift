@@ -157,13 +157,46 @@ extension CLIOption {
     static let ttl = CLIOption(
         ["--ttl"], value: "SECONDS", grammar: .integer(0...Int(Int32.max)), default: "31536000",
         "images are sent with Cache-Control: public, max-age=SECONDS")
+    static let maxSourcePixels = CLIOption(
+        ["--max-src-pixels"], value: "N", grammar: .integer(1...Int.max), default: "50000000",
+        "refuse a source of more pixels than this (422), width × height of one frame, read from its header before "
+            + "anything is decoded")
+    static let autoFormat = CLIOption(
+        ["--auto-format"], value: "LIST", default: "none",
+        "formats chosen from the request's Accept when the path names none, in order of preference, e.g. avif,webp: "
+            + "the first one Accept names explicitly is sent (with Vary: Accept), else the source's format")
+    static let presets = CLIOption(
+        ["--presets"], value: "FILE",
+        "named presets, one name=options a line (imgproxy's IMGPROXY_PRESETS_PATH format, e.g. thumb=rs:fill:200:200/q:70), "
+            + "used with pr:NAME; a preset named default applies to every request. Checked at start-up")
+    static let presetsOnly = CLIOption(
+        ["--presets-only"],
+        "the options segment of a path is a ':'-separated list of --presets names (/SIG/thumb:sharp/plain/…), and no "
+            + "other option can be written in a path")
+    static let requestTimeout = CLIOption(
+        ["--request-timeout"], value: "SECONDS", grammar: .integer(1...3600), default: "30",
+        "answer 504 to an image request not answered within SECONDS of its arrival (its work goes on only while other "
+            + "requests wait for the same result)")
+    static let maxConnections = CLIOption(
+        ["--max-connections"], value: "N", grammar: .integer(1...65536), default: "1024",
+        "the most connections open at once; one more waits in the kernel's queue until another closes")
+    static let maxConnectionsPerIP = CLIOption(
+        ["--max-connections-per-ip"], value: "N", grammar: .integer(1...65536), default: "128",
+        "the most connections open at once from one client address; one more is closed at once. Behind a proxy on this "
+            + "machine every connection comes from its address: raise it, or listen on a Unix socket (not counted)")
+    static let headerTimeout = CLIOption(
+        ["--header-timeout"], value: "SECONDS", grammar: .integer(1...3600), default: "10",
+        "close a connection that has not sent a complete request head within SECONDS of opening or of its previous "
+            + "response (clients that trickle their header, slowloris; idle keep-alive connections)")
     static let drainTimeout = CLIOption(
         ["--drain-timeout"], value: "SECONDS", grammar: .integer(0...3600), default: "10",
-        "on SIGTERM or SIGINT, stop accepting, answer new requests 503, let those in flight finish for up to SECONDS, "
-            + "then exit 0")
+        "on SIGTERM or SIGINT, close the listening socket (new connections are refused; a new request on an open "
+            + "keep-alive connection gets 503), let the requests in flight finish for up to SECONDS, answer those still "
+            + "unfinished 503, then exit 0")
     static let logFormat = CLIOption(
         ["--log-format"], value: "F", grammar: .oneOf(["text", "json"]), default: "text",
-        "the access log on standard error, one line per request: text or json")
+        "standard error's format: text, or json (one JSON object a line: the access log, one line per request, and "
+            + "every other message)")
 
     // MARK: The cache subcommands' own
 

@@ -32,18 +32,20 @@ struct Connection: Sendable {
         MHD_resume_connection(handle.pointer)
     }
 
-    /// Queues `response` (its `Content-Length` is libmicrohttpd's to write: the body's length,
-    /// or for `HEAD` the length the service gave, with no body sent; libmicrohttpd 0.9.75 also
-    /// writes `Content-Length: 0` on a 304, where RFC 9110 §8.6 wants the 200's length or
-    /// none, and a response of unknown size would get a stray chunk terminator instead,
-    /// which breaks keep-alive; clients ignore a 304's length); `closes` adds
-    /// `Connection: close`. Returns the bytes of body that will be sent, or `nil` when
-    /// libmicrohttpd refused the response.
+    /// Queues `response`; `closes` adds `Connection: close`. Returns the bytes of body that
+    /// will be sent, or `nil` when libmicrohttpd refused the response.
+    ///
+    /// Its `Content-Length` is libmicrohttpd's to write: the body's length, or, for `HEAD` and
+    /// for a 304, the length the service gave (that of the 200), with no body sent.
+    /// libmicrohttpd 0.9.75 writes a length on every 304: from an empty buffer a wrong
+    /// `Content-Length: 0` (RFC 9110 §8.6 allows only the 200's), and for a response of unknown
+    /// size `Transfer-Encoding: chunked` and a chunk terminator that breaks keep-alive, so
+    /// omitting it is not possible.
     func queue(_ response: ServiceResponse, head: Bool, closes: Bool) -> Int? {
         let made: OpaquePointer?
         var bodyBytes = response.body.count
-        if head, let length = response.header("Content-Length").flatMap(Int.init), length > 0 {
-            // The reader is never called for HEAD: libmicrohttpd sends the size and no body.
+        if head || response.status == 304, let length = response.header("Content-Length").flatMap(Int.init), length > 0 {
+            // The reader is never called: libmicrohttpd sends the size and no body.
             made = MHD_create_response_from_callback(UInt64(length), 4096, { _, _, _, _ in -2 }, nil, nil)
             bodyBytes = 0
         } else {
@@ -58,6 +60,6 @@ struct Connection: Sendable {
         }
         if closes { _ = MHD_add_response_header(made, "Connection", "close") }
         guard MHD_queue_response(handle.pointer, UInt32(response.status), made) == .YES else { return nil }
-        return head ? 0 : bodyBytes
+        return head || response.status == 304 ? 0 : bodyBytes
     }
 }

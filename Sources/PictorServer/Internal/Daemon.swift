@@ -19,13 +19,16 @@ final class Daemon: @unchecked Sendable {
         logger = .allocate(capacity: 1)
         logger.initialize(to: pmhd_logger(function: { context, message in
             guard let context, let message else { return }
-            Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue().log("pictor-server: " + String(cString: message))
+            Unmanaged<ServerCore>.fromOpaque(context).takeUnretainedValue().logMessage(String(cString: message))
         }, context: context))
         var settings = pmhd_settings(
             listen_fd: socket.descriptor, threads: UInt32(configuration.workers),
             connection_timeout: UInt32(configuration.idleTimeout), connection_limit: UInt32(configuration.maxConnections),
-            memory_limit: configuration.maxHeaderBytes)
-        guard let daemon = pmhd_start_daemon(&settings, Daemon.access, context, Daemon.completed, context, Daemon.started, context, logger) else {
+            per_ip_connection_limit: UInt32(configuration.maxConnectionsPerIP),
+            memory_limit: ImageServer.connectionMemory(forHeaderBytes: configuration.maxHeaderBytes))
+        guard let daemon = pmhd_start_daemon(
+            &settings, Daemon.access, context, Daemon.completed, context, Daemon.started, context, Daemon.notified, context, logger)
+        else {
             coreReference.release()
             logger.deallocate()
             throw ServerError(.daemonFailed, "libmicrohttpd could not start on \(socket.address)")
@@ -56,13 +59,29 @@ final class Daemon: @unchecked Sendable {
     private static let started: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
         context, uri, connection in
         guard let connection else { return nil }
+        let exchange = Exchange(
+            target: uri.map { String(cString: $0) } ?? "", client: clientAddress(connection),
+            connection: ConnectionHandle(pointer: connection))
+        server(context).started(exchange)
+        return Unmanaged.passRetained(exchange).toOpaque()
+    }
+
+    private static func clientAddress(_ connection: OpaquePointer) -> String {
         var client = [CChar](repeating: 0, count: 64)
         _ = pmhd_client_address(connection, &client, client.count)
-        let exchange = Exchange(
-            target: uri.map { String(cString: $0) } ?? "",
-            client: String(decoding: client.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self),
-            connection: ConnectionHandle(pointer: connection))
-        return Unmanaged.passRetained(exchange).toOpaque()
+        return String(decoding: client.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A connection opened or closed.
+    private static let notified: MHD_NotifyConnectionCallback = { context, connection, _, code in
+        guard let connection else { return }
+        let core = server(context)
+        let handle = ConnectionHandle(pointer: connection)
+        if code == .CONNECTION_NOTIFY_STARTED {
+            core.connectionOpened(handle, socket: pmhd_connection_fd(connection))
+        } else {
+            core.connectionClosed(handle, client: clientAddress(connection))
+        }
     }
 
     private static let access: MHD_AccessHandlerCallback = {
@@ -72,17 +91,22 @@ final class Daemon: @unchecked Sendable {
         let call = AccessCall(
             connection: Connection(handle: ConnectionHandle(pointer: connection)),
             method: method.map { String(cString: $0) } ?? "-",
-            uploadBytes: uploadSize?.pointee ?? 0)
+            uploadBytes: uploadSize?.pointee ?? 0,
+            headBytes: pmhd_request_head_size(connection))
         let verdict = server(context).access(exchange, call)
         if call.uploadBytes > 0 { uploadSize?.pointee = 0 }
         return verdict ? .YES : .NO
     }
 
-    private static let completed: MHD_RequestCompletedCallback = { context, _, exchangeSlot, termination in
+    private static let completed: MHD_RequestCompletedCallback = { context, connection, exchangeSlot, termination in
         guard let exchangeSlot, let raw = exchangeSlot.pointee else { return }
         exchangeSlot.pointee = nil
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeRetainedValue()
-        server(context).completed(exchange, clientWentAway: termination != .REQUEST_TERMINATED_COMPLETED_OK)
+        // The status libmicrohttpd queued, for a request it refused itself (its 431 or 414 for a
+        // head over its memory pool, its 400 for a malformed header).
+        let queued = connection.map { Int(pmhd_queued_status($0)) } ?? 0
+        server(context).completed(
+            exchange, clientWentAway: termination != .REQUEST_TERMINATED_COMPLETED_OK, queuedStatus: queued > 0 ? queued : nil)
     }
 }
 
@@ -92,4 +116,6 @@ struct AccessCall {
     let method: String
     /// Body bytes delivered by this call (thrown away).
     let uploadBytes: Int
+    /// Bytes of the request's head (request line and header fields), once it is read.
+    let headBytes: Int
 }

@@ -11,6 +11,9 @@ import Synchronization
 /// registered one has been resumed).
 struct ConnectionHandle: @unchecked Sendable {
     let pointer: OpaquePointer
+
+    /// The connection's identity while it is open (its address).
+    var key: UInt { UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(pointer))) }
 }
 
 /// One request on one connection, from its request line to the end of its response: what the

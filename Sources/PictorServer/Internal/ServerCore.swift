@@ -20,18 +20,62 @@ final class ServerCore: Sendable {
         var inFlight = 0
         var draining = false
         var drainingRefusals = 0
+        /// Requests the server refused before the service saw them, by status: its own 414
+        /// and 431, and libmicrohttpd's refusals.
+        var refusalsByStatus: [Int: Int] = [:]
         var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         var cancelledWaiters: Set<Int> = []
         var nextWaiter = 0
     }
     let registry = Mutex(Registry())
+    /// Cuts off connections that do not finish a request head in time.
+    let headDeadline: HeadDeadline
 
     init(service: ImageService, configuration: ImageServer.Configuration) {
         self.service = service
         self.configuration = configuration
+        headDeadline = HeadDeadline(timeout: .seconds(configuration.headerTimeout))
+    }
+
+    // MARK: Connections
+
+    func connectionOpened(_ connection: ConnectionHandle, socket: Int32) {
+        headDeadline.opened(connection.key, socket: socket)
+    }
+
+    /// A request line arrived on the exchange's connection.
+    func started(_ exchange: Exchange) {
+        headDeadline.exchangeStarted(exchange.connection.key)
+    }
+
+    /// A connection closed. One cut off by the head deadline before its first request line gets
+    /// an access-log line of its own (408, method and target unknown); one cut off within a
+    /// request was logged with that request, and one cut off after its last exchange was an idle
+    /// keep-alive connection.
+    func connectionClosed(_ connection: ConnectionHandle, client: String) {
+        guard headDeadline.closed(connection.key) else { return }
+        countRefusal(Self.headerTimeoutStatus)
+        guard let format = configuration.accessLog else { return }
+        let entry = AccessLogLine.Entry(
+            time: Date(), client: client, method: "-", target: "-", status: Self.headerTimeoutStatus, bytes: 0, milliseconds: 0)
+        log(AccessLogLine.render(entry, as: format))
+    }
+
+    /// The status logged (and counted) for a connection cut off by the head deadline: 408
+    /// Request Timeout, as nginx logs its `client_header_timeout`; nothing is sent.
+    static let headerTimeoutStatus = 408
+
+    private func countRefusal(_ status: Int) {
+        registry.withLock { $0.refusalsByStatus[status, default: 0] += 1 }
     }
 
     func log(_ line: String) { configuration.logSink(line) }
+
+    /// A message of the server's own (libmicrohttpd's errors), in the access log's format: a
+    /// JSON object in json mode, so that the sink receives only JSON lines.
+    func logMessage(_ message: String) {
+        log((configuration.accessLog ?? .text).messageLine("pictor-server: " + message))
+    }
 
     // MARK: The access handler
 
@@ -54,8 +98,13 @@ final class ServerCore: Sendable {
         }
         switch phase {
         case .started:
-            // The first call: the header is read; a body, if any, is read (and dropped) before
+            // The first call: the head is read; a body, if any, is read (and dropped) before
             // the next call.
+            headDeadline.headRead(exchange.connection.key)
+            if let refusal = headRefusal(exchange, call) {
+                countRefusal(refusal.status)
+                return answer(exchange, call, refusal, closes: true)
+            }
             return true
         case .headerRead:
             return route(exchange, call)
@@ -64,6 +113,21 @@ final class ServerCore: Sendable {
         case .working, .answered:
             return true
         }
+    }
+
+    /// A plain 414 or 431 for a head over ``ImageServer/Configuration/maxHeaderBytes``, the
+    /// server's own limit, under libmicrohttpd's memory pool so that the refusal is ours.
+    private func headRefusal(_ exchange: Exchange, _ call: AccessCall) -> ServiceResponse? {
+        let limit = configuration.maxHeaderBytes
+        // `METHOD SP target SP HTTP/1.1 CRLF`
+        let requestLine = call.method.utf8.count + exchange.target.utf8.count + 12
+        if requestLine > limit {
+            return Self.plain(414, "the request line is longer than \(limit) bytes")
+        }
+        if call.headBytes > limit {
+            return Self.plain(431, "the request header is larger than \(limit) bytes")
+        }
+        return nil
     }
 
     private func route(_ exchange: Exchange, _ call: AccessCall) -> Bool {
@@ -125,8 +189,10 @@ final class ServerCore: Sendable {
     }
 
     /// The connection is done with `exchange` (its response sent, or the connection closed).
-    func completed(_ exchange: Exchange, clientWentAway: Bool) {
+    func completed(_ exchange: Exchange, clientWentAway: Bool, queuedStatus: Int?) {
         let state = exchange.state.withLock { $0 }
+        let cut = headDeadline.wasCut(exchange.connection.key)
+        headDeadline.exchangeEnded(exchange.connection.key)
         if state.counted {
             let waiters = registry.withLock { registry -> [CheckedContinuation<Void, Never>] in
                 registry.inFlight -= 1
@@ -136,11 +202,20 @@ final class ServerCore: Sendable {
             }
             waiters.forEach { $0.resume() }
         }
-        guard let format = configuration.accessLog else { return }
-        // No status: 499 (nginx's "client closed request") when the request reached the
-        // handler, none when libmicrohttpd refused it before (oversized or malformed header).
+        // No status of ours: libmicrohttpd's when it refused the request itself (a head over its
+        // memory pool, a malformed header), 408 when the head deadline cut it off, else 499
+        // (nginx's "client closed request"): the client left before its answer.
         var status = state.status
-        if status == nil, state.method != "-" { status = 499 }
+        if status == nil, let queuedStatus {
+            status = queuedStatus
+            countRefusal(queuedStatus)
+        } else if status == nil, cut {
+            status = Self.headerTimeoutStatus
+            countRefusal(Self.headerTimeoutStatus)
+        } else if status == nil, clientWentAway || state.method != "-" {
+            status = 499
+        }
+        guard let format = configuration.accessLog else { return }
         let entry = AccessLogLine.Entry(
             time: exchange.arrivalDate, client: exchange.client, method: state.method, target: exchange.target,
             status: status, bytes: state.bytesSent, milliseconds: (ContinuousClock.now - exchange.arrival).milliseconds)
@@ -155,6 +230,7 @@ final class ServerCore: Sendable {
             counters.inFlight = registry.inFlight
             counters.drainingRefusals = registry.drainingRefusals
             counters.draining = registry.draining
+            counters.refusalsByStatus = registry.refusalsByStatus
             return counters
         }
     }

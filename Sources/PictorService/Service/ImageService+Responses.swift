@@ -14,8 +14,10 @@ extension ImageService {
         if let lastModified = entry.lastModified.flatMap(Self.headerSafe) { headers.append(("Last-Modified", lastModified)) }
         if plan.variesByAccept { headers.append(("Vary", "Accept")) }
         if let condition = request.header("If-None-Match"), Self.matches(condition, etag: entry.etag) {
-            // RFC 9110 §15.4.5: a 304 carries the headers a 200 would, but no content headers.
-            return ServiceResponse(status: 304, headers: headers.filter { $0.name != "Content-Type" && $0.name != "Content-Length" })
+            // RFC 9110 §15.4.5: a 304 carries the headers a 200 would, but no content type. Its
+            // Content-Length is the 200's (§8.6 allows that one value): servers that write a
+            // length on every response (libmicrohttpd) then write the right one.
+            return ServiceResponse(status: 304, headers: headers.filter { $0.name != "Content-Type" })
         }
         return ServiceResponse(status: 200, headers: headers, body: request.method == "HEAD" ? Data() : entry.image.data)
     }

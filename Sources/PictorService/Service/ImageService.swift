@@ -42,7 +42,7 @@ import Synchronization
 /// `Vary: Accept` when the format was left to `Accept`. The `ETag` is strong: the SHA-256 of
 /// the result bytes in unpadded base64url, quoted, so equal bytes have equal tags whichever
 /// process or tier made them. `If-None-Match` naming it (or `*`) gets a 304 with the same
-/// headers and no body; on a result already in memory or on disk nothing is decoded. `HEAD`
+/// headers but `Content-Type` (its `Content-Length` is the 200's) and no body; on a result already in memory or on disk nothing is decoded. `HEAD`
 /// gets the headers of `GET` with no body.
 ///
 /// **Refusals**: a status and a one-line `text/plain` reason (``ServiceError``), with
