@@ -28,6 +28,19 @@ extension DiskCache {
         var fileWriteErrno: Int32?
     }
 
+    /// How often opening asks again for the directory alone (an exclusive lock) when writes
+    /// interrupted by a crash wait to be replayed, which only an opener alone may do. The lock
+    /// is often held elsewhere only for an instant: a child process that another thread is
+    /// starting holds a copy of every descriptor between `fork` and `exec`. A process that
+    /// keeps the directory open costs the opener `attempts × interval` (100 ms by default),
+    /// and only while such writes wait.
+    struct ExclusiveRetry: Sendable {
+        var attempts = 20
+        var interval: Duration = .milliseconds(5)
+        /// Told of each refused attempt (1-based), before the wait; tests use it.
+        var onRefused: @Sendable (Int) -> Void = { _ in }
+    }
+
     /// What ``DiskCache/init(configuration:)`` does when the directory was written under another
     /// key setting than ``Configuration/cipher``.
     public enum KeyMismatchPolicy: Sendable, Hashable {
@@ -101,6 +114,9 @@ extension DiskCache {
         var opensReadOnly = false
         /// A full file system, for tests on machines where none can be mounted: see `DiskCache.DiskFull`.
         var diskFull = DiskFull()
+        /// How long opening waits for the directory to be its alone when interrupted writes are
+        /// to be replayed; tests replace it.
+        var exclusiveRetry = ExclusiveRetry()
         /// The clock, in seconds since 1970; tests replace it.
         var now: @Sendable () -> Double = { Date().timeIntervalSince1970 }
 

@@ -137,11 +137,22 @@ extension DiskCache {
             return .failure(error)
         }
 
-        // A rebuild while running adopts the files even when other processes are present:
-        // otherwise they would stay unindexed until the next exclusive open.
-        if exclusive || rebuilding {
+        // Replaying interrupted writes needs the directory alone (another process may be
+        // writing those very entries); a holder of the lock is often there only for an instant.
+        var alone = exclusive
+        if !alone {
             do {
-                try recover(index, files: files, temporaries: exclusive, reindex: reindex,
+                if try index.hasIntents() { alone = lock.tryExclusive(configuration.exclusiveRetry) }
+            } catch {
+                return .failure(failure(error, "read"))
+            }
+        }
+        // Adopting the entry files into a new or rebuilt index only adds rows for whole files
+        // (files appear by rename), so it runs even when other processes are present:
+        // otherwise they would stay unindexed until the next exclusive open.
+        if alone || rebuilding || reindex {
+            do {
+                try recover(index, files: files, temporaries: alone, intents: alone, reindex: reindex,
                             encrypted: configuration.cipher != nil, logger: configuration.logger)
             } catch {
                 return .failure(failure(error, "write"))
@@ -150,14 +161,16 @@ extension DiskCache {
         return .success(WriterResources(index: index, lock: lock, keyCheck: keyCheck, otherKeyEntriesRemoved: otherKeyEntriesRemoved))
     }
 
-    /// Crash recovery; only when no other process has the directory open. `readOnly` (a
-    /// read-only directory, indexed in memory): files are adopted, never deleted.
+    /// Crash recovery. Temporary files and interrupted writes (`intents`) only when no other
+    /// process has the directory open; adoption of the files into a new index (`reindex`) at
+    /// any open. `readOnly` (a read-only directory, indexed in memory): files are adopted,
+    /// never deleted.
     static func recover(
-        _ index: EntryIndex, files: EntryFiles, temporaries cleanTemporaries: Bool, reindex: Bool, encrypted: Bool,
-        logger: PictorLog, readOnly: Bool = false
+        _ index: EntryIndex, files: EntryFiles, temporaries cleanTemporaries: Bool, intents replay: Bool = true,
+        reindex: Bool, encrypted: Bool, logger: PictorLog, readOnly: Bool = false
     ) throws(SQLiteError) {
         let temporaries = cleanTemporaries ? files.removeTemporaryFiles() : 0
-        let interrupted = try index.replayIntents(files: files)
+        let interrupted = replay ? try index.replayIntents(files: files) : 0
         var reindexed = 0
         if reindex {
             // A new or rebuilt index: adopt the entry files in the directory. A plain file's

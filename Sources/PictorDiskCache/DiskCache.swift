@@ -27,8 +27,9 @@ import Synchronization
 ///   ``init(configuration:)``).
 /// - Several processes may share a directory (a CLI prefetching while a server reads): index
 ///   writes are SQLite transactions (WAL, 10 s busy timeout), files are replaced atomically and
-///   carry their own metadata, and crash recovery runs only when no other process has the
-///   directory open (an advisory `flock`). When two processes replace one entry at once, the
+///   carry their own metadata, and the part of crash recovery that deletes (temporary files,
+///   interrupted writes) runs only when no other process has the directory open (an advisory
+///   `flock`; opening asks for it for up to 100 ms while such writes wait). When two processes replace one entry at once, the
 ///   last rename wins and reads are whole; the index size of that entry may be the other's
 ///   until the next write of it or ``verify()``. Statistics and the access-time batching are
 ///   per process.
@@ -65,9 +66,12 @@ public final class DiskCache: DataCaching, Sendable {
 
     /// Opens (creating if needed) the cache in ``Configuration/directory``.
     ///
-    /// Recovery, when no other process has the directory open: leftover temporary files are
-    /// deleted; entries whose write or removal was in flight at a crash are dropped (both file
-    /// and row); a damaged index is moved aside and rebuilt (below). The cost is proportional
+    /// Recovery, when no other process has the directory open (asked for up to 100 ms while
+    /// interrupted writes wait, since a child process being started elsewhere in this process
+    /// holds the lock for an instant): leftover temporary files are deleted; entries whose
+    /// write or removal was in flight at a crash are dropped (both file and row). At any open,
+    /// a lost or new index adopts the entry files, and a damaged one is moved aside and rebuilt
+    /// (below). The cost is proportional
     /// to the writes in flight, not to the entries: no directory scan unless the index is new
     /// or rebuilt.
     ///

@@ -32,6 +32,17 @@ final class DirectoryLock: Sendable {
     /// Tries to become the only user; `true` on success (the caller must then ``share()``).
     func tryExclusive() -> Bool { flock(fd, LOCK_EX | LOCK_NB) == 0 }
 
+    /// Tries ``tryExclusive()`` up to `1 + retry.attempts` times, `retry.interval` apart.
+    func tryExclusive(_ retry: DiskCache.ExclusiveRetry) -> Bool {
+        if tryExclusive() { return true }
+        for attempt in 0..<retry.attempts {
+            retry.onRefused(attempt + 1)
+            Thread.sleep(forTimeInterval: Double(retry.interval.components.attoseconds) * 1e-18 + Double(retry.interval.components.seconds))
+            if tryExclusive() { return true }
+        }
+        return false
+    }
+
     /// Holds a shared lock (waits while another opener runs recovery).
     func share() {
         while flock(fd, LOCK_SH) != 0 && errno == EINTR {}

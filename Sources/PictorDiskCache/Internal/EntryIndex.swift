@@ -204,6 +204,11 @@ final class EntryIndex {
 
     // MARK: Intents
 
+    /// Whether any interrupted write or removal waits to be replayed.
+    func hasIntents() throws(SQLiteError) -> Bool {
+        try !intents(limit: 1).isEmpty
+    }
+
     func addIntent(_ digest: String) throws(SQLiteError) {
         let statement = try connection.statement("INSERT OR IGNORE INTO intents(digest) VALUES (?)")
         try statement.bind(.text(digest))
