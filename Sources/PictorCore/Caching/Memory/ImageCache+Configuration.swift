@@ -11,6 +11,10 @@ extension ImageCache {
         public var entryCostLimit: Double
         /// Time to live of each image in seconds; `nil` (no expiry) by default.
         public var ttl: Double?
+        /// Whether the cache registers with ``MemoryPressureMonitor/shared`` and trims itself on
+        /// the kernel's memory-pressure signals (half on moderate pressure, everything on
+        /// critical); `true` by default, as the Apple-platform caches clear on a memory warning.
+        public var trimsOnMemoryPressure: Bool = true
 
         /// Creates a configuration; every parameter defaults to the value documented on its
         /// property.

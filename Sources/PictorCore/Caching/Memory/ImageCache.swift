@@ -27,6 +27,7 @@ public final class ImageCache: ImageCaching, Sendable {
         storage = MemoryCache(costLimit: configuration.costLimit, countLimit: configuration.countLimit,
                               entryCostLimit: configuration.entryCostLimit, ttl: configuration.ttl,
                               clock: clock)
+        if configuration.trimsOnMemoryPressure { MemoryPressureMonitor.shared.register(self) }
     }
 
     /// The image stored for `key`, or `nil`; a hit makes it the most recently used. O(1).
