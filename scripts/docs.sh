@@ -36,7 +36,7 @@ ROOT=$(pwd)
 # ones built before it).
 MODULES=(PictorCore PictorCrypto PictorDiskCache PictorVips PictorCurl PictorRedis PictorService PictorServer PictorTestSupport Pictor)
 declare -A SUMMARIES=(
-  [Pictor]="the whole Linux stack with one import, and the articles: getting started, the pipeline, the encrypted cache, the command-line tool"
+  [Pictor]="the whole Linux stack with one import, and the articles: getting started, the pipeline, reused views, writing a processor, prefetching, the shared tier, errors and retries, the encrypted cache, the command-line tool"
   [PictorCore]="the pipeline, requests and tasks, the memory cache, the loader, every protocol; no C dependency"
   [PictorCrypto]="SHA-256, HMAC, HKDF, AES-256-GCM and keys, on OpenSSL's libcrypto"
   [PictorDiskCache]="the disk cache: one file per entry, a SQLite index, optional encryption"
