@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Builds Pictor's API reference as a static DocC website, with the Swift toolchain's own tools
-# only (SwiftPM and `docc`; no swift-docc-plugin, nothing fetched):
+# only (SwiftPM, `swift symbolgraph-extract` and `docc`; no swift-docc-plugin, nothing fetched):
 #
-#   1. `swift build --build-tests -Xswiftc -warnings-as-errors` builds the package in debug mode,
-#      tests included, with CI's flags (a no-op where CI's test build already ran); then
-#      `swift package dump-symbol-graph`, with the same flags so that it reuses that build,
-#      extracts one symbol graph per module (public symbols; extensions of other modules' types
-#      as extension blocks, so the umbrella `Pictor` module's additions are documented too). It
-#      extracts a graph for every module, the test modules' too, and fails on one that was not
-#      built ("Failed to emit symbol graph for 'PictorPackageTests'" after a plain `swift
-#      build`), and it has no option to name the modules: hence the build with the tests first;
+#   1. `swift build -Xswiftc -warnings-as-errors` builds the library modules in debug mode with
+#      CI's flags, tests NOT included (a no-op where CI's build already ran); then
+#      `scripts/symbol-graphs.sh` runs `swift symbolgraph-extract` for each public module
+#      (public symbols; extensions of other modules' types as extension blocks, so the umbrella
+#      `Pictor` module's additions are documented too), with the flags any package that
+#      depends on Pictor would pass (see that script);
 #   2. `docc convert` turns each public library module's catalog (Sources/<Module>/<Module>.docc)
 #      and symbol graphs into an archive, dependencies first, so that a page can link to another
 #      module's symbols (``/PictorCore/ImagePipeline``);
-#   3. `docc merge` combines the archives into one site with a landing page listing the modules.
+#   3. `docc merge` combines the archives into one site with a landing page listing the modules;
+#   4. `scripts/docs-dependent-check.sh` builds a throwaway package that depends on Pictor
+#      (a path dependency on this checkout) and extracts every public module's symbol graph
+#      from its build, as a user building the reference from their own app would. It has a
+#      build folder of its own (.build/dependent-check), so its first run builds Pictor once
+#      more (minutes) and later runs only what changed; PICTOR_DOCS_SKIP_DEPENDENT=1 skips it.
 #
 # Output: out/docs/index.html (a page linking each module) and out/docs/api/ (the DocC site).
 # Browse it with `python3 -m http.server -d out/docs` and http://localhost:8000/.
@@ -33,7 +36,7 @@ ROOT=$(pwd)
 # ones built before it).
 MODULES=(PictorCore PictorCrypto PictorDiskCache PictorVips PictorCurl PictorRedis PictorService PictorServer PictorTestSupport Pictor)
 declare -A SUMMARIES=(
-  [Pictor]="the whole Linux stack with one import, and the articles: getting started, the pipeline, the encrypted cache, the command-line tool"
+  [Pictor]="the whole Linux stack with one import, and the articles: getting started, the pipeline, reused views, writing a processor, prefetching, the shared tier, errors and retries, the encrypted cache, the command-line tool"
   [PictorCore]="the pipeline, requests and tasks, the memory cache, the loader, every protocol; no C dependency"
   [PictorCrypto]="SHA-256, HMAC, HKDF, AES-256-GCM and keys, on OpenSSL's libcrypto"
   [PictorDiskCache]="the disk cache: one file per entry, a SQLite index, optional encryption"
@@ -70,26 +73,21 @@ start=$SECONDS
 rm -rf "$WORK" "$OUT"
 mkdir -p "$WORK/archives" "$OUT"
 
-echo "== debug build, tests included (swift build --build-tests -Xswiftc -warnings-as-errors)"
-# dump-symbol-graph needs every module built, the test modules too.
-if ! swift build --build-tests -Xswiftc -warnings-as-errors > "$WORK/build.log" 2>&1; then
+echo "== debug build, library modules only (swift build -Xswiftc -warnings-as-errors)"
+if ! swift build -Xswiftc -warnings-as-errors > "$WORK/build.log" 2>&1; then
   grep -v "prohibited flag" "$WORK/build.log" >&2 || true
   fail "the build failed (see above)"
 fi
 
-echo "== symbol graphs (swift package dump-symbol-graph)"
-# SwiftPM writes the graphs to .build/<triple>/symbolgraph and prints the folder; it is emptied
-# first so that no graph of an earlier build (a renamed module) is documented.
-rm -rf .build/*/symbolgraph
-if ! swift package -Xswiftc -warnings-as-errors dump-symbol-graph --emit-extension-block-symbols \
-    > "$WORK/dump-symbol-graph.log" 2>&1; then
-  grep -v "prohibited flag" "$WORK/dump-symbol-graph.log" >&2 || true
-  fail "the build or the symbol-graph extraction failed (see above)"
+echo "== symbol graphs (swift symbolgraph-extract, through scripts/symbol-graphs.sh)"
+SYMBOL_GRAPHS="$WORK/symbol-graphs-all"
+if ! bash scripts/symbol-graphs.sh "$(swift build --show-bin-path)" "$SYMBOL_GRAPHS" "${MODULES[@]}" \
+    > "$WORK/symbol-graphs.log" 2>&1; then
+  cat "$WORK/symbol-graphs.log" >&2
+  fail "the symbol-graph extraction failed (see above)"
 fi
-SYMBOL_GRAPHS="$(sed -n 's/^Files written to //p' "$WORK/dump-symbol-graph.log" | tail -1)"
-[ -d "$SYMBOL_GRAPHS" ] || fail "swift package dump-symbol-graph did not say where it wrote the graphs"
-grep -E "^(error|warning: )" "$WORK/dump-symbol-graph.log" | grep -v "prohibited flag" >&2 \
-  && fail "swift package dump-symbol-graph reported problems (see above)"
+grep -E "(^|: )(error|warning):" "$WORK/symbol-graphs.log" >&2 \
+  && fail "swift symbolgraph-extract reported problems (see above)"
 
 converted=()
 for module in "${MODULES[@]}"; do
@@ -191,3 +189,10 @@ for module in "${MODULES[@]}"; do
 done
 echo "== API docs: $OUT/index.html ($(du -sh "$OUT" | cut -f1), $((SECONDS - start)) s)"
 echo "   browse: python3 -m http.server -d out/docs  →  http://localhost:8000/"
+
+if [ "${PICTOR_DOCS_SKIP_DEPENDENT:-0}" = 1 ]; then
+  echo "== dependent package check skipped (PICTOR_DOCS_SKIP_DEPENDENT=1)"
+else
+  echo "== a package that depends on Pictor can extract every module's symbol graph"
+  bash scripts/docs-dependent-check.sh "${MODULES[@]}" || fail "the dependent package check failed (see above)"
+fi

@@ -30,4 +30,19 @@ extension CacheDirectoryTests {
         #expect(stats == 0, "now a plain cache: \(statsConsole.errors)")
         #expect(statsConsole.output.contains("entries:     0"))
     }
+
+    /// An encrypted cache's index keeps no format (it is in the sealed file), so its entries are
+    /// counted as sealed, not as of an unknown format.
+    @Test func statsOfAnEncryptedCacheCountsSealedEntries() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keys = try makeTemporaryDirectory("stats-keys")
+        defer { try? FileManager.default.removeItem(at: keys) }
+        let key = keys.appendingPathComponent("cache.key").path
+        try EncryptionKey.generate().write(toFile: key)
+        try fillEncrypted(keyFile: key, count: 3)
+        let (code, console) = await run(["cache", "stats", "--cache-dir", directory.path, "--key-file", key])
+        #expect(code == 0, "\(console.errors)")
+        #expect(console.output.contains("formats:     sealed 3\n"), "\(console.output)")
+        #expect(!console.output.contains("unknown"), "\(console.output)")
+    }
 }

@@ -35,23 +35,67 @@ import Testing
         }
     }
 
-    /// The newest released heading is the version `--version` prints. Above it, changes not yet
-    /// released may gather under `### <a later version> (unreleased)`; the release renames that
-    /// heading and sets ``PictorVersion/current`` in one commit.
+    /// CHANGELOG.md's newest released version is the version `--version` prints. Above it,
+    /// changes not yet released may gather under `## [<a later version>] - Unreleased`; the
+    /// release gives that heading its date and sets ``PictorVersion/current`` in one commit.
+    /// Every version heading has the Keep a Changelog form `## [x.y.z] - YYYY-MM-DD`, and each
+    /// section under it is one of its six kinds.
     @Test func theChangelogsNewestVersionIsTheVersionPrinted() throws {
-        let readme = try Self.text("README.md")
-        let changelog = try #require(readme.range(of: "## Changelog"))
-        var headings = readme[changelog.upperBound...].split(separator: "\n").filter { $0.hasPrefix("### ") }[...]
-        if let next = headings.first, next.hasSuffix(" (unreleased)") {
-            let version = next.dropFirst("### ".count).dropLast(" (unreleased)".count).split(separator: ".").compactMap { Int($0) }
+        let lines = try Self.text("CHANGELOG.md").split(separator: "\n")
+        #expect(lines.first == "# Changelog")
+        var headings = lines.filter { $0.hasPrefix("## ") }[...]
+        let released = /## \[(\d+)\.(\d+)\.(\d+)\] - \d{4}-\d{2}-\d{2}/
+        for heading in headings.dropFirst() {
+            #expect(heading.wholeMatch(of: released) != nil, "\(heading)")
+        }
+        if let next = headings.first, next.hasSuffix("] - Unreleased") {
+            let version = next.dropFirst("## [".count).dropLast("] - Unreleased".count).split(separator: ".").compactMap { Int($0) }
             let current = PictorVersion.current.split(separator: ".").compactMap { Int($0) }
-            #expect(current.lexicographicallyPrecedes(version), "\(next) is not after \(PictorVersion.current)")
+            #expect(version.count == 3 && current.lexicographicallyPrecedes(version), "\(next) is not after \(PictorVersion.current)")
             headings = headings.dropFirst()
         }
         let heading = try #require(headings.first)
-        #expect(heading.hasPrefix("### \(PictorVersion.current):"), "\(heading)")
-        #expect(!heading.contains("unreleased"), "\(heading)")
+        #expect(heading.hasPrefix("## [\(PictorVersion.current)] - "), "\(heading)")
+        #expect(heading.wholeMatch(of: released) != nil, "\(heading)")
         #expect(PictorCommand.version == PictorVersion.current)
+        let kinds: Set<Substring> = ["### Added", "### Changed", "### Deprecated", "### Removed", "### Fixed", "### Security"]
+        for section in lines where section.hasPrefix("### ") {
+            #expect(kinds.contains(section), "\(section)")
+        }
+        // The README points to it and keeps no changelog of its own.
+        let readme = try Self.text("README.md")
+        #expect(readme.contains("(CHANGELOG.md)"))
+        #expect(!readme.contains("## Changelog") && !readme.contains("(unreleased)"))
+    }
+
+    /// GitHub's anchor of a heading: lower case, punctuation dropped, spaces as `-`.
+    static func anchor(_ heading: Substring) -> String {
+        String(heading.lowercased().compactMap { c -> Character? in
+            if c == " " { return "-" }
+            return c.isLetter || c.isNumber || c == "-" || c == "_" ? c : nil
+        })
+    }
+
+    /// Every relative link of the Markdown pages leads to a file of the repository, and every
+    /// `#anchor` to a heading of the page it names.
+    @Test(arguments: ["README.md", "CHANGELOG.md", "docs/architecture.md", "docs/benchmarks.md"])
+    func relativeLinksLeadSomewhere(_ path: String) throws {
+        let text = try Self.text(path)
+        let folder = (path as NSString).deletingLastPathComponent
+        for match in text.matches(of: /\]\(([^)\s]+)\)/) {
+            let target = String(match.1)
+            if target.hasPrefix("http://") || target.hasPrefix("https://") || target.hasPrefix("mailto:") { continue }
+            let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+            let file = parts[0].isEmpty ? path : (folder as NSString).appendingPathComponent(String(parts[0]))
+            let url = BinaryRunner.packageRoot.appendingPathComponent(file)
+            #expect(FileManager.default.fileExists(atPath: url.path), "\(path): \(target): no such file")
+            if parts.count == 2, file.hasSuffix(".md") {
+                let page = try Self.text(file)
+                let anchors = page.split(separator: "\n").filter { $0.hasPrefix("#") }
+                    .map { Self.anchor($0.drop(while: { $0 == "#" }).dropFirst()) }
+                #expect(anchors.contains(String(parts[1])), "\(path): \(target): no such heading")
+            }
+        }
     }
 
     @Test func gettingStartedDependsOnThePackageAsTheREADMEDoes() throws {

@@ -140,8 +140,10 @@ enum CacheMaintenance {
         if let oldest = entries.map(\.lastAccess).min(), let newest = entries.map(\.lastAccess).max() {
             console.print("last access: \(iso(oldest)) … \(iso(newest))")
         }
+        // An encrypted cache's index keeps no format: it stays in the sealed file.
+        let noFormat = c.cipher != nil ? "sealed" : "unknown"
         var formats: [String: Int] = [:]
-        for e in entries { formats[e.format?.rawValue ?? "unknown", default: 0] += 1 }
+        for e in entries { formats[e.format?.rawValue ?? noFormat, default: 0] += 1 }
         if !formats.isEmpty {
             console.print("formats:     " + formats.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }

@@ -150,7 +150,7 @@ extension ImagePipeline {
         _ p: PreparedRequest, count: Int, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
     ) async throws -> StageOutput {
         guard count > 0 else { return try await decoded(p, priority: priority, progress: progress) }
-        let key = ProcessKey(decode: p.decodeKey, processors: p.processors.prefix(count).map(\.identifier))
+        let key = ProcessKey(decode: p.decodeKey, processors: p.processors.prefix(count).map(ImageProcessors.cacheIdentifier(of:)))
         var joined = false
         var output = try await processings.value(
             for: key, priority: priority, progress: progress, joined: { joined = $0 }

@@ -3,9 +3,14 @@ import Foundation
 /// Transforms a decoded image: resize, crop, blur, … .
 ///
 /// Every processor has a stable ``identifier`` that enters the memory and disk cache keys, so two
-/// processors with the same identifier must produce the same pixels.
+/// processors of yours with the same identifier must produce the same pixels. The keys hold it
+/// in a namespace (``ImageProcessors/cacheIdentifier(of:)``): Pictor's own processors are
+/// `pictor.<identifier>`, every other type's are `user:<identifier>`, so a processor of yours
+/// named `"grayscale"` never shares an entry with the built-in ``ImageProcessors/Grayscale``.
 public protocol ImageProcessing: Sendable {
-    /// A stable, unambiguous identifier including every parameter, e.g. `resize(256x-,aspectFit,noup)`.
+    /// A stable, unambiguous identifier including every parameter that changes the pixels,
+    /// e.g. `resize(256x-,aspectFit,noup)`. Any text: the cache keys length-prefix it and put
+    /// it in its type's namespace (``ImageProcessors/cacheIdentifier(of:)``).
     var identifier: String { get }
 
     /// Processes `image`.
@@ -26,6 +31,11 @@ extension ImageProcessing {
     /// Default: cannot be folded into decoding.
     public var decodeTimeThumbnail: ThumbnailOptions? { nil }
 }
+
+/// Marks Pictor's own processors, whose cache identifiers are in the `pictor.` namespace
+/// (``ImageProcessors/cacheIdentifier(of:)``). `package`, so that no type outside Pictor can
+/// claim the namespace.
+package protocol BuiltInImageProcessor: ImageProcessing {}
 
 /// What a processor may use while it runs.
 public struct ImageProcessingContext: Sendable {

@@ -10,7 +10,7 @@ extension ImageProcessors {
         public init(_ processors: [any ImageProcessing]) { self.processors = processors }
 
         /// `composition(<chain identifier>)`, where the chain is
-        /// ``ImageProcessors/identifier(of:)`` (length-prefixed, so unambiguous).
+        /// ``ImageProcessors/identifier(of:)`` (length-prefixed and namespaced, so unambiguous).
         public var identifier: String { "composition(\(ImageProcessors.identifier(of: processors)))" }
 
         /// The first processor's decode-time thumbnail when the composition has only that one.

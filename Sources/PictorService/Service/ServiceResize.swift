@@ -44,3 +44,8 @@ struct OptionsTag: ImageProcessing, Hashable {
 
     func process(_ image: Image, context: ImageProcessingContext) throws -> Image { image }
 }
+
+// The service's processors are Pictor's own: their cache identifiers are `pictor.service.…`,
+// out of reach of a processor of the application that shares the pipeline.
+extension ServiceResize: BuiltInImageProcessor {}
+extension OptionsTag: BuiltInImageProcessor {}

@@ -98,7 +98,7 @@ struct ImagePipelineTests {
 
         #expect(response.image.pixels.first == 2)
         let key = url.absoluteString
-        #expect(h.pipeline.imageCacheKey(for: request).rawValue == "\(key.utf8.count):\(key)P6:tag(1)6:tag(2)")
+        #expect(h.pipeline.imageCacheKey(for: request).rawValue == "\(key.utf8.count):\(key)P11:user:tag(1)11:user:tag(2)")
         #expect(h.memory.storedKeys == [h.pipeline.imageCacheKey(for: request)])
     }
 

@@ -55,7 +55,7 @@ struct ImageProcessorsTests {
         ]
         let identifiers = chains.map(ImageProcessors.identifier(of:))
         #expect(Set(identifiers).count == chains.count, "\(identifiers)")
-        #expect(ImageProcessors.identifier(of: [a, b]) == "11:custom(1:a)11:custom(1:b)")
+        #expect(ImageProcessors.identifier(of: [a, b]) == "18:pictor.custom(1:a)18:pictor.custom(1:b)")
     }
 
     @Test func resizeFoldsIntoDecoding() {
