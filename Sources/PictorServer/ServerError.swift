@@ -1,5 +1,7 @@
+import Foundation
+
 /// Why an ``ImageServer`` could not start: the address, the socket, or libmicrohttpd.
-public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// What went wrong; match on it rather than on ``message``.
     public enum Kind: Sendable, Hashable {
         /// The listen address does not parse (``ListenAddress/init(parsing:)``), or its host
@@ -27,4 +29,7 @@ public struct ServerError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The ``message``.
     public var description: String { message }
+
+    /// The ``description``, so that `localizedDescription` logs the message.
+    public var errorDescription: String? { description }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Why a request was refused: a kind to match on, the HTTP status to answer with, and a
 /// one-line reason that is safe to send in a response body or header. The path grammar refuses
 /// with the first kinds; ``ImageService`` with the rest (method, source, fetch, decode, limits).
@@ -22,7 +24,7 @@
 /// | ``Kind/notAnImage``, ``Kind/sourceTooLarge``, ``Kind/resultTooLarge``, ``Kind/processingFailed`` | 422 |
 /// | ``Kind/overloaded`` | 429 |
 /// | ``Kind/cancelled``, ``Kind/unavailable`` | 503 |
-public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// What was wrong with the request; match on it rather than on ``reason``.
     public enum Kind: Sendable, Hashable, CaseIterable {
         /// The path does not have the shape `/{signature}/{options…}/{source}` at all (empty,
@@ -143,6 +145,9 @@ public struct ServiceError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// `"<status> <reason>"`, e.g. `"403 invalid signature"`.
     public var description: String { "\(status) \(reason)" }
+
+    /// The ``description``, so that `localizedDescription` logs the message.
+    public var errorDescription: String? { description }
 }
 
 extension ServiceError {

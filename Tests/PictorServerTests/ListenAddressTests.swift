@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PictorServer
 
@@ -15,5 +16,13 @@ struct ListenAddressTests {
     @Test(arguments: ["8080", "host:", "host:65536", "host:-1", "::1:80", "unix:"])
     func refuses(_ text: String) {
         #expect(throws: ServerError.self) { try ListenAddress(parsing: text) }
+    }
+}
+
+/// The server's error logs its own message, as every public error does.
+struct ServerErrorMessageTests {
+    @Test func localizedDescriptionIsTheMessage() {
+        let error: any Error = ServerError(.cannotListen, "cannot listen on 127.0.0.1:8080: Address already in use")
+        #expect(error.localizedDescription == "cannot listen on 127.0.0.1:8080: Address already in use")
     }
 }

@@ -7,7 +7,7 @@ import Glibc
 /// Trims memory caches on the kernel's own memory-pressure signals, as the Apple-platform
 /// libraries do on a system memory warning (Linux sends a process none).
 ///
-/// It watches, in the process's own cgroup v2 (see ``MemoryPressureSignal``):
+/// It watches, in the process's own cgroup v2:
 /// - `memory.events`: a rise of `high` (reclaim throttling over `memory.high`) reports
 ///   ``MemoryPressureLevel/moderate``; a rise of `max`, `oom` or `oom_kill` reports
 ///   ``MemoryPressureLevel/critical``;
@@ -58,7 +58,8 @@ public final class MemoryPressureMonitor: Sendable {
 
     /// Creates a monitor; it watches nothing until something is registered.
     ///
-    /// - Parameter configuration: where to look and how often; ``Configuration/init(root:interval:minimumInterval:moderateStall:criticalStall:)``'s defaults by default.
+    /// - Parameter configuration: where to look and how often; the defaults of
+    ///   ``Configuration`` by default.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         let root = configuration.root.hasSuffix("/") ? configuration.root : configuration.root + "/"

@@ -1,5 +1,5 @@
 /// Which of the kernel's memory-pressure records a process can read, found from
-/// `/proc/self/cgroup` (see ``MemoryPressureSignal``).
+/// `/proc/self/cgroup` (see `MemoryPressureSignal`).
 struct MemoryPressureSources: Sendable, Equatable {
     /// The cgroup v2 `memory.events` of the process's own cgroup.
     var events: String?
