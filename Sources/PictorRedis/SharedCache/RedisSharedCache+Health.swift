@@ -1,5 +1,6 @@
 import Foundation
 import PictorCore
+import Synchronization
 
 extension RedisSharedCache {
     /// Sends `PING` to the server, or to every primary of a cluster, and waits for `PONG` for
@@ -13,21 +14,31 @@ extension RedisSharedCache {
     ///   ``RedisError/server(_:)`` for an error reply (`NOAUTH`, `LOADING`, …).
     public func ping(timeout: Duration) async throws(RedisError) {
         let client = client
-        let outcome = await withTaskGroup(of: Result<[RedisReply], RedisError>?.self) { group in
-            group.addTask {
-                do throws(RedisError) {
-                    return .success(try await client.sendToEachPrimary([Data("PING".utf8)]))
-                } catch {
-                    return .failure(error)
+        // Not a task group: a group waits for its children, and a hiredis call in flight is
+        // not interrupted by cancellation, so the deadline would wait for the client's own
+        // timeouts. The call goes on in a task of its own; the first of it and the deadline
+        // answers.
+        let outcome = await withCheckedContinuation { (continuation: CheckedContinuation<Result<[RedisReply], RedisError>?, Never>) in
+            let answered = Mutex(false)
+            let answer: @Sendable (Result<[RedisReply], RedisError>?) -> Void = { outcome in
+                let first = answered.withLock { done in
+                    defer { done = true }
+                    return !done
                 }
+                if first { continuation.resume(returning: outcome) }
             }
-            group.addTask {
+            let deadline = Task {
                 try? await Task.sleep(for: timeout)
-                return nil
+                answer(nil)
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+            Task {
+                do throws(RedisError) {
+                    answer(.success(try await client.sendToEachPrimary([Data("PING".utf8)])))
+                } catch {
+                    answer(.failure(error))
+                }
+                deadline.cancel()
+            }
         }
         switch outcome {
         case nil:

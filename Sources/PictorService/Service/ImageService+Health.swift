@@ -71,9 +71,9 @@ extension ImageService {
     /// ``Configuration/healthCheckInterval`` (callers in between get the last probe's answer;
     /// callers during a probe wait for it):
     ///
-    /// - the disk tier, when configured: its ``/PictorCore/DataCaching/health`` (for a
+    /// - the disk tier, when configured: ``/PictorCore/ImagePipeline/diskTierHealth`` (for a
     ///   `DiskCache`: enabled, not read-only, its directory present and writable);
-    /// - the fleet tier, when configured: its ``/PictorCore/SharedDataCache/health(timeout:)``
+    /// - the fleet tier, when configured: ``/PictorCore/ImagePipeline/sharedTierHealth(timeout:)``
     ///   within ``Configuration/healthCheckTimeout`` (for Redis, a `PING`). One that does not
     ///   answer is ``ServiceHealth/State/bypassed(reason:)``, not unusable: the pipeline
     ///   serves images without it.
@@ -111,14 +111,14 @@ extension ImageService {
 
     private func probeTiers() async -> ServiceHealth {
         var tiers: [ServiceHealth.TierState] = []
-        if let disk = pipeline.configuration.dataCache {
-            switch disk.health {
+        if let disk = pipeline.diskTierHealth {
+            switch disk {
             case .usable: tiers.append(.init(tier: .disk, state: .ok))
             case .unusable(let reason): tiers.append(.init(tier: .disk, state: .unusable(reason: reason)))
             }
         }
-        if let shared = pipeline.configuration.sharedCache {
-            switch await shared.health(timeout: .seconds(configuration.healthCheckTimeout)) {
+        if let shared = await pipeline.sharedTierHealth(timeout: .seconds(configuration.healthCheckTimeout)) {
+            switch shared {
             case .usable: tiers.append(.init(tier: .shared, state: .ok))
             case .unusable(let reason): tiers.append(.init(tier: .shared, state: .bypassed(reason: reason)))
             }
