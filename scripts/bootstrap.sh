@@ -2,7 +2,7 @@
 # Installs, with apt-get, the system packages Pictor builds, tests, demos and benchmarks with.
 #
 #   scripts/bootstrap.sh                    every group below
-#   scripts/bootstrap.sh build [test|demo|bench|docs ...]   only the groups named
+#   scripts/bootstrap.sh build [test|demo|bench|docs|deploy ...]   only the groups named
 #
 #   build  the C libraries' headers and pkg-config: what `swift build` needs (and `pictor` at run time)
 #   test   build + the servers and tools the test suite starts (nginx, redis, python3, openssl, chromium)
@@ -10,6 +10,8 @@
 #   bench  build + what scripts/bench.sh runs (nginx and its image_filter module, redis, curl, wrk,
 #          GNU time, openssl, a Python venv)
 #   docs   build (DocC itself ships with the Swift toolchain)
+#   deploy build + what scripts/deploy-check.sh runs (nginx with TLS and HTTP/2, openssl, curl,
+#          python3; systemd-analyze when present, which a machine with systemd has)
 #
 # Idempotent: packages already present are not touched, and apt-get update runs at most once.
 # It never stops, starts or kills a service or process. Packages such as nginx-light and
@@ -64,9 +66,15 @@ BENCH=(
   wrk               # the service rows' load generator (a Lua request() gives each request its own URL)
   libnginx-mod-http-image-filter # nginx image_filter (libgd): a peer of the service rows
 )
+DEPLOY=(
+  nginx-light       # docs/deploy/nginx.conf in front of serve: TLS and HTTP/2 (nginx-light has both)
+  openssl           # the check's self-signed certificate
+  curl              # HTTP/2 requests to that nginx (Debian's curl has nghttp2)
+  python3           # free ports and the URL signer
+)
 
 groups=("$@")
-[ ${#groups[@]} -eq 0 ] && groups=(build test demo bench docs)
+[ ${#groups[@]} -eq 0 ] && groups=(build test demo bench docs deploy)
 
 PACKAGES=()
 for group in "${groups[@]}"; do
@@ -75,7 +83,8 @@ for group in "${groups[@]}"; do
     test) PACKAGES+=("${BUILD[@]}" "${TEST[@]}") ;;
     demo) PACKAGES+=("${BUILD[@]}" "${DEMO[@]}") ;;
     bench) PACKAGES+=("${BUILD[@]}" "${BENCH[@]}") ;;
-    *) echo "bootstrap: unknown group '$group' (build, test, demo, bench, docs)" >&2; exit 64 ;;
+    deploy) PACKAGES+=("${BUILD[@]}" "${DEPLOY[@]}") ;;
+    *) echo "bootstrap: unknown group '$group' (build, test, demo, bench, docs, deploy)" >&2; exit 64 ;;
   esac
 done
 

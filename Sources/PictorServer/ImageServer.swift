@@ -20,10 +20,14 @@ import Synchronization
 /// suspended while the answer is made on Swift's task pool, so the server's threads never wait
 /// for image work, and resumed to send it.
 ///
-/// - `GET /health`: 200 `ok` while the server runs, 503 `draining` once ``stop(drainTimeout:)``
-///   has begun (so a load balancer stops sending). It does not yet look at the disk or Redis
-///   tiers; a later version may answer 503 when the disk tier is unusable or a configured
-///   Redis neither answers nor is bypassed.
+/// - `GET /health`: the service's ``/PictorService/ImageService/health()`` as `text/plain`:
+///   200 and `ok`, then a line per configured tier (`disk: ok`, `shared: ok`, or `shared:
+///   bypassed: …` for a Redis that does not answer, which loads bypass); 503 and `unhealthy`
+///   when a tier is unusable (`disk: unusable: the cache directory is missing`); 503
+///   `draining` once ``stop(drainTimeout:)`` has begun (so a load balancer stops sending). A
+///   probe within the service's ``/PictorService/ImageService/Configuration/healthCheckInterval``
+///   answers at once; otherwise the connection waits for one, as for an image, at most the
+///   service's ``/PictorService/ImageService/Configuration/healthCheckTimeout`` for Redis.
 /// - `GET /metrics`: ``PrometheusMetrics``.
 ///
 /// Requests the server answers itself carry `Cache-Control: no-store`. libmicrohttpd adds

@@ -1,3 +1,4 @@
+import PictorCore
 import PictorService
 
 /// The `/metrics` page: ``/PictorService/ServiceMetrics`` and the server's own counters in
@@ -10,7 +11,9 @@ import PictorService
 /// | `pictor_refusals_total` | counter | `kind`: refusals by ``/PictorService/ServiceError/Kind``, in snake case (every kind) |
 /// | `pictor_coalesced_requests_total` | counter | requests that joined a result already being made |
 /// | `pictor_encodes_total` | counter | results encoded |
-/// | `pictor_server_in_flight_requests` | gauge | image requests being answered now |
+/// | `pictor_decodes_total` | counter | original bytes decoded (a result from memory or disk decodes nothing) |
+/// | `pictor_stage_seconds` | histogram | `stage`: seconds of each run of a stage of making results, `queue` (waiting for a decode or processing slot), `download`, `decode`, `process` (one processor), `encode`; buckets from 0.5 ms to 10 s (``/PictorService/StageHistogram/bounds``), `_sum` and `_count` (every stage, 0 included) |
+/// | `pictor_server_in_flight_requests` | gauge | image requests (and `/health` requests waiting for a probe of the tiers) being answered now |
 /// | `pictor_server_draining_refusals_total` | counter | requests answered 503 while the server drained |
 /// | `pictor_server_draining` | gauge | 1 while the server drains, else 0 |
 /// | `pictor_server_refusals_total` | counter | `status`: requests refused before the service saw them: 408 (head not complete within the header timeout), 414 and 431 (head over the limit) always, libmicrohttpd's own refusals (400, 505, …) as seen |
@@ -19,7 +22,8 @@ import PictorService
 public enum PrometheusMetrics {
     /// The server's counters beside the service's.
     public struct ServerCounters: Sendable, Hashable {
-        /// Image requests being answered now.
+        /// Image requests being answered now, and `/health` requests waiting for a probe of
+        /// the tiers.
         public var inFlight = 0
         /// Requests answered 503 because the server was draining.
         public var drainingRefusals = 0
@@ -53,6 +57,19 @@ public enum PrometheusMetrics {
         family("pictor_coalesced_requests_total", "counter", "Requests that joined a result another request was already making.",
                [("", service.coalescedRequests)])
         family("pictor_encodes_total", "counter", "Results encoded.", [("", service.encodes)])
+        family("pictor_decodes_total", "counter", "Original bytes decoded.", [("", service.decodes)])
+        out += "# HELP pictor_stage_seconds Seconds of each run of a stage of making results.\n"
+        out += "# TYPE pictor_stage_seconds histogram\n"
+        for stage in PipelineStage.allCases {
+            let histogram = service.stages[stage] ?? StageHistogram()
+            let label = "stage=\"\(stage.rawValue)\""
+            for (bound, count) in zip(StageHistogram.bounds, histogram.cumulativeCounts) {
+                out += "pictor_stage_seconds_bucket{\(label),le=\"\(number(bound))\"} \(count)\n"
+            }
+            out += "pictor_stage_seconds_bucket{\(label),le=\"+Inf\"} \(histogram.count)\n"
+            out += "pictor_stage_seconds_sum{\(label)} \(number(histogram.sum))\n"
+            out += "pictor_stage_seconds_count{\(label)} \(histogram.count)\n"
+        }
         family("pictor_server_in_flight_requests", "gauge", "Image requests being answered now.", [("", server.inFlight)])
         family("pictor_server_draining_refusals_total", "counter", "Requests answered 503 while the server drained.",
                [("", server.drainingRefusals)])
@@ -62,6 +79,13 @@ public enum PrometheusMetrics {
         family("pictor_server_refusals_total", "counter", "Requests refused before the service saw them, by HTTP status.",
                serverRefusals.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", $0.value) })
         return out
+    }
+
+    /// `1` for 1.0, `0.005` for 0.005: a whole number without its fraction, as Prometheus'
+    /// own clients write bucket bounds.
+    static func number(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }
+        return String(value)
     }
 
     /// `invalidSignature` → `invalid_signature`, `notAnImageURL` → `not_an_image_url`: a run of

@@ -78,6 +78,39 @@ struct ImageServerTests {
         #expect(page.contains("pictor_coalesced_requests_total 0\n"))
     }
 
+    @Test func stageHistogramsAndTheDecodeCounter() async throws {
+        let h = try await ServerHarness()
+        let target = h.signed("rs:fit:16:16")
+        let (cold, afterCold, warm, afterWarm) = try await offPool { [port = h.port] in
+            (try TestHTTPClient.get(port: port, target), try TestHTTPClient.get(port: port, "/metrics"),
+             try TestHTTPClient.get(port: port, target), try TestHTTPClient.get(port: port, "/metrics"))
+        }
+        await h.stop()
+        #expect(cold.status == 200 && warm.status == 200)
+        let coldPage = String(decoding: afterCold.body, as: UTF8.self)
+        let warmPage = String(decoding: afterWarm.body, as: UTF8.self)
+        #expect(coldPage.contains("# TYPE pictor_stage_seconds histogram\n"), "\(coldPage)")
+        for stage in ["queue", "download", "decode", "process", "encode"] {
+            let count = try #require(Self.sample(coldPage, "pictor_stage_seconds_count{stage=\"\(stage)\"}"), "\(stage)")
+            #expect(count >= 1, "\(stage)")
+            #expect(Self.sample(coldPage, "pictor_stage_seconds_bucket{stage=\"\(stage)\",le=\"+Inf\"}") == count)
+            #expect(Self.sample(coldPage, "pictor_stage_seconds_sum{stage=\"\(stage)\"}") != nil)
+            #expect(Self.sample(coldPage, "pictor_stage_seconds_bucket{stage=\"\(stage)\",le=\"0.005\"}") != nil)
+        }
+        #expect(coldPage.contains("pictor_decodes_total 1\n"), "\(coldPage)")
+        // The warm request is the service's memory: nothing decoded, no stage ran.
+        #expect(warmPage.contains("pictor_decodes_total 1\n"), "\(warmPage)")
+        #expect(Self.sample(warmPage, "pictor_stage_seconds_count{stage=\"decode\"}") == Self.sample(coldPage, "pictor_stage_seconds_count{stage=\"decode\"}"))
+    }
+
+    /// The value of the sample named `series` (its name and labels) on a metrics page.
+    static func sample(_ page: String, _ series: String) -> Double? {
+        for line in page.split(separator: "\n") where line.hasPrefix(series + " ") {
+            return Double(line.dropFirst(series.count + 1))
+        }
+        return nil
+    }
+
     @Test func aBadSignatureIs403() async throws {
         let h = try await ServerHarness(accessLog: .json)
         let good = h.signed("rs:fit:64:64")

@@ -25,7 +25,7 @@ final class LogLines: Sendable {
 
 /// nginx over the corpus (the origin, on loopback), and an ``ImageServer`` on `127.0.0.1` and
 /// a free port with the Linux pipeline (libcurl, libvips), signed URLs, private networks
-/// allowed (the origin is on loopback), no disk tier.
+/// allowed (the origin is on loopback), no disk tier unless `pipeline` adds one.
 struct ServerHarness {
     /// imgproxy's documentation key and salt.
     static let key = "943b421c9eb07c830af81030552c86009268de4e532ba2ee2eab8247c6da0881"
@@ -43,15 +43,17 @@ struct ServerHarness {
 
     init(
         accessLog: AccessLogFormat = .text, _ change: (inout ImageServer.Configuration) -> Void = { _ in },
-        service changeService: (inout ImageService.Configuration) -> Void = { _ in }
+        service changeService: (inout ImageService.Configuration) -> Void = { _ in },
+        pipeline changePipeline: (inout ImagePipeline.Configuration) -> Void = { _ in }
     ) async throws {
         origin = try await offPool { try NginxServer.start(root: sharedCorpus) }
         policy = try SignaturePolicy(hexKeys: [Self.key], hexSalts: [Self.salt])
         var serviceConfiguration = ImageService.Configuration(parser: try ProcessingURLParser(signature: policy))
         serviceConfiguration.allowsPrivateNetwork = true
         changeService(&serviceConfiguration)
-        let pipeline = ImagePipeline.Configuration.standard(
+        var pipeline = ImagePipeline.Configuration.standard(
             diskCache: nil, imageCache: ImageCache(), dataLoader: DataLoader.standard(maximumConcurrentRequests: 4))
+        changePipeline(&pipeline)
         let service = ImageService(configuration: serviceConfiguration, pipeline: pipeline)
         var configuration = ImageServer.Configuration()
         configuration.listen = .tcp(host: "127.0.0.1", port: 0)

@@ -1,11 +1,31 @@
 import Foundation
 import Pictor
+import Synchronization
 
 /// The pipeline a command runs on: the Linux stack with the command's cache options.
-struct PipelineStack: Sendable {
-    let pipeline: ImagePipeline
+///
+/// The pipeline itself is built on first use of ``pipeline``: `serve` only hands
+/// ``configuration`` to the image service, which builds its own from it.
+final class PipelineStack: Sendable {
+    /// The pipeline's configuration: the caches, loader, policies and, with thumbnails, the
+    /// variant encoder.
+    let configuration: ImagePipeline.Configuration
     let diskCache: DiskCache?
     let sharedCache: RedisSharedCache?
+    private let built = Mutex<ImagePipeline?>(nil)
+
+    /// The pipeline over ``configuration``, built on the first call; the same one after.
+    var pipeline: ImagePipeline {
+        built.withLock { built in
+            if let built { return built }
+            let pipeline = ImagePipeline(configuration: configuration)
+            built = pipeline
+            return pipeline
+        }
+    }
+
+    /// Whether ``pipeline`` has been built (for tests).
+    var hasBuiltPipeline: Bool { built.withLock { $0 != nil } }
 
     /// Bytes of downloads staged for the disk writer before a store waits for it: 8 MiB (the
     /// library's default is 64 MiB). A cold run downloads faster than one writer thread seals
@@ -90,7 +110,7 @@ struct PipelineStack: Sendable {
         if let maxAge = diskCache?.configuration.maxAge ?? DiskCache.Configuration(directory: cache.directory).maxAge {
             configuration.sharedCachePolicy.timeToLive = .seconds(maxAge)
         }
-        pipeline = ImagePipeline(configuration: configuration)
+        self.configuration = configuration
     }
 
     /// Requests a run that decodes nothing (`--data-only`) keeps waiting in the loader's queue
@@ -146,6 +166,7 @@ struct PipelineStack: Sendable {
     /// cache stats --shared-cache URL`; the pipeline records them as it goes, too); a failing
     /// tier loses them, bounded by its timeouts.
     func recordSharedStatistics() async {
+        guard let pipeline = built.withLock({ $0 }) else { return }
         await pipeline.recordSharedCacheStatistics()
     }
 

@@ -85,7 +85,8 @@ enum ServeCommand {
         if let requestTimeout = settings.requestTimeout { serviceConfiguration.requestTimeout = Double(requestTimeout) }
         serviceConfiguration.autoFormats = settings.autoFormats
         serviceConfiguration.cacheControl = .maxAge(settings.ttl)
-        let service = ImageService(configuration: serviceConfiguration, pipeline: stack.pipeline.configuration)
+        // The stack's configuration, not its pipeline: the service builds its own from it.
+        let service = ImageService(configuration: serviceConfiguration, pipeline: stack.configuration)
 
         var serverConfiguration = ImageServer.Configuration()
         serverConfiguration.listen = settings.listen

@@ -58,6 +58,7 @@ extension ImagePipeline {
                 let image = try decoder.decode(data, options: options)
                 return (image, (ContinuousClock.now - start).seconds)
             }
+            configuration.stageObserver?(.decode, .seconds(result.value.1))
             var metrics = ImageTaskMetrics()
             metrics.decodeDuration = result.value.1
             metrics.queueWaitDuration = result.queueWait
@@ -101,8 +102,9 @@ extension ImagePipeline {
         metadata.pixelWidth = image.width
         metadata.pixelHeight = image.height
         do {
+            let observer = configuration.stageObserver
             let result = try await processQueue.execute(priority: priority) {
-                try encoder.encode(image, as: format, quality: quality)
+                try Self.encode(image, as: format, quality: quality, with: encoder, observer: observer)
             }
             storeVariant(result.value, metadata: metadata, p)
         } catch is CancellationError {

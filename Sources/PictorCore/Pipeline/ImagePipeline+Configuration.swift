@@ -134,6 +134,12 @@ extension ImagePipeline {
         /// Where the pipeline logs; it prints request URLs only when
         /// ``PictorLog/revealsURLs`` is `true`. Default ``PictorLog/disabled``.
         public var logger: PictorLog
+        /// Told how long each stage took, each time one runs (``PipelineStage``), on the
+        /// thread that ran it (a decoding or processing queue thread, or the task that
+        /// downloaded): keep it short and non-blocking, e.g. adding to a histogram under a
+        /// lock. Work shared by several callers is reported once. Default `nil`: no stage is
+        /// timed for it (no clock is read that the pipeline would not read anyway).
+        public var stageObserver: (@Sendable (PipelineStage, Duration) -> Void)?
 
         /// The default cache-key hook: the request URL's `absoluteString` (query included), or
         /// an empty string when the request has no URL.

@@ -82,9 +82,10 @@ extension ImagePipeline {
         guard let encoder = configuration.encoder else { throw Error.noEncoder }
         let quality = request.quality
         let data: Data
+        let observer = configuration.stageObserver
         do {
             data = try await processQueue.execute(priority: priority) {
-                try encoder.encode(image, as: format, quality: quality)
+                try Self.encode(image, as: format, quality: quality, with: encoder, observer: observer)
             }.value
         } catch is CancellationError {
             throw CancellationError()
@@ -98,5 +99,17 @@ extension ImagePipeline {
         return EncodedResultResponse(
             image: encoded, sourceLastModified: source.sourceLastModified, sourceFreshUntil: source.sourceFreshUntil,
             layer: .encoded(from: loaded.cacheLayer))
+    }
+
+    /// Encodes `image` with `encoder`, telling `observer` how long it took (no clock read
+    /// without one).
+    static func encode(
+        _ image: Image, as format: ImageFormat, quality: Int, with encoder: any ImageEncoding,
+        observer: (@Sendable (PipelineStage, Duration) -> Void)?
+    ) throws -> Data {
+        guard let observer else { return try encoder.encode(image, as: format, quality: quality) }
+        let start = ContinuousClock.now
+        defer { observer(.encode, ContinuousClock.now - start) }
+        return try encoder.encode(image, as: format, quality: quality)
     }
 }

@@ -172,6 +172,7 @@ extension ImagePipeline {
             } catch {
                 throw Error.processingFailed(processor: processor.identifier, underlying: error)
             }
+            self.configuration.stageObserver?(.process, .seconds(result.value.1))
             input.image = result.value.0
             input.metrics.processDuration += result.value.1
             input.metrics.queueWaitDuration += result.queueWait
@@ -249,6 +250,7 @@ extension ImagePipeline {
         } catch {
             throw Error.decodingFailed(error)
         }
+        configuration.stageObserver?(.decode, .seconds(result.value.1))
         let source = fetched.fetched.source
         var metrics = ImageTaskMetrics()
         metrics.loadDuration = fetched.duration

@@ -52,8 +52,9 @@ public final class ImagePipeline: Sendable {
         sharedTier = configuration.sharedCache.map {
             SharedTier(cache: $0, policy: configuration.sharedCachePolicy, logger: configuration.logger)
         }
-        decodeQueue = WorkQueue(width: configuration.decodingQueueWidth, label: "pictor.pipeline.decode")
-        processQueue = WorkQueue(width: configuration.processingQueueWidth, label: "pictor.pipeline.process")
+        let waitObserver = configuration.stageObserver.map { observer in { @Sendable (wait: Duration) in observer(.queue, wait) } }
+        decodeQueue = WorkQueue(width: configuration.decodingQueueWidth, label: "pictor.pipeline.decode", waitObserver: waitObserver)
+        processQueue = WorkQueue(width: configuration.processingQueueWidth, label: "pictor.pipeline.process", waitObserver: waitObserver)
     }
 
     /// Creates a pipeline from `configuration` changed by `configure`.

@@ -10,14 +10,17 @@ import Foundation
 final class WorkQueue: Sendable {
     private let slots: PriorityQueue
     private let dispatchQueue: DispatchQueue
+    /// Told each wait for a slot (``ImagePipeline/Configuration/stageObserver``'s `queue`).
+    private let waitObserver: (@Sendable (Duration) -> Void)?
 
     /// Maximum number of items running at once (≥ 1).
     var width: Int { slots.width }
 
     /// Creates a queue running at most `width` items at once (clamped to ≥ 1).
-    init(width: Int, label: String) {
+    init(width: Int, label: String, waitObserver: (@Sendable (Duration) -> Void)? = nil) {
         slots = PriorityQueue(width: width)
         dispatchQueue = DispatchQueue(label: label, attributes: .concurrent)
+        self.waitObserver = waitObserver
     }
 
     /// Runs `work` when a slot is free.
@@ -29,7 +32,9 @@ final class WorkQueue: Sendable {
     ) async throws -> (value: T, queueWait: Double) {
         let enqueued = ContinuousClock.now
         let slot = try await slots.acquire(priority: priority)
-        let waited = (ContinuousClock.now - enqueued).seconds
+        let wait = ContinuousClock.now - enqueued
+        waitObserver?(wait)
+        let waited = wait.seconds
         defer { slots.release(slot) }
         let value: T = try await withCheckedThrowingContinuation { continuation in
             dispatchQueue.async {

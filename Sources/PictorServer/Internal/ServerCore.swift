@@ -133,8 +133,12 @@ final class ServerCore: Sendable {
     private func route(_ exchange: Exchange, _ call: AccessCall) -> Bool {
         switch exchange.path {
         case "/health":
-            let draining = registry.withLock { $0.draining }
-            return answer(exchange, call, draining ? Self.plain(503, "draining") : Self.plain(200, "ok"), closes: draining)
+            if registry.withLock({ $0.draining }) { return answer(exchange, call, Self.plain(503, "draining"), closes: true) }
+            // A probe made within the service's interval answers at once; otherwise the
+            // connection waits for one (a Redis PING, bounded by the service's timeout) as an
+            // image request waits for its image.
+            if let recent = service.recentHealth { return answer(exchange, call, Self.healthResponse(recent), closes: false) }
+            return suspend(exchange, call) { [service] in Self.healthResponse(await service.health()) }
         case "/metrics":
             var response = ServiceResponse(status: 200, headers: [("Content-Type", PrometheusMetrics.contentType), ("Cache-Control", "no-store")])
             response.body = Data(metricsPage().utf8)
@@ -143,6 +147,13 @@ final class ServerCore: Sendable {
             break
         }
         let request = ServiceRequest(method: call.method, path: exchange.target, headers: call.connection.headers())
+        return suspend(exchange, call) { [service] in await service.handle(request) }
+    }
+
+    /// Suspends the exchange's connection while `work` makes its answer on Swift's task pool
+    /// (counted in flight, so that the drain waits for it), and resumes it with the answer; a
+    /// request that comes once the drain has begun is answered 503 at once.
+    private func suspend(_ exchange: Exchange, _ call: AccessCall, work: @escaping @Sendable () async -> ServiceResponse) -> Bool {
         let admitted = registry.withLock { registry -> Bool in
             guard !registry.draining else {
                 registry.drainingRefusals += 1
@@ -160,7 +171,7 @@ final class ServerCore: Sendable {
         }
         guard admitted else { return answer(exchange, call, Self.shuttingDown, closes: true) }
         let task = Task { [self] in
-            let response = await service.handle(request)
+            let response = await work()
             finish(exchange, with: response)
         }
         exchange.state.withLock { $0.task = task }
@@ -309,6 +320,11 @@ final class ServerCore: Sendable {
     // MARK: Responses of the server's own
 
     static let shuttingDown = plain(503, "the server is shutting down")
+
+    /// 200 with the health report's text, or 503 when a tier is unusable.
+    static func healthResponse(_ health: ServiceHealth) -> ServiceResponse {
+        plain(health.isHealthy ? 200 : 503, String(health.text.dropLast()))
+    }
 
     static func plain(_ status: Int, _ text: String) -> ServiceResponse {
         let body = Data((text + "\n").utf8)

@@ -84,6 +84,13 @@ extension ImageService {
         /// source is fresh for less). Default 300. After that the disk tier (and its freshness
         /// rules) answers again.
         public var resultMemoryLifetime: Double = 300
+        /// How long one health probe of the tiers (``ImageService/health()``) answers later
+        /// calls, in seconds, 0 or more. Default 1: a flood of `/health` requests costs one
+        /// probe a second, and one Redis `PING`. 0 probes on every call.
+        public var healthCheckInterval: Double = 1
+        /// The longest wait for the fleet tier to answer a health probe, in seconds. Default
+        /// 0.25: a dead Redis slows `/health` by no more than this.
+        public var healthCheckTimeout: Double = 0.25
 
         /// A configuration with `parser` and every other value at its default.
         public init(parser: ProcessingURLParser) {

@@ -61,7 +61,8 @@ import Synchronization
 /// | source timed out; ``Configuration/requestTimeout`` passed | 504 |
 /// | no renderer configured; cancelled | 503 |
 ///
-/// `/health` and `/metrics` are the server's: this type answers image paths only.
+/// `/health` and `/metrics` are the server's: this type answers image paths only, and gives
+/// the server what they report (``health()``, ``metrics``).
 public final class ImageService: Sendable {
     /// What the service was built from.
     public let configuration: Configuration
@@ -74,6 +75,9 @@ public final class ImageService: Sendable {
     /// ``Configuration/maxWorkInFlight`` bounds; a request for a key already in it is a joiner.
     let making = Mutex<[String: Int]>([:])
     let counters = Mutex(ServiceMetrics())
+    /// How long each stage of the pipeline took (its ``/PictorCore/ImagePipeline/Configuration/stageObserver``).
+    let stageTimings: StageTimings
+    let healthProbe = Mutex(HealthProbeState())
 
     /// A service over a pipeline made from `pipeline`, changed for serving:
     /// - ``/PictorCore/ImagePipeline/Configuration/cacheScope`` becomes ``/PictorCore/CacheScope/shared`` (the tiers
@@ -85,7 +89,9 @@ public final class ImageService: Sendable {
     ///   ``Configuration/maxSourcePixels``;
     /// - a ``/PictorCore/DataLoader`` is replaced by one over the same transport that checks
     ///   every redirect target with the source rules and stops a body over
-    ///   ``Configuration/maxSourceBytes`` while it arrives.
+    ///   ``Configuration/maxSourceBytes`` while it arrives;
+    /// - ``/PictorCore/ImagePipeline/Configuration/stageObserver`` also fills
+    ///   ``ServiceMetrics/stages`` (an observer already set is still called).
     ///
     /// - Parameters:
     ///   - configuration: the service's settings.
@@ -101,16 +107,27 @@ public final class ImageService: Sendable {
         pipelineConfiguration.decodingOptions.maximumPixelCount = min(
             pipelineConfiguration.decodingOptions.maximumPixelCount, configuration.maxSourcePixels)
         pipelineConfiguration.dataLoader = configuration.servingLoader(pipelineConfiguration.dataLoader)
+        let timings = StageTimings()
+        let observer = pipelineConfiguration.stageObserver
+        pipelineConfiguration.stageObserver = { stage, duration in
+            timings.record(stage, duration)
+            observer?(stage, duration)
+        }
+        stageTimings = timings
         self.pipeline = ImagePipeline(configuration: pipelineConfiguration)
         sourceGuard = configuration.sourceGuard
         results = MemoryCache(costLimit: configuration.resultMemoryLimit, entryCostLimit: 0.25, ttl: configuration.resultMemoryLifetime)
     }
 
-    /// A snapshot of the counters (``ServiceMetrics/encodes`` is the pipeline's
-    /// ``/PictorCore/ImagePipeline/Statistics/resultEncodes``).
+    /// A snapshot of the counters (``ServiceMetrics/encodes`` and ``ServiceMetrics/decodes``
+    /// are the pipeline's ``/PictorCore/ImagePipeline/Statistics/resultEncodes`` and
+    /// ``/PictorCore/ImagePipeline/Statistics/decodesStarted``).
     public var metrics: ServiceMetrics {
         var metrics = counters.withLock { $0 }
-        metrics.encodes = pipeline.statistics.resultEncodes
+        let statistics = pipeline.statistics
+        metrics.encodes = statistics.resultEncodes
+        metrics.decodes = statistics.decodesStarted
+        metrics.stages = stageTimings.snapshot
         return metrics
     }
 

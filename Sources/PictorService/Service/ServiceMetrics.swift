@@ -42,6 +42,14 @@ public struct ServiceMetrics: Sendable, Hashable {
     /// Results encoded (each encode counted once, however many requests it answered; the
     /// pipeline's ``/PictorCore/ImagePipeline/Statistics/resultEncodes``).
     public var encodes = 0
+    /// Original bytes decoded (the pipeline's ``/PictorCore/ImagePipeline/Statistics/decodesStarted``:
+    /// each decode once, however many requests it answered; a result from the service's memory
+    /// or the disk tier decodes nothing).
+    public var decodes = 0
+    /// How long each stage of making results took, each time it ran (every
+    /// ``/PictorCore/PipelineStage``, empty ones included; work shared by several requests
+    /// counted once).
+    public var stages: [PipelineStage: StageHistogram] = [:]
 
     /// Empty counters.
     public init() {}

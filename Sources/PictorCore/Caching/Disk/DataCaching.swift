@@ -42,9 +42,16 @@ public protocol DataCaching: Sendable {
     func removeData(for key: String)
     /// Removes every entry.
     func removeAll()
+    /// Whether the store can serve and store entries now, from a cheap check that writes
+    /// nothing and takes no lock for long (a health endpoint calls it). The default
+    /// implementation says ``TierHealth/usable``.
+    var health: TierHealth { get }
 }
 
 extension DataCaching {
+    /// ``TierHealth/usable``: a store with nothing to check.
+    public var health: TierHealth { .usable }
+
     /// The metadata of ``entry(for:)``.
     ///
     /// - Parameter key: the cache key.

@@ -68,9 +68,21 @@ public protocol SharedDataCache: Sendable {
     /// - Throws: when the tier could not store them; the pipeline sends them again with its
     ///   next call.
     func record(_ statistics: SharedCacheStatistics) async throws
+
+    /// Whether the tier answers now, within `timeout` (a health endpoint calls it; the
+    /// pipeline does not). It returns by `timeout` however the tier behaves. The default
+    /// implementation says ``TierHealth/usable`` without asking.
+    ///
+    /// - Parameter timeout: the longest wait for an answer.
+    /// - Returns: ``TierHealth/usable``, or ``TierHealth/unusable(reason:)`` with why not (no
+    ///   answer in time, connection refused, an error reply).
+    func health(timeout: Duration) async -> TierHealth
 }
 
 extension SharedDataCache {
+    /// ``TierHealth/usable``: a tier with nothing to ask.
+    public func health(timeout: Duration) async -> TierHealth { .usable }
+
     /// Keeps nothing: a tier with no fleet-wide counters.
     public func record(_ statistics: SharedCacheStatistics) async throws {}
 }

@@ -15,6 +15,23 @@ extension ImagePipeline {
         CacheRequestFacts(p.request.urlRequest, hashing: configuration.varyKeyHashing)
     }
 
+    // MARK: - Health
+
+    /// Whether the disk tier can serve and store entries now (its ``DataCaching/health``: for a
+    /// `DiskCache`, enabled, not read-only, its directory present and writable), or `nil`
+    /// without a disk tier. Cheap: a service's health endpoint asks it.
+    public var diskTierHealth: TierHealth? { configuration.dataCache?.health }
+
+    /// Whether the fleet tier answers now, within `timeout`
+    /// (``SharedDataCache/health(timeout:)``: for Redis, a `PING`), or `nil` without one. A
+    /// tier that does not answer is one the pipeline bypasses (every operation bounded, a
+    /// failure a miss): loads go on without it.
+    ///
+    /// - Parameter timeout: the longest wait for the tier's answer.
+    public func sharedTierHealth(timeout: Duration) async -> TierHealth? {
+        await sharedTier?.cache.health(timeout: timeout)
+    }
+
     // MARK: - Whether a download is written (the per-caller gate)
 
     /// Whether the caller of `p` wants downloaded original bytes written to disk: its options

@@ -144,13 +144,17 @@ extension ImagePipeline {
         if let lastModified = validators?.lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
         let requested = configuration.now()
         let options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
+        let observer = configuration.stageObserver
+        let started = observer == nil ? nil : ContinuousClock.now
         do {
             let result = try await configuration.dataLoader.load(request, options: options)
+            if let observer, let started { observer(.download, ContinuousClock.now - started) }
             return machine.loaded(
                 result.data, response: result.loaded, redirects: result.redirects,
                 exchange: .init(requested: requested, received: configuration.now()))
         } catch {
             if error is CancellationError || Task.isCancelled { return .fail(CancellationError()) }
+            if let observer, let started { observer(.download, ContinuousClock.now - started) }
             return machine.loadFailed(error)
         }
     }
