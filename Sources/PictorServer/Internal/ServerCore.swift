@@ -147,6 +147,11 @@ final class ServerCore: Sendable {
             break
         }
         let request = ServiceRequest(method: call.method, path: exchange.target, headers: call.connection.headers())
+        // A refusal or a result in memory is answered on this thread: no task, no suspension,
+        // no wake-up of the daemon's thread to resume (the warm path's tail latency).
+        if !registry.withLock({ $0.draining }), let response = service.immediateResponse(to: request) {
+            return answer(exchange, call, response, closes: false)
+        }
         return suspend(exchange, call) { [service] in await service.handle(request) }
     }
 

@@ -137,17 +137,41 @@ public final class ImageService: Sendable {
     /// - Returns: the status, headers and body to send (see the type's documentation).
     public func handle(_ request: ServiceRequest) async -> ServiceResponse {
         let start = ContinuousClock.now
-        var response: ServiceResponse
-        let layer: ResultLayer?
-        var refusal: ServiceError?
         do {
-            (response, layer) = try await answer(request, start: start)
+            let (plan, key) = try prepare(request)
+            if let entry = results.value(for: key) {
+                return counted(respond(with: entry, plan: plan, to: request), for: request, layer: .resultMemory)
+            }
+            let (entry, layer) = try await result(for: plan, key: key, start: start)
+            return counted(respond(with: entry, plan: plan, to: request), for: request, layer: layer)
         } catch {
-            refusal = error
-            response = Self.refusalResponse(error, retryAfter: configuration.retryAfter)
-            layer = nil
+            return counted(Self.refusalResponse(error, retryAfter: configuration.retryAfter), for: request, refusal: error)
         }
-        // HEAD answers as GET would, without the body (Content-Length stays that of GET).
+    }
+
+    /// The answer to `request` when it needs no waiting: a refusal of the request itself (its
+    /// method, path, options, signature or source), or a result held in memory; `nil` when the
+    /// result must be made or joined, for ``handle(_:)`` to do. Counted as ``handle(_:)``
+    /// counts. A server calls it on its own thread before handing the request to a task, so a
+    /// warm answer costs no thread switch.
+    ///
+    /// - Parameter request: the method, the request target and the header fields.
+    public func immediateResponse(to request: ServiceRequest) -> ServiceResponse? {
+        do {
+            let (plan, key) = try prepare(request)
+            guard let entry = results.value(for: key) else { return nil }
+            return counted(respond(with: entry, plan: plan, to: request), for: request, layer: .resultMemory)
+        } catch {
+            return counted(Self.refusalResponse(error, retryAfter: configuration.retryAfter), for: request, refusal: error)
+        }
+    }
+
+    /// Counts `response` in the metrics; HEAD answers as GET would, without the body
+    /// (Content-Length stays that of GET).
+    private func counted(
+        _ response: ServiceResponse, for request: ServiceRequest, layer: ResultLayer? = nil, refusal: ServiceError? = nil
+    ) -> ServiceResponse {
+        var response = response
         if request.method == "HEAD" { response.body = Data() }
         counters.withLock { m in
             m.requests += 1
@@ -158,21 +182,19 @@ public final class ImageService: Sendable {
         return response
     }
 
-    private func answer(_ request: ServiceRequest, start: ContinuousClock.Instant) async throws(ServiceError) -> (ServiceResponse, ResultLayer) {
+    /// Checks the request (method, path grammar, signature, source rules) and names its result.
+    private func prepare(_ request: ServiceRequest) throws(ServiceError) -> (ResultPlan, String) {
         guard request.method == "GET" || request.method == "HEAD" else {
             throw ServiceError(.methodNotAllowed, reason: "method not allowed (GET and HEAD only)")
         }
         let url = try configuration.parser.parse(request.path)
         let source = try sourceGuard.check(url.source.url)
         let plan = try ResultPlan(url, source: source, accept: request.header("Accept"), configuration: configuration)
-        let key = pipeline.encodedResultKey(for: plan.request, format: plan.format, quality: plan.quality)
-        let (entry, layer) = try await result(for: plan, key: key, start: start)
-        return (respond(with: entry, plan: plan, to: request), layer)
+        return (plan, pipeline.encodedResultKey(for: plan.request, format: plan.format, quality: plan.quality))
     }
 
-    /// The result for `plan`: from memory, or made (or joined) through the pipeline.
+    /// The result for `plan` (not in memory): made, or joined, through the pipeline.
     private func result(for plan: ResultPlan, key: String, start: ContinuousClock.Instant) async throws(ServiceError) -> (ResultEntry, ResultLayer) {
-        if let entry = results.value(for: key) { return (entry, .resultMemory) }
         guard admit(key) else {
             throw ServiceError(.overloaded, reason: "too many images are being made; retry shortly")
         }

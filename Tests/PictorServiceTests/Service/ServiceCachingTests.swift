@@ -155,4 +155,29 @@ struct ServiceCachingTests {
         #expect(m.responsesByLayer == [.network: 1, .resultMemory: 1])
         #expect(m.refusalsByKind == [.unsupportedOption: 1, .sourceSchemeNotAllowed: 1])
     }
+
+    @Test func immediateResponsesAreRefusalsAndResultsInMemoryOnly() async {
+        let h = ServiceHarness()
+        h.stubSource()
+        let path = "/insecure/rs:fit:64:64/\(ServiceHarness.sourcePath)"
+        // A result not made yet needs waiting: no immediate answer, nothing counted
+        #expect(h.service.immediateResponse(to: ServiceRequest(method: "GET", path: path, headers: [])) == nil)
+        #expect(h.service.metrics.requests == 0)
+        let made = await h.get(path)
+        // Once in memory it is answered at once, as handle answers it, and counted alike
+        let warm = h.service.immediateResponse(to: ServiceRequest(method: "GET", path: path, headers: []))
+        #expect(warm?.status == 200)
+        #expect(warm?.body == made.body)
+        #expect(warm?.header("ETag") == made.header("ETag"))
+        let head = h.service.immediateResponse(to: ServiceRequest(method: "HEAD", path: path, headers: []))
+        #expect(head?.body.isEmpty == true)
+        #expect(head?.header("Content-Length") == made.header("Content-Length"))
+        // A request refused for itself is answered at once too
+        let refused = h.service.immediateResponse(to: ServiceRequest(method: "GET", path: "/insecure/zz:1/\(ServiceHarness.sourcePath)", headers: []))
+        #expect(refused?.status == 400)
+        let m = h.service.metrics
+        #expect(m.requests == 4)
+        #expect(m.responsesByLayer == [.network: 1, .resultMemory: 2])
+        #expect(h.loader.loadCount == 1)
+    }
 }
