@@ -12,8 +12,15 @@
 # extraction fails.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+case "${1:-}" in
+  -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+esac
+PUBLIC=(PictorCore PictorCrypto PictorDiskCache PictorVips PictorCurl PictorRedis PictorService PictorServer PictorTestSupport Pictor)
+for module in "$@"; do
+  [[ " ${PUBLIC[*]} " == *" $module "* ]] || { echo "docs-dependent-check: '$module' is not a public module (${PUBLIC[*]})" >&2; exit 64; }
+done
 MODULES=("$@")
-[ ${#MODULES[@]} -gt 0 ] || MODULES=(PictorCore PictorCrypto PictorDiskCache PictorVips PictorCurl PictorRedis PictorService PictorServer PictorTestSupport Pictor)
+[ ${#MODULES[@]} -gt 0 ] || MODULES=("${PUBLIC[@]}")
 
 APP="$(mktemp -d "${TMPDIR:-/tmp}/pictor-dependent.XXXXXX")"
 trap 'rm -rf "$APP"' EXIT

@@ -19,7 +19,7 @@
 #      more (minutes) and later runs only what changed; PICTOR_DOCS_SKIP_DEPENDENT=1 skips it.
 #
 # Output: out/docs/index.html (a page linking each module) and out/docs/api/ (the DocC site).
-# Browse it with `python3 -m http.server -d out/docs` and http://localhost:8000/.
+# Browse it with `python3 -m http.server --bind 127.0.0.1 -d out/docs` and http://localhost:8000/.
 #
 # Fails (exit 1) when the build fails, when a module has no symbol graph, or on any DocC warning
 # (`--warnings-as-errors`, and every line of DocC's output is checked for warnings as well).
@@ -188,7 +188,7 @@ for module in "${MODULES[@]}"; do
   [ -f "$OUT/$SITE_DIR/documentation/$lower/index.html" ] || fail "the site has no page for $module"
 done
 echo "== API docs: $OUT/index.html ($(du -sh "$OUT" | cut -f1), $((SECONDS - start)) s)"
-echo "   browse: python3 -m http.server -d out/docs  →  http://localhost:8000/"
+echo "   browse: python3 -m http.server --bind 127.0.0.1 -d out/docs  →  http://localhost:8000/"
 
 if [ "${PICTOR_DOCS_SKIP_DEPENDENT:-0}" = 1 ]; then
   echo "== dependent package check skipped (PICTOR_DOCS_SKIP_DEPENDENT=1)"

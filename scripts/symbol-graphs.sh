@@ -34,8 +34,13 @@ for target in "$ROOT"/Sources/C*; do
   [ -f "$target/include/module.modulemap" ] && flags+=(-I "$target/include")
 done
 # The pkg-config packages of Package.swift's system libraries: their headers' include paths.
-for cflag in $(pkg-config --cflags glib-2.0 libcrypto sqlite3 libturbojpeg spng libdeflate libwebpdemux libcurl hiredis libmicrohttpd); do
-  flags+=(-Xcc "$cflag")
+# One call per package, so that a missing one is named (a single call prints nothing at all).
+for package in glib-2.0 libcrypto sqlite3 libturbojpeg spng libdeflate libwebpdemux libcurl hiredis libmicrohttpd; do
+  cflags="$(pkg-config --cflags "$package")" || {
+    echo "symbol-graphs: pkg-config knows no '$package' (install it: bash scripts/bootstrap.sh build)" >&2
+    exit 1
+  }
+  for cflag in $cflags; do flags+=(-Xcc "$cflag"); done
 done
 triple="$(swift -print-target-info | sed -n 's/^ *"triple": "\(.*\)",$/\1/p' | head -1)"
 

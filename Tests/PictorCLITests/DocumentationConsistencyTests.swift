@@ -98,6 +98,23 @@ import Testing
         }
     }
 
+    @Test func gettingStartedInstallsEveryBuildPackageThatBootstrapDoes() throws {
+        let bootstrap = try Self.text("scripts/bootstrap.sh")
+        let start = try #require(bootstrap.range(of: "BUILD=(")).upperBound
+        var packages: [String] = []
+        for line in bootstrap[start...].split(separator: "\n") {
+            if line.trimmingCharacters(in: .whitespaces) == ")" { break }
+            let name = line.split(separator: "#").first.map { String($0).trimmingCharacters(in: .whitespaces) } ?? ""
+            if !name.isEmpty { packages.append(name) }
+        }
+        #expect(packages.count > 5)
+        let article = try Self.text("Sources/Pictor/Pictor.docc/GettingStarted.md")
+        let words = Set(article.split { $0 == " " || $0 == "\n" || $0 == "\\" }.map(String.init))
+        for package in packages {
+            #expect(words.contains(package), "GettingStarted's apt-get line lacks \(package)")
+        }
+    }
+
     @Test func gettingStartedDependsOnThePackageAsTheREADMEDoes() throws {
         let article = try Self.text("Sources/Pictor/Pictor.docc/GettingStarted.md")
         #expect(article.contains(".package(name: \"Pictor\", path:"))

@@ -35,7 +35,8 @@ extension ImageProcessors {
         public let userIdentifier: String
         private let closure: @Sendable (Image, ImageProcessingContext) throws -> Image
 
-        /// Creates a processor from `closure`, known to the caches as `identifier`.
+        /// Creates a processor from `closure`, known to the caches by `identifier` (as
+        /// `pictor.custom(<length>:<identifier>)`, see ``ImageProcessors/cacheIdentifier(of:)``).
         public init(identifier: String, _ closure: @escaping @Sendable (Image, ImageProcessingContext) throws -> Image) {
             self.userIdentifier = identifier
             self.closure = closure

@@ -46,11 +46,18 @@ public protocol DataCaching: Sendable {
     /// nothing and takes no lock for long (a health endpoint calls it). The default
     /// implementation says ``TierHealth/usable``.
     var health: TierHealth { get }
+    /// Waits until every write accepted so far is stored, for a process about to exit: a
+    /// store that writes in the background (``DiskCache`` does) would otherwise lose the last
+    /// ones. Blocks the calling thread. The default implementation returns at once.
+    func flush()
 }
 
 extension DataCaching {
     /// ``TierHealth/usable``: a store with nothing to check.
     public var health: TierHealth { .usable }
+
+    /// Returns at once: a store that writes synchronously has nothing to wait for.
+    public func flush() {}
 
     /// The metadata of ``entry(for:)``.
     ///
