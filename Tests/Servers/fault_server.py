@@ -36,7 +36,8 @@ Routes (all GET/HEAD; `key` query parameters isolate per-test state):
   /loop?hop=I                  redirect loop /loop?hop=0 -> 1 -> 0 ...
   /absolute-redirect?to=URL    one redirect to an absolute URL
   /etag?key=K&cc=CC&tag=T      ETag T (default "v1"); If-None-Match match -> 304; optional Cache-Control;
-                               tag304=U sends ETag U on the 304 instead
+                               tag304=U sends ETag U on the 304 instead; changes=1 makes the tag
+                               "v<N>" for the N-th request for K (a target that changed each time)
   /lastmod?key=K&cc=CC         Last-Modified fixed date; If-Modified-Since equal -> 304
   /cache?cc=CC&expires=E&vary=V  image with Cache-Control CC, optional Expires E and Vary V (raw)
   /user?cc=CC&vary=V           a per-user image: the image, then "user:" and the request's
@@ -466,6 +467,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def route_etag(self):
         tag = '"%s"' % self.q("tag", "v1")
+        if self.q("changes") == "1":
+            tag = '"v%d"' % bump("etag-changes-" + self.q("key", ""))
         h = self.cc_headers()
         h["ETag"] = tag
         inm = self.headers.get("If-None-Match")

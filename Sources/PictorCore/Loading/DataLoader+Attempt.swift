@@ -4,6 +4,16 @@ import FoundationNetworking
 #endif
 
 extension DataLoader {
+    /// A successful attempt: the body, the final head, the redirect heads followed, in order,
+    /// and whether it ended at a redirect whose target's cache entry answers (empty body, the
+    /// last redirect's head).
+    struct AttemptOutcome {
+        var data: Data
+        var head: HTTPResponseHead
+        var redirects: [HTTPResponseHead]
+        var endsAtCachedTarget = false
+    }
+
     /// A failed attempt: the error and the server's `Retry-After`, in seconds, if any.
     struct AttemptFailure: Error {
         var error: DataLoadingError
@@ -19,18 +29,18 @@ extension DataLoader {
     /// deadline fails with ``DataLoadingError/timedOut(seconds:)``; a retry whose backoff would end
     /// after the deadline is not made (the last attempt's error is thrown).
     ///
-    /// - Returns: the body, the final head, and the redirect heads the successful attempt
-    ///   followed, in order.
+    /// - Returns: the successful attempt's outcome.
     nonisolated(nonsending) func performWithRetries(
-        _ request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?
-    ) async throws -> (Data, HTTPResponseHead, redirects: [HTTPResponseHead]) {
+        _ request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?, redirectTargets: RedirectTargetLookup? = nil
+    ) async throws -> AttemptOutcome {
         let policy = configuration.retryPolicy
         let deadline = Deadline(seconds: configuration.timeout)
         let start = ContinuousClock.now
         var retry = 0
         while true {
             do {
-                return try await performFollowingRedirects(request, deadline: deadline, progress: progress)
+                return try await performFollowingRedirects(
+                    request, deadline: deadline, progress: progress, redirectTargets: redirectTargets)
             } catch let failure as AttemptFailure {
                 // The error says what happened over all attempts: a transport's text speaks of the
                 // last attempt only ("after 0 ms" for a refusal that took seconds over retries).
@@ -55,10 +65,13 @@ extension DataLoader {
     }
 
     /// One attempt, following redirects by ``RedirectPolicy`` and validating the final answer
-    /// by ``ResponseValidation``.
+    /// by ``ResponseValidation``. Each target the policy allows is looked up in
+    /// `redirectTargets`, when given, before it is requested: its own cache entry may end the
+    /// attempt there, or make the request conditional on that entry's validators.
     nonisolated(nonsending) func performFollowingRedirects(
-        _ original: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?
-    ) async throws -> (Data, HTTPResponseHead, redirects: [HTTPResponseHead]) {
+        _ original: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?,
+        redirectTargets: RedirectTargetLookup? = nil
+    ) async throws -> AttemptOutcome {
         var request = original
         var redirects = RedirectPolicy(
             maximumRedirects: configuration.maximumRedirects, start: original.url, filter: configuration.redirectFilter)
@@ -73,8 +86,19 @@ extension DataLoader {
                     throw AttemptFailure(error: error)
                 }
                 followed.append(exchange.head)
+                switch await redirectTargets?(request) ?? .request {
+                case .request:
+                    break
+                case .revalidate(let etag, let lastModified):
+                    // The target's own validators, never the ones the hop's request carried
+                    // (the policy removed those).
+                    if let etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
+                    if let lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
+                case .cached:
+                    return AttemptOutcome(data: Data(), head: exchange.head, redirects: followed, endsAtCachedTarget: true)
+                }
             case .notModified:
-                return (Data(), exchange.head, followed)
+                return AttemptOutcome(data: Data(), head: exchange.head, redirects: followed)
             case .failure(let status, let retryAfter):
                 throw AttemptFailure(error: .statusCode(status), retryAfter: retryAfter)
             case .content:
@@ -83,7 +107,7 @@ extension DataLoader {
                 } catch {
                     throw AttemptFailure(error: error)
                 }
-                return (exchange.body, exchange.head, followed)
+                return AttemptOutcome(data: exchange.body, head: exchange.head, redirects: followed)
             }
         }
     }

@@ -28,7 +28,10 @@ import FoundationNetworking
 ///   each attempt.
 /// - **Redirects**: followed here (not by the transport), up to
 ///   ``Configuration/maximumRedirects`` with loop detection, only `http` → `http`/`https` and
-///   `https` → `https`, and only to targets ``Configuration/redirectFilter`` allows.
+///   `https` → `https`, and only to targets ``Configuration/redirectFilter`` allows. For the
+///   pipeline's fetch stage, each allowed target is first looked up in its cache, under its
+///   own key: a fresh entry ends the load at that hop, a stale one makes the target's request
+///   conditional on its validators.
 /// - **URLs**: spaces and non-ASCII characters are percent-encoded once; `%XX` escapes are kept.
 ///
 /// - Important: thread-safe; share one loader (its transport keeps connections alive).
@@ -112,10 +115,12 @@ public final class DataLoader: DataLoading, Sendable {
             return DataLoadResult(data: data, loaded: LoadedResponse(response), redirects: [])
         }
         if let status = failedURLs?.status(for: url.absoluteString) { throw DataLoadingError.knownFailure(statusCode: status) }
-        let (data, head, redirects) = try await slots.withSlot(priority: options.priorityHandle) {
-            try await performWithRetries(request, progress: options.progress)
+        let outcome = try await slots.withSlot(priority: options.priorityHandle) {
+            try await performWithRetries(request, progress: options.progress, redirectTargets: options.redirectTargets)
         }
-        return DataLoadResult(data: data, loaded: LoadedResponse(head: head), redirects: redirects)
+        var result = DataLoadResult(data: outcome.data, loaded: LoadedResponse(head: outcome.head), redirects: outcome.redirects)
+        result.endsAtCachedTarget = outcome.endsAtCachedTarget
+        return result
     }
 
     /// Transfers running now.

@@ -78,6 +78,10 @@ public struct DataLoadResult: Sendable {
     public var redirects: [HTTPResponseHead]
     /// The final response as the stages carry it.
     package let loaded: LoadedResponse
+    /// Whether the load ended at a redirect whose target's own cache entry answers
+    /// (``RedirectTargetAnswer/cached``): ``data`` is empty, the final response is the last
+    /// redirect's, and the target was not requested.
+    var endsAtCachedTarget = false
 
     /// A result made by a custom ``DataLoading``.
     ///
@@ -124,6 +128,9 @@ public struct DataLoadOptions: Sendable {
     /// The live priority of the pipeline job behind this load: it changes while the load
     /// waits, and a loader that queues follows it.
     package var handle: PriorityHandle?
+    /// Asked for each redirect target before it is requested (the fetch stage's cache of the
+    /// target under its own key); `nil` requests every target.
+    var redirectTargets: RedirectTargetLookup?
 
     /// Creates options; defaults: normal priority, no progress.
     public init(priority: RequestPriority = .normal, progress: (@Sendable (TransferProgress) -> Void)? = nil) {

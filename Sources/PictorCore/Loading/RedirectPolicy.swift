@@ -17,8 +17,9 @@ import FoundationNetworking
 /// - The next request: 303 (and 301/302 after a non-GET) becomes a GET without body;
 ///   `Authorization` and `Cookie` are dropped when the host or port changes; conditional
 ///   headers (`If-None-Match`, `If-Modified-Since`) are dropped on every hop, because the
-///   validators belong to the response that produced them, not to a redirect target (a stale
-///   redirected entry is downloaded again, and a redirect that now leads elsewhere replaces it).
+///   validators belong to the response that produced them, not to a redirect target (the
+///   pipeline's fetch stage may then add the target's own, from the target's own entry:
+///   ``DataLoadOptions/redirectTargets``).
 struct RedirectPolicy: Sendable {
     /// Statuses that redirect.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]

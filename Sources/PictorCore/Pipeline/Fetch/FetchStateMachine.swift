@@ -66,6 +66,44 @@ struct FetchStateMachine {
         case refused(CacheRules.Refusal)
     }
 
+    /// What the fetch stage found for the last redirect target the loader reached, under the
+    /// target's own key (``RedirectTargetRules/lookup(key:isOwnKey:entry:request:now:)``).
+    struct RedirectTarget: Sendable {
+        /// The target's data key (the cache-key hook's result for the target's URL).
+        let key: String
+        /// The target's own entry, when it answers (fresh) or gave the validators sent.
+        let entry: DataCacheEntry?
+        /// The target's request, as the cache rules see it (`Vary`, credentials).
+        let request: CacheRequestFacts
+        /// What the loader was told.
+        let answer: RedirectTargetAnswer
+        /// Whether the target's answer may be kept under its key: not when that key is the one
+        /// asked for (a cache-key hook that gives both URLs one key), whose entry stands for
+        /// the whole chain.
+        let hasOwnKey: Bool
+    }
+
+    /// How a redirect target's own entry answers while the loader follows a chain, on the
+    /// rules of the local disk: a fresh entry ends the load at that hop (nothing downloaded);
+    /// a stale one with validators makes the target's request conditional; anything else
+    /// (missing, for other `Vary` values, stale without validators) requests the target.
+    struct RedirectTargetRules: Sendable {
+        let rules: CacheRules
+
+        /// The answer for the target with data key `key`, whose entry is `entry`, asked for by
+        /// `request` at `now`. `isOwnKey`: the key is the one asked for, so its entry is not
+        /// the target's own (it stands for the chain): the target is requested.
+        func lookup(key: String, isOwnKey: Bool, entry: DataCacheEntry?, request: CacheRequestFacts, now: Date) -> RedirectTarget {
+            func answer(_ answer: RedirectTargetAnswer, _ entry: DataCacheEntry? = nil) -> RedirectTarget {
+                RedirectTarget(key: key, entry: entry, request: request, answer: answer, hasOwnKey: !isOwnKey)
+            }
+            guard !isOwnKey, let entry, rules.matches(entry.metadata, request) else { return answer(.request) }
+            if rules.isFresh(entry.metadata, now: now) { return answer(.cached, entry) }
+            guard FetchStateMachine.hasValidators(entry) else { return answer(.request) }
+            return answer(.revalidate(etag: entry.metadata.etag, lastModified: entry.metadata.lastModified), entry)
+        }
+    }
+
     /// The next thing to do.
     enum Action: Sendable {
         /// Read the disk cache, then call ``diskRead(_:now:)``.
@@ -126,6 +164,19 @@ struct FetchStateMachine {
     /// The rules of the shared tier.
     private let sharedRules: CacheRules
     private var state = State.idle
+    /// Whether the load in flight may be answered by a redirect target's own entry: not for a
+    /// reload, not under ``ImagePipeline/HTTPCachePolicy/ignoreHTTPHeaders`` (the entry asked
+    /// for never expires), and not again after a target's 304 that confirmed nothing.
+    private var targetsMayAnswer = true
+
+    /// The rules a redirect target's own entry answers by, when the load in flight may be
+    /// answered so (``RedirectTargetRules``); `nil` otherwise.
+    var redirectTargetRules: RedirectTargetRules? {
+        guard case .loading = state, targetsMayAnswer, inputs.readsCaches, inputs.hasDiskCache, inputs.policy == .http else {
+            return nil
+        }
+        return RedirectTargetRules(rules: localRules)
+    }
 
     @inline(never)
     init(_ inputs: Inputs) {
@@ -211,13 +262,21 @@ struct FetchStateMachine {
     }
 
     /// The network answered: `data` (empty for a 304) and `response`, after following
-    /// `redirects` (their heads, in order).
+    /// `redirects` (their heads, in order). `target`: what the last redirect's target's own
+    /// entry said (``redirectTargetRules``), when it was looked up; with
+    /// ``RedirectTargetAnswer/cached`` the load ended at that redirect, `data` is empty and
+    /// `response` is the redirect.
     @inline(never)
     mutating func loaded(
-        _ data: Data, response: LoadedResponse, redirects: [HTTPResponseHead], exchange: HTTPFreshness.Exchange
+        _ data: Data, response: LoadedResponse, redirects: [HTTPResponseHead], exchange: HTTPFreshness.Exchange,
+        target: RedirectTarget? = nil
     ) -> Action {
         guard case .loading(let stale) = state else { return invalid("loaded") }
         let http = response.head
+        if let target, !redirects.isEmpty, let answered = answeredByTarget(
+            target, response: response, redirects: redirects, exchange: exchange, stale: stale) {
+            return answered
+        }
         if let stale, http?.statusCode == 304, stale.isConditional, Self.hasValidators(stale.entry) {
             // A 304 whose validators name another representation than the stored one confirms
             // nothing (RFC 9111 §4.3.4): ask again without validators. The entry is kept to stand
@@ -259,8 +318,77 @@ struct FetchStateMachine {
         let storable = refusal(of: metadata, redirects: redirects, under: localRules) == nil
         let result = FetchResult(
             data: data, source: .network, response: response, metadata: metadata,
-            isStaleOnArrival: storable && isStaleOnArrival(metadata, at: exchange.received))
+            isStaleOnArrival: storable && isStaleOnArrival(metadata, at: exchange.received),
+            redirectTarget: redirects.isEmpty ? nil : target.flatMap { targetWrite($0, data: data, metadata: own, write: .store) })
         return finish(.finish(result, write: storable ? .store : .none, share: shareAction(metadata, redirects: redirects)))
+    }
+
+    /// The finish when the last redirect's target answered from its own entry: fresh (the load
+    /// ended at the redirect), or confirmed by a `304` to its own validators. `nil` when the
+    /// answer is the target's download, handled as any download. The bytes are the target's
+    /// entry; the URL asked for gets them with the chain's metadata (``HTTPFreshness/metadata(_:throughRedirects:exchange:heuristicCap:)``),
+    /// written only when they differ from its stored bytes (else its metadata is updated).
+    private mutating func answeredByTarget(
+        _ target: RedirectTarget, response: LoadedResponse, redirects: [HTTPResponseHead], exchange: HTTPFreshness.Exchange,
+        stale: Stale?
+    ) -> Action? {
+        guard let entry = target.entry else { return nil }
+        let http = response.head
+        var own = entry.metadata
+        var targetWrite: FetchResult.RedirectTargetWrite?
+        switch target.answer {
+        case .cached:
+            break
+        case .revalidate where http?.statusCode == 304:
+            guard let http, Self.confirms(http, entry.metadata) else {
+                // A 304 naming another representation confirms nothing (RFC 9111 §4.3.4): the
+                // chain is asked again, its target without validators.
+                targetsMayAnswer = false
+                return load(stale: stale)
+            }
+            own = HTTPFreshness.refreshed(entry.metadata, with: http, exchange: exchange, heuristicCap: inputs.heuristicCap)
+            own.varyKey = own.vary.flatMap { target.request.varyKey(for: $0) }
+            targetWrite = self.targetWrite(target, data: entry.data, metadata: own, write: .updateMetadata)
+        case .request, .revalidate:
+            return nil
+        }
+        let chained = HTTPFreshness.metadata(own, throughRedirects: redirects, exchange: exchange, heuristicCap: inputs.heuristicCap)
+        var metadata = chained ?? own
+        if chained == nil { metadata.cacheControl = "no-store" }
+        metadata.varyKey = metadata.vary.flatMap { inputs.request.varyKey(for: $0) }
+        let storable = chained != nil && refusal(of: metadata, redirects: redirects, under: localRules) == nil
+        let write: CacheWrite
+        if !storable {
+            write = .none
+        } else if let stale, stale.onDisk, stale.entry.data == entry.data {
+            write = .updateMetadata
+        } else {
+            write = .store
+        }
+        let revalidated = target.answer != .cached
+        let result = FetchResult(
+            data: entry.data, source: revalidated ? .revalidated : .disk, response: revalidated ? response : nil,
+            metadata: metadata, revalidatedTier: .disk,
+            isStaleOnArrival: revalidated && storable && isStaleOnArrival(metadata, at: exchange.received),
+            redirectTarget: targetWrite)
+        // The URL asked for is not shared again for an answer that downloaded nothing; the
+        // target's refreshed entry is.
+        return finish(.finish(result, write: write, share: .none))
+    }
+
+    /// What is written under `target`'s own key: its answer with its own `metadata` (its
+    /// validators and freshness), when it has a key of its own and each tier's rules allow it
+    /// for the target's request.
+    private func targetWrite(
+        _ target: RedirectTarget, data: Data, metadata: DataCacheMetadata, write: CacheWrite
+    ) -> FetchResult.RedirectTargetWrite? {
+        guard target.hasOwnKey, inputs.policy == .http else { return nil }
+        var metadata = metadata
+        metadata.varyKey = metadata.vary.flatMap { target.request.varyKey(for: $0) }
+        let local = localRules.refusal(toStore: metadata, for: target.request) == nil ? write : .none
+        let shares = inputs.hasSharedTier && sharedRules.refusal(toStore: metadata, for: target.request) == nil
+        guard local != .none || shares else { return nil }
+        return FetchResult.RedirectTargetWrite(key: target.key, data: data, metadata: metadata, write: local, shares: shares)
     }
 
     /// The network failed with `error`.
@@ -359,7 +487,7 @@ struct FetchStateMachine {
         return true
     }
 
-    private static func hasValidators(_ entry: DataCacheEntry) -> Bool {
+    fileprivate static func hasValidators(_ entry: DataCacheEntry) -> Bool {
         entry.metadata.etag != nil || entry.metadata.lastModified != nil
     }
 
@@ -368,8 +496,9 @@ struct FetchStateMachine {
         // Bytes that visibly end before the image does are written to no tier, whatever their
         // headers say: a decode may deliver what they hold (an animation's complete frames),
         // but a later request must not be served a partial file as the image.
-        if case .finish(let result, let write, let share) = action, write == .store || share == .store, Self.isCut(result) {
-            return .finish(result, write: write == .store ? .none : write, share: share == .store ? .none : share)
+        if case .finish(let result, let write, let share) = action,
+           write == .store || share == .store || result.redirectTarget != nil, Self.isCut(result) {
+            return .finish(result.withoutRedirectTarget, write: write == .store ? .none : write, share: share == .store ? .none : share)
         }
         return action
     }
@@ -410,10 +539,30 @@ final class FetchResult: Sendable {
     /// Whether the origin's answer (a storable download or a 304) was already stale when it
     /// arrived: its entry is kept, but every later use asks the server first.
     let isStaleOnArrival: Bool
+    /// For an answer reached through redirects: what is written under the last target's own
+    /// key, beside what is written under the key asked for.
+    let redirectTarget: RedirectTargetWrite?
+
+    /// A redirect target's answer, written under the target's own key with its own metadata,
+    /// so that a later chain that leads there is answered by it (fresh) or revalidates it with
+    /// its own validators.
+    struct RedirectTargetWrite: Sendable {
+        /// The target's data key.
+        let key: String
+        /// The target's bytes.
+        let data: Data
+        /// The target's own metadata (validators, freshness, `Vary` key for the target's request).
+        let metadata: DataCacheMetadata
+        /// What to write to the local disk (``FetchStateMachine/CacheWrite/store`` after a
+        /// download, ``FetchStateMachine/CacheWrite/updateMetadata`` after a 304).
+        let write: FetchStateMachine.CacheWrite
+        /// Whether the shared tier stores it.
+        let shares: Bool
+    }
 
     init(
         data: Data, source: FetchStateMachine.Source, response: LoadedResponse? = nil, metadata: DataCacheMetadata,
-        revalidatedTier: CacheLayer = .disk, isStaleOnArrival: Bool = false
+        revalidatedTier: CacheLayer = .disk, isStaleOnArrival: Bool = false, redirectTarget: RedirectTargetWrite? = nil
     ) {
         self.data = data
         self.source = source
@@ -421,5 +570,13 @@ final class FetchResult: Sendable {
         self.metadata = metadata
         self.revalidatedTier = revalidatedTier
         self.isStaleOnArrival = isStaleOnArrival
+        self.redirectTarget = redirectTarget
+    }
+
+    /// The same result, with nothing to write under a redirect target's key.
+    var withoutRedirectTarget: FetchResult {
+        FetchResult(
+            data: data, source: source, response: response, metadata: metadata, revalidatedTier: revalidatedTier,
+            isStaleOnArrival: isStaleOnArrival)
     }
 }

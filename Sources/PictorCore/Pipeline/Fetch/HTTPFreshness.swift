@@ -69,7 +69,8 @@ enum HTTPFreshness {
     ///   by default) does not limit it and a temporary one (302, 303, 307) makes it stale at
     ///   once, so the redirect is asked again on the next use.
     /// - Validators are dropped: they belong to the redirect target, and a conditional request
-    ///   goes to the URL asked for (a stale redirected entry is downloaded again).
+    ///   goes to the URL asked for (the target keeps them in its own entry, under its own key,
+    ///   and is revalidated with them when a chain leads to it again).
     static func metadata(
         _ final: DataCacheMetadata, throughRedirects redirects: [HTTPResponseHead], exchange: Exchange, heuristicCap: Double
     ) -> DataCacheMetadata? {

@@ -77,6 +77,12 @@ extension ImagePipeline {
                     action = await load(p, validators: validators, context: context, machine: &machine)
                 case .finish(let result, let write, let share):
                     let stored = cache.map { apply(write, of: result, for: key.dataKey, storesToDisk: storesToDisk, to: $0) } ?? false
+                    if let target = result.redirectTarget {
+                        if let cache { apply(target, storesToDisk: storesToDisk, to: cache) }
+                        if target.shares {
+                            await shared?.store(DataCacheEntry(data: target.data, metadata: target.metadata), for: target.key)
+                        }
+                    }
                     switch share {
                     case .store:
                         await shared?.store(DataCacheEntry(data: result.data, metadata: result.metadata), for: key.dataKey)
@@ -134,7 +140,19 @@ extension ImagePipeline {
         }
     }
 
+    /// Writes a redirect target's answer under the target's own key.
+    @inline(never)
+    private func apply(_ target: FetchResult.RedirectTargetWrite, storesToDisk: Bool, to cache: any DataCaching) {
+        switch target.write {
+        case .store where storesToDisk: cache.store(target.data, for: target.key, metadata: target.metadata)
+        case .updateMetadata: cache.updateMetadata(target.metadata, for: target.key)
+        case .store, .none: break
+        }
+    }
+
     /// Performs a `.load` action: one conditional or plain request through the data loader.
+    /// When the machine lets redirect targets answer, each target the loader's redirect policy
+    /// allows is first looked up under its own key in the disk cache, on the machine's rules.
     nonisolated(nonsending) private func load(
         _ p: PreparedRequest, validators: DataCacheMetadata?, context: SharedWorkPool<FetchKey, FetchOutput>.Context,
         machine: inout FetchStateMachine
@@ -143,19 +161,46 @@ extension ImagePipeline {
         if let etag = validators?.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
         if let lastModified = validators?.lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
         let requested = configuration.now()
-        let options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
+        var options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
+        let probe = machine.redirectTargetRules.flatMap { redirectTargetProbe(p, rules: $0) }
+        options.redirectTargets = probe?.lookup
         let observer = configuration.stageObserver
         let started = observer == nil ? nil : ContinuousClock.now
         do {
             let result = try await configuration.dataLoader.load(request, options: options)
             if let observer, let started { observer(.download, ContinuousClock.now - started) }
+            // The last target looked up is the last redirect's when the successful attempt
+            // followed any (an earlier attempt's lookups come before its own).
+            let target = result.redirects.isEmpty ? nil : probe?.last
+            if result.endsAtCachedTarget, target?.answer != .cached {
+                return machine.loadFailed(FetchStateError(event: "a load ended at a redirect target nobody answered"))
+            }
             return machine.loaded(
                 result.data, response: result.loaded, redirects: result.redirects,
-                exchange: .init(requested: requested, received: configuration.now()))
+                exchange: .init(requested: requested, received: configuration.now()), target: target)
         } catch {
             if error is CancellationError || Task.isCancelled { return .fail(CancellationError()) }
             if let observer, let started { observer(.download, ContinuousClock.now - started) }
             return machine.loadFailed(error)
+        }
+    }
+
+    /// The lookup of redirect targets for one load of `p`: each target's data key (the
+    /// cache-key hook on the request the loader sends next), its disk entry, and `rules`'
+    /// answer, the last one kept for the machine. `nil` without a disk cache.
+    @inline(never)
+    private func redirectTargetProbe(_ p: PreparedRequest, rules: FetchStateMachine.RedirectTargetRules) -> RedirectTargetProbe? {
+        guard let cache = configuration.dataCache else { return nil }
+        let cacheKey = configuration.cacheKey
+        let hashing = configuration.varyKeyHashing
+        let now = configuration.now
+        let asked = p.dataKey
+        return RedirectTargetProbe { next in
+            let key = cacheKey(ImageRequest(urlRequest: next))
+            let isOwnKey = key.hasSameBytes(as: asked)
+            return rules.lookup(
+                key: key, isOwnKey: isOwnKey, entry: isOwnKey ? nil : cache.entry(for: key),
+                request: CacheRequestFacts(next, hashing: hashing), now: now())
         }
     }
 
@@ -172,6 +217,30 @@ extension FetchResult {
         case .shared: .shared
         case .disk: .disk
         case .revalidated: revalidatedTier
+        }
+    }
+}
+
+/// One load's lookups of redirect targets: answers the loader
+/// (``DataLoadOptions/redirectTargets``) and keeps the last target found for the fetch state
+/// machine.
+final class RedirectTargetProbe: Sendable {
+    private let find: @Sendable (URLRequest) -> FetchStateMachine.RedirectTarget
+    private let found = Mutex<FetchStateMachine.RedirectTarget?>(nil)
+
+    init(_ find: @escaping @Sendable (URLRequest) -> FetchStateMachine.RedirectTarget) {
+        self.find = find
+    }
+
+    /// The last target looked up.
+    var last: FetchStateMachine.RedirectTarget? { found.withLock { $0 } }
+
+    /// The loader's lookup.
+    var lookup: RedirectTargetLookup {
+        { [self] next in
+            let target = find(next)
+            found.withLock { $0 = target }
+            return target.answer
         }
     }
 }
