@@ -135,6 +135,36 @@ struct RedirectTargetCachingTests {
     }
 }
 
+/// The shared fleet tier follows the same rule: a target downloaded by one process is kept
+/// in the tier under its own key, and another process whose chain leads there is answered by it.
+@Suite(.enabled(if: LoadingFixtures.hasFaultServer), .timeLimit(.minutes(5)))
+struct RedirectTargetSharedTierTests {
+    let server = LoadingFixtures.faultServer!
+    let fleet = InMemorySharedCache()
+
+    func member() -> (pipeline: ImagePipeline, disk: InMemoryDataCache) {
+        let disk = InMemoryDataCache()
+        var configuration = ImagePipeline.Configuration(
+            dataLoader: LoadingFixtures.loader(), decoder: CountingImageDecoder(), dataCache: disk)
+        configuration.sharedCache = fleet
+        return (ImagePipeline(configuration: configuration), disk)
+    }
+
+    @Test func anotherProcessIsAnsweredByTheTargetInTheTierAfterOneRequestToTheHop() async throws {
+        let key = LoadingFixtures.key()
+        let target = "/cache?cc=max-age%3D3600&k=\(key)"
+        let url = server.url("/redirect?n=1&k=\(key)&final=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+        let a = member(), b = member()
+        #expect(try await a.pipeline.data(for: ImageRequest(url: url)).cacheLayer == .network)
+        #expect(fleet.storedEntry(for: server.url(target).absoluteString) != nil, "the target is shared under its own key")
+        let second = try await b.pipeline.data(for: ImageRequest(url: url))
+        #expect(second.cacheLayer == .shared)
+        #expect(try server.requestCount(prefix: target) == 1, "downloaded once for the fleet")
+        #expect(try server.requests(prefix: "/redirect?").filter { $0.target.contains(key) }.count == 2)
+        #expect(b.disk.contains(server.url(target).absoluteString), "kept on the local disk too")
+    }
+}
+
 extension FetchStageHTTPCachingTests {
     /// The rules of the pipelines ``pipeline(_:cache:withoutCache:cacheKey:hashesVary:)`` makes.
     var localRules: CacheRules { CacheRules(scope: .private, policy: .http) }

@@ -81,14 +81,34 @@ struct FetchStateMachine {
         /// asked for (a cache-key hook that gives both URLs one key), whose entry stands for
         /// the whole chain.
         let hasOwnKey: Bool
+        /// Whether ``entry`` came from the shared tier (else from the local disk).
+        var isShared = false
     }
 
     /// How a redirect target's own entry answers while the loader follows a chain, on the
     /// rules of the local disk: a fresh entry ends the load at that hop (nothing downloaded);
     /// a stale one with validators makes the target's request conditional; anything else
-    /// (missing, for other `Vary` values, stale without validators) requests the target.
+    /// (missing, for other `Vary` values, stale without validators) requests the target. When
+    /// the disk has no fresh entry and there is a shared tier, the tier's entry, fresh on the
+    /// shared rules, ends the load too (``lookupShared(key:entry:request:now:)``).
     struct RedirectTargetRules: Sendable {
         let rules: CacheRules
+        /// The shared tier's rules, when there is one.
+        let sharedRules: CacheRules?
+
+        /// Whether the shared tier is asked about a target the disk answered `target`.
+        func asksShared(after target: RedirectTarget) -> Bool {
+            sharedRules != nil && target.hasOwnKey && target.answer != .cached
+        }
+
+        /// The answer of the shared tier's `entry` for the target with data key `key`: a fresh
+        /// entry that may answer `request` ends the load; anything else is no answer (`nil`:
+        /// the disk's stands).
+        func lookupShared(key: String, entry: DataCacheEntry?, request: CacheRequestFacts, now: Date) -> RedirectTarget? {
+            guard let sharedRules, let entry, sharedRules.matches(entry.metadata, request),
+                  sharedRules.isFresh(entry.metadata, now: now) else { return nil }
+            return RedirectTarget(key: key, entry: entry, request: request, answer: .cached, hasOwnKey: true, isShared: true)
+        }
 
         /// The answer for the target with data key `key`, whose entry is `entry`, asked for by
         /// `request` at `now`. `isOwnKey`: the key is the one asked for, so its entry is not
@@ -175,7 +195,7 @@ struct FetchStateMachine {
         guard case .loading = state, targetsMayAnswer, inputs.readsCaches, inputs.hasDiskCache, inputs.policy == .http else {
             return nil
         }
-        return RedirectTargetRules(rules: localRules)
+        return RedirectTargetRules(rules: localRules, sharedRules: inputs.hasSharedTier ? sharedRules : nil)
     }
 
     @inline(never)
@@ -337,6 +357,11 @@ struct FetchStateMachine {
         var own = entry.metadata
         var targetWrite: FetchResult.RedirectTargetWrite?
         switch target.answer {
+        case .cached where target.isShared:
+            // Kept on the local disk as the tier gave it, as any shared hit.
+            targetWrite = target.hasOwnKey && localWrite(own) == .store
+                ? FetchResult.RedirectTargetWrite(key: target.key, data: entry.data, metadata: own, write: .store, shares: false)
+                : nil
         case .cached:
             break
         case .revalidate where http?.statusCode == 304:
@@ -367,7 +392,8 @@ struct FetchStateMachine {
         }
         let revalidated = target.answer != .cached
         let result = FetchResult(
-            data: entry.data, source: revalidated ? .revalidated : .disk, response: revalidated ? response : nil,
+            data: entry.data, source: revalidated ? .revalidated : target.isShared ? .shared : .disk,
+            response: revalidated ? response : nil,
             metadata: metadata, revalidatedTier: .disk,
             isStaleOnArrival: revalidated && storable && isStaleOnArrival(metadata, at: exchange.received),
             redirectTarget: targetWrite)

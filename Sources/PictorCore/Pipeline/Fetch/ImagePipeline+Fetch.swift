@@ -74,7 +74,7 @@ extension ImagePipeline {
                     let entry = try await shared?.awaitHolder(of: key.dataKey, previous: previous)
                     action = machine.awaited(entry, now: configuration.now())
                 case .load(let validators):
-                    action = await load(p, validators: validators, context: context, machine: &machine)
+                    action = await load(p, validators: validators, context: context, shared: shared, machine: &machine)
                 case .finish(let result, let write, let share):
                     let stored = cache.map { apply(write, of: result, for: key.dataKey, storesToDisk: storesToDisk, to: $0) } ?? false
                     if let target = result.redirectTarget {
@@ -155,14 +155,14 @@ extension ImagePipeline {
     /// allows is first looked up under its own key in the disk cache, on the machine's rules.
     nonisolated(nonsending) private func load(
         _ p: PreparedRequest, validators: DataCacheMetadata?, context: SharedWorkPool<FetchKey, FetchOutput>.Context,
-        machine: inout FetchStateMachine
+        shared: SharedTier?, machine: inout FetchStateMachine
     ) async -> FetchStateMachine.Action {
         var request = p.request.urlRequest
         if let etag = validators?.etag { request.setValue(etag, forHTTPHeaderField: "If-None-Match") }
         if let lastModified = validators?.lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
         let requested = configuration.now()
         var options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
-        let probe = machine.redirectTargetRules.flatMap { redirectTargetProbe(p, rules: $0) }
+        let probe = machine.redirectTargetRules.flatMap { redirectTargetProbe(p, rules: $0, shared: shared) }
         options.redirectTargets = probe?.lookup
         let observer = configuration.stageObserver
         let started = observer == nil ? nil : ContinuousClock.now
@@ -186,10 +186,13 @@ extension ImagePipeline {
     }
 
     /// The lookup of redirect targets for one load of `p`: each target's data key (the
-    /// cache-key hook on the request the loader sends next), its disk entry, and `rules`'
-    /// answer, the last one kept for the machine. `nil` without a disk cache.
+    /// cache-key hook on the request the loader sends next), its disk entry and, when that
+    /// does not answer, its `shared` tier entry, and `rules`' answer, the last one kept for the
+    /// machine. `nil` without a disk cache.
     @inline(never)
-    private func redirectTargetProbe(_ p: PreparedRequest, rules: FetchStateMachine.RedirectTargetRules) -> RedirectTargetProbe? {
+    private func redirectTargetProbe(
+        _ p: PreparedRequest, rules: FetchStateMachine.RedirectTargetRules, shared: SharedTier?
+    ) -> RedirectTargetProbe? {
         guard let cache = configuration.dataCache else { return nil }
         let cacheKey = configuration.cacheKey
         let hashing = configuration.varyKeyHashing
@@ -198,9 +201,12 @@ extension ImagePipeline {
         return RedirectTargetProbe { next in
             let key = cacheKey(ImageRequest(urlRequest: next))
             let isOwnKey = key.hasSameBytes(as: asked)
-            return rules.lookup(
-                key: key, isOwnKey: isOwnKey, entry: isOwnKey ? nil : cache.entry(for: key),
-                request: CacheRequestFacts(next, hashing: hashing), now: now())
+            let request = CacheRequestFacts(next, hashing: hashing)
+            let target = rules.lookup(
+                key: key, isOwnKey: isOwnKey, entry: isOwnKey ? nil : cache.entry(for: key), request: request, now: now())
+            guard let shared, rules.asksShared(after: target) else { return target }
+            let entry = await shared.entry(for: key)
+            return rules.lookupShared(key: key, entry: entry, request: request, now: now()) ?? target
         }
     }
 
@@ -225,10 +231,10 @@ extension FetchResult {
 /// (``DataLoadOptions/redirectTargets``) and keeps the last target found for the fetch state
 /// machine.
 final class RedirectTargetProbe: Sendable {
-    private let find: @Sendable (URLRequest) -> FetchStateMachine.RedirectTarget
+    private let find: @Sendable (URLRequest) async -> FetchStateMachine.RedirectTarget
     private let found = Mutex<FetchStateMachine.RedirectTarget?>(nil)
 
-    init(_ find: @escaping @Sendable (URLRequest) -> FetchStateMachine.RedirectTarget) {
+    init(_ find: @escaping @Sendable (URLRequest) async -> FetchStateMachine.RedirectTarget) {
         self.find = find
     }
 
@@ -238,7 +244,7 @@ final class RedirectTargetProbe: Sendable {
     /// The loader's lookup.
     var lookup: RedirectTargetLookup {
         { [self] next in
-            let target = find(next)
+            let target = await find(next)
             found.withLock { $0 = target }
             return target.answer
         }
