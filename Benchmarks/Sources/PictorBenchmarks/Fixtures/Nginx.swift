@@ -10,8 +10,9 @@ final class Nginx {
     private var config: String { runDirectory.appendingPathComponent("nginx.conf").path }
     var accessLog: URL { runDirectory.appendingPathComponent("access.log") }
 
-    /// Starts nginx on a free port; with `tls`, HTTPS with HTTP/2 and the given PEM files.
-    init(root: URL, runDirectory: URL, tls: (certificate: String, key: String)? = nil) throws {
+    /// Starts nginx on a free port; with `tls`, HTTPS with HTTP/2 and the given PEM files;
+    /// `locations`: more `location` blocks for the server (nginx syntax).
+    init(root: URL, runDirectory: URL, tls: (certificate: String, key: String)? = nil, locations: String = "") throws {
         guard let binary = which("nginx") else { throw BenchError("nginx not installed") }
         self.binary = binary
         self.runDirectory = runDirectory
@@ -40,6 +41,7 @@ final class Nginx {
                         ?? "listen 127.0.0.1:\(port);")
                     root \(root.path);
                     location / { try_files $uri =404; }
+                    \(locations)
                 }
             }
             """

@@ -204,11 +204,11 @@ final class ImageSite {
     /// The certificate (PEM) to trust, for a TLS site.
     let certificate: String?
 
-    init(options: Options, count: Int, tls: Bool = false, set: String = "jpeg1024") throws {
+    init(options: Options, count: Int, tls: Bool = false, set: String = "jpeg1024", locations: String = "") throws {
         if let reason = TestImages.prepare(options) { throw BenchError(reason) }
         let files = TestImages.files(set)
         guard !files.isEmpty else { throw BenchError("no test images") }
-        let name = "site-\(set)-\(count)\(tls ? "-tls" : "")"
+        let name = "site-\(set)-\(count)\(tls ? "-tls" : "")\(locations.isEmpty ? "" : "-locations")"
         let root = URL(fileURLWithPath: options.workDirectory, isDirectory: true).appendingPathComponent(name)
         let fm = FileManager.default
         try? fm.removeItem(at: root)
@@ -233,7 +233,7 @@ final class ImageSite {
             keyPair = (certificate, key)
         }
         certificate = keyPair?.certificate
-        let server = try Nginx(root: root, runDirectory: run, tls: keyPair)
+        let server = try Nginx(root: root, runDirectory: run, tls: keyPair, locations: locations)
         nginx = server
         let scheme = tls ? "https" : "http"
         urls = (0..<count).map { URL(string: "\(scheme)://127.0.0.1:\(server.port)/img/\($0).jpg")! }
