@@ -5,8 +5,8 @@ extension DiskCache {
     /// Why entries are evicted.
     enum EvictionReason { case size, age }
 
-    /// Removes entries not used for ``Configuration/maxAge`` seconds; waits for staged writes
-    /// first. Returns the number removed.
+    /// Removes entries not used for ``Configuration/maxAge`` seconds, except pinned ones
+    /// (``pin(_:)``); waits for staged writes first. Returns the number removed.
     ///
     /// - Complexity: proportional to the entries removed (an index range scan).
     @discardableResult
@@ -22,7 +22,9 @@ extension DiskCache {
 
     /// Trims the cache down to ``Configuration/trimRatio`` × ``Configuration/sizeLimit`` when it
     /// is over the limit, least recently used first; waits for staged writes first. Returns the
-    /// number of entries removed. The cache also does this by itself after writes and on its
+    /// number of entries removed. Pinned entries (``pin(_:)``) are never removed but their
+    /// bytes count, so the others are trimmed harder; when pinned bytes alone exceed the limit,
+    /// every unpinned entry goes and one warning says so. The cache also does this by itself after writes and on its
     /// sweep timer.
     ///
     /// - Complexity: proportional to the entries removed.
@@ -109,6 +111,18 @@ extension DiskCache {
         if removed > 0 {
             state.withLock { $0.statistics.evictedBySize += removed }
             configuration.logger.log(.debug, "disk cache trimmed \(removed) entries")
+        }
+        // Only pinned entries are left over the target: they stay. Said once per instance,
+        // when they alone exceed the limit (not merely the trim target).
+        if size > target, let pinned = try? index.pinnedTotals(), pinned.size > configuration.sizeLimit {
+            let first = state.withLock { s in
+                defer { s.warnedPinnedOverLimit = true }
+                return !s.warnedPinnedOverLimit
+            }
+            if first {
+                configuration.logger.log(.warning, "disk cache: \(pinned.count) pinned entries hold \(pinned.size) bytes, "
+                    + "more than the size limit of \(configuration.sizeLimit) bytes; they are kept (unpin some or raise the limit)")
+            }
         }
         return removed
     }

@@ -15,12 +15,30 @@ extension DiskCache {
     ///   - metadata: validators, freshness, format and user data, stored in the entry file (sealed
     ///     with it when encrypted).
     public func store(_ data: Data, for key: String, metadata: DataCacheMetadata) {
+        store(data, for: key, metadata: metadata, source: nil)
+    }
+
+    /// Stores `data` for `key`, made from the entry of `source` (a processed variant or an
+    /// encoded result and its original), so that ``removeEntry(for:includingVariants:)`` of
+    /// `source` removes it too. Otherwise as ``store(_:for:metadata:)``.
+    ///
+    /// The index records the source's digest (its entry's file name: keyed when encrypted),
+    /// never the key itself. The relation lives in the index only: an index rebuilt from the
+    /// entry files has none.
+    ///
+    /// - Parameters:
+    ///   - data: the bytes to store, as they are.
+    ///   - key: the cache key; only its digest reaches the disk.
+    ///   - metadata: as for ``store(_:for:metadata:)``.
+    ///   - source: the cache key of the entry `data` was made from; `nil` for an original.
+    public func store(_ data: Data, for key: String, metadata: DataCacheMetadata, source: String?) {
         guard let digest = digest(for: key) else { return }
+        let sourceDigest = source.flatMap { self.digest(for: $0) }
         let created = configuration.now()
         let binding = KeyBinding(key: key)
         let (needsDrain, overLimit) = state.withLock { s -> (Bool, Bool) in
             guard s.acceptsWrites else { return (false, false) }
-            let operation = PendingOperation.Kind.store(data, metadata, created: created, binding: binding)
+            let operation = PendingOperation.Kind.store(data, metadata, created: created, binding: binding, source: sourceDigest)
             return (s.stage(operation, for: digest), s.pendingBytes > configuration.maxPendingBytes)
         }
         if needsDrain { scheduleDrain() }
@@ -38,10 +56,10 @@ extension DiskCache {
         let needsDrain = state.withLock { s -> Bool in
             guard s.acceptsWrites else { return false }
             switch s.operations[digest]?.kind {
-            case .store(let data, _, let created, let staged):
+            case .store(let data, _, let created, let staged, let source):
                 // Another key's bytes under the same name (a colliding key hashing) keep theirs.
                 guard staged == binding else { return false }
-                return s.stage(.store(data, metadata, created: created, binding: binding), for: digest)
+                return s.stage(.store(data, metadata, created: created, binding: binding, source: source), for: digest)
             case .remove: return false
             case .metadata, nil: return s.stage(.metadata(metadata, binding: binding), for: digest)
             }
@@ -157,7 +175,7 @@ extension DiskCache {
         var removals: [String] = []
         let now = configuration.now()
         for (digest, operation) in batch.operations {
-            guard let (payload, metadata, created, binding) = contents(of: operation.kind, digest: digest) else {
+            guard let (payload, metadata, created, binding, source) = contents(of: operation.kind, digest: digest) else {
                 if case .remove = operation.kind {
                     files.remove(digest)
                     removals.append(digest)
@@ -180,7 +198,8 @@ extension DiskCache {
             switch files.write(parts, to: digest, fsync: configuration.durability == .fsync) {
             case .success:
                 rows.append(IndexRow(digest: digest, size: size, created: created, accessed: now,
-                                     metadata: IndexRow.indexed(metadata, payload: payload, encrypted: cipher != nil)))
+                                     metadata: IndexRow.indexed(metadata, payload: payload, encrypted: cipher != nil),
+                                     source: source.digest, replacesSource: source.replaces))
             case .failure(.posix(let code)):
                 outcome.failures += 1
                 // Never leave an older version readable after a store that did not land.
@@ -226,15 +245,18 @@ extension DiskCache {
 
     /// What to write for a staged change: the new bytes for a store; the current bytes with new
     /// metadata for a metadata update (`nil` when the entry is gone or its file is bound to
-    /// another key, which the next read removes); `nil` for a removal.
-    private func contents(of kind: PendingOperation.Kind, digest: String) -> (Data, DataCacheMetadata, Double, KeyBinding)? {
+    /// another key, which the next read removes); `nil` for a removal. With them, the source
+    /// digest the row records, and whether it replaces the row's (a metadata update keeps it).
+    private func contents(
+        of kind: PendingOperation.Kind, digest: String
+    ) -> (Data, DataCacheMetadata, Double, KeyBinding, (digest: String?, replaces: Bool))? {
         switch kind {
-        case .store(let data, let metadata, let created, let binding):
-            return (data, metadata, created, binding)
+        case .store(let data, let metadata, let created, let binding, let source):
+            return (data, metadata, created, binding, (source, true))
         case .metadata(let metadata, let binding):
             guard case .data(let file) = files.read(digest), let current = decode(file, digest: digest),
                   current.binding == binding else { return nil }
-            return (current.payload, metadata, current.created, binding)
+            return (current.payload, metadata, current.created, binding, (nil, false))
         case .remove:
             return nil
         }

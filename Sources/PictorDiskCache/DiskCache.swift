@@ -307,7 +307,7 @@ public final class DiskCache: DataCaching, Sendable {
             }
             if let operation = s.operations[digest] {
                 switch operation.kind {
-                case .store(let data, let metadata, _, let staged):
+                case .store(let data, let metadata, _, let staged, _):
                     if let binding, staged != binding {
                         if countingMisses { s.statistics.misses += 1 }
                         return .miss

@@ -1,6 +1,7 @@
 import Foundation
 
-/// Why a ``DiskCache`` could not be created.
+/// Why a ``DiskCache`` could not be created, or could not pin or unpin an entry
+/// (``DiskCache/pin(_:)``).
 ///
 /// Faults while running (disk full, directory deleted or made read-only) are never thrown: they
 /// are counted in ``DiskCache/Statistics`` and logged, and the cache keeps working or disables
@@ -25,6 +26,10 @@ public struct DiskCacheError: Error, Sendable, Equatable, CustomStringConvertibl
         public static let index = Kind("index")
         /// ``DiskCacheError/keyMismatch(path:_:)``.
         public static let keyMismatch = Kind("keyMismatch")
+        /// ``DiskCacheError/noEntry``.
+        public static let noEntry = Kind("noEntry")
+        /// ``DiskCacheError/notWritable(path:)``.
+        public static let notWritable = Kind("notWritable")
     }
 
     /// How the key a cache is opened with differs from the one its entries were written with.
@@ -45,6 +50,8 @@ public struct DiskCacheError: Error, Sendable, Equatable, CustomStringConvertibl
         case directoryUnavailable(path: String, errno: Int32)
         case index(operation: String, code: Int32, message: String)
         case keyMismatch(path: String, KeyMismatch)
+        case noEntry
+        case notWritable(path: String)
     }
 
     private let code: Code
@@ -69,6 +76,13 @@ public struct DiskCacheError: Error, Sendable, Equatable, CustomStringConvertibl
         .init(.keyMismatch(path: path, mismatch))
     }
 
+    /// The cache holds no entry for the key given to ``DiskCache/pin(_:)`` or
+    /// ``DiskCache/unpin(_:)`` (nothing changed). The description never contains the key.
+    public static let noEntry = DiskCacheError(.noEntry)
+    /// The cache in `path` is read-only (``DiskCache/isReadOnly``) or disabled, so a pin could
+    /// not be recorded; nothing changed.
+    public static func notWritable(path: String) -> DiskCacheError { .init(.notWritable(path: path)) }
+
     /// The kind of failure, without its details.
     public var kind: Kind {
         switch code {
@@ -76,14 +90,16 @@ public struct DiskCacheError: Error, Sendable, Equatable, CustomStringConvertibl
         case .directoryUnavailable: .directoryUnavailable
         case .index: .index
         case .keyMismatch: .keyMismatch
+        case .noEntry: .noEntry
+        case .notWritable: .notWritable
         }
     }
 
-    /// The cache directory, for ``Kind/directoryUnavailable`` and ``Kind/keyMismatch``; `nil`
-    /// otherwise.
+    /// The cache directory, for ``Kind/directoryUnavailable``, ``Kind/keyMismatch`` and
+    /// ``Kind/notWritable``; `nil` otherwise.
     public var path: String? {
         switch code {
-        case .directoryUnavailable(let path, _), .keyMismatch(let path, _): path
+        case .directoryUnavailable(let path, _), .keyMismatch(let path, _), .notWritable(let path): path
         default: nil
         }
     }
@@ -133,6 +149,8 @@ public struct DiskCacheError: Error, Sendable, Equatable, CustomStringConvertibl
         case .keyMismatch(let path, .keyRequired): "disk cache \(path): this cache is encrypted; open it with its key"
         case .keyMismatch(let path, .notEncrypted):
             "disk cache \(path): this cache is not encrypted; open it without a key and use rotateKey to encrypt it"
+        case .noEntry: "the disk cache holds no entry for this key"
+        case .notWritable(let path): "disk cache \(path) is read-only or disabled; nothing was changed"
         }
     }
 

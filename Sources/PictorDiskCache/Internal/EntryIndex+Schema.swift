@@ -3,7 +3,7 @@ internal import CSQLite
 
 extension EntryIndex {
     /// The schema version this build writes (`PRAGMA user_version`).
-    static let schemaVersion: Int64 = 2
+    static let schemaVersion: Int64 = 3
 
     /// Migration steps: `migrations[n]` takes a database from version `n` to `n + 1`.
     ///
@@ -20,6 +20,15 @@ extension EntryIndex {
     /// - `settings`: name/value pairs; `key_check` records which key setting the entries are
     ///   written under (see ``KeyCheck``). A version-1 index has none; opening derives it from
     ///   the entry files (``DiskCache`` `resolveKeyCheck`).
+    ///
+    /// Version 3:
+    /// - `entries.source`: for an entry made from another one (a processed variant, an encoded
+    ///   result), the source entry's digest (its file name: never a key or a URL), so that
+    ///   removing a source finds what was made from it (`entries_by_source`, partial: originals
+    ///   have none). `NULL` for originals and for rows adopted from files.
+    /// - `entries.pinned`: 1 for an entry the size and age limits never evict. Eviction scans
+    ///   `entries_unpinned_by_access` (partial, so pinned rows cost nothing to skip); pinned
+    ///   totals read the covering `entries_pinned`.
     static let migrations: [[String]] = [
         [
             """
@@ -59,6 +68,13 @@ extension EntryIndex {
         [
             "CREATE TABLE settings(name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID",
         ],
+        [
+            "ALTER TABLE entries ADD COLUMN source TEXT",
+            "ALTER TABLE entries ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0",
+            "CREATE INDEX entries_by_source ON entries(source) WHERE source IS NOT NULL",
+            "CREATE INDEX entries_unpinned_by_access ON entries(accessed) WHERE pinned = 0",
+            "CREATE INDEX entries_pinned ON entries(pinned, size) WHERE pinned = 1",
+        ],
     ]
 
     /// Reads the schema version; fails with `SQLITE_NOTADB` on a file that is not a database.
@@ -93,7 +109,7 @@ extension EntryIndex {
     /// to obey. One root page read per table; no scan.
     func validateSchema() throws(SQLiteError) {
         let probes = [
-            "SELECT digest, size, created, accessed, expires, etag, last_modified, cache_control, format, user_info FROM entries LIMIT 1",
+            "SELECT digest, size, created, accessed, expires, etag, last_modified, cache_control, format, user_info, source, pinned FROM entries LIMIT 1",
             "SELECT digest FROM intents LIMIT 1",
             "SELECT name, value FROM settings LIMIT 1",
         ]

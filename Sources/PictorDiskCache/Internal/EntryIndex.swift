@@ -14,6 +14,13 @@ struct IndexRow: Sendable, Hashable {
     var accessed: Double
     /// What the index keeps of the entry's metadata (see ``indexed(_:payload:encrypted:)``).
     var metadata: DataCacheMetadata
+    /// The digest of the entry this one was made from (a variant's original), or `nil`.
+    var source: String? = nil
+    /// Whether an upsert of this row sets ``source``; `false` for a metadata update, which
+    /// keeps the source the row has.
+    var replacesSource = true
+    /// Whether the entry is pinned (read only: upserts keep the row's pin).
+    var pinned = false
 
     /// The metadata kept in the index. Reads take the metadata from the entry file; the index
     /// copy serves listing and tools. For an encrypted cache it keeps only the expiry: the
@@ -82,12 +89,13 @@ final class EntryIndex {
     }
 
     private static let columns =
-        "digest, size, created, accessed, expires, etag, last_modified, cache_control, format, user_info"
+        "digest, size, created, accessed, expires, etag, last_modified, cache_control, format, user_info, source"
+    private static let selectedColumns = columns + ", pinned"
 
     // MARK: Entries
 
     func row(for digest: String) throws(SQLiteError) -> IndexRow? {
-        let statement = try connection.statement("SELECT \(Self.columns) FROM entries WHERE digest = ?")
+        let statement = try connection.statement("SELECT \(Self.selectedColumns) FROM entries WHERE digest = ?")
         defer { statement.finish() }
         try statement.bind(.text(digest))
         return try statement.step() ? Self.row(statement) : nil
@@ -102,17 +110,19 @@ final class EntryIndex {
 
     func upsert(_ row: IndexRow) throws(SQLiteError) {
         let statement = try connection.statement("""
-            INSERT INTO entries(\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO entries(\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(digest) DO UPDATE SET size = excluded.size, created = excluded.created,
                 accessed = excluded.accessed, expires = excluded.expires, etag = excluded.etag,
                 last_modified = excluded.last_modified, cache_control = excluded.cache_control,
-                format = excluded.format, user_info = excluded.user_info
+                format = excluded.format, user_info = excluded.user_info,
+                source = CASE WHEN ? THEN excluded.source ELSE entries.source END
             """)
         let m = row.metadata
         try statement.bind([
             .text(row.digest), .integer(Int64(row.size)), .real(row.created), .real(row.accessed),
             .realOrNull(m.expiresAt?.timeIntervalSince1970), .textOrNull(m.etag), .textOrNull(m.lastModified),
             .textOrNull(m.cacheControl), .textOrNull(m.format?.rawValue), .blobOrNull(m.userInfo),
+            .textOrNull(row.source), .integer(row.replacesSource ? 1 : 0),
         ])
         try statement.run()
     }
@@ -138,11 +148,12 @@ final class EntryIndex {
         return (Int(statement.int(0)), Int(statement.int(1)))
     }
 
-    /// Up to `limit` entries, least recently used first, optionally only those last used
-    /// before `cutoff`. Cost is proportional to `limit` (an index range scan).
+    /// Up to `limit` unpinned entries, least recently used first, optionally only those last
+    /// used before `cutoff`: the eviction candidates. Cost is proportional to `limit` (a range
+    /// scan of the partial index of unpinned entries).
     func leastRecentlyUsed(limit: Int, accessedBefore cutoff: Double? = nil) throws(SQLiteError) -> [(digest: String, size: Int)] {
         let statement = try connection.statement(
-            "SELECT digest, size FROM entries WHERE accessed < ? ORDER BY accessed ASC LIMIT ?")
+            "SELECT digest, size FROM entries WHERE pinned = 0 AND accessed < ? ORDER BY accessed ASC LIMIT ?")
         defer { statement.finish() }
         try statement.bind(.real(cutoff ?? .infinity), .integer(Int64(limit)))
         var result: [(String, Int)] = []
@@ -150,9 +161,37 @@ final class EntryIndex {
         return result
     }
 
+    /// The digests of the entries made from the entry `source` (an index lookup).
+    func digests(madeFrom source: String) throws(SQLiteError) -> [String] {
+        let statement = try connection.statement("SELECT digest FROM entries WHERE source = ?")
+        defer { statement.finish() }
+        try statement.bind(.text(source))
+        var result: [String] = []
+        while try statement.step() { if let d = statement.text(0) { result.append(d) } }
+        return result
+    }
+
+    /// Sets or clears the pin of the entry `digest`; `false` when there is no such row.
+    func setPinned(_ pinned: Bool, _ digest: String) throws(SQLiteError) -> Bool {
+        guard try contains(digest) else { return false }
+        let statement = try connection.statement("UPDATE entries SET pinned = ? WHERE digest = ?")
+        try statement.bind(.integer(pinned ? 1 : 0), .text(digest))
+        try statement.run()
+        return true
+    }
+
+    /// The count and total byte size of the pinned entries; proportional to their number (a
+    /// covering partial index).
+    func pinnedTotals() throws(SQLiteError) -> (size: Int, count: Int) {
+        let statement = try connection.statement("SELECT COALESCE(SUM(size), 0), COUNT(*) FROM entries WHERE pinned = 1")
+        defer { statement.finish() }
+        guard try statement.step() else { return (0, 0) }
+        return (Int(statement.int(0)), Int(statement.int(1)))
+    }
+
     /// Calls `body` for up to `limit` rows (all when `nil`), least recently used first.
     func forEachRow(limit: Int? = nil, _ body: (IndexRow) -> Void) throws(SQLiteError) {
-        let statement = try connection.statement("SELECT \(Self.columns) FROM entries ORDER BY accessed ASC LIMIT ?")
+        let statement = try connection.statement("SELECT \(Self.selectedColumns) FROM entries ORDER BY accessed ASC LIMIT ?")
         defer { statement.finish() }
         try statement.bind(.integer(Int64(limit ?? -1)))
         while try statement.step() { body(Self.row(statement)) }
@@ -256,6 +295,7 @@ final class EntryIndex {
             metadata: DataCacheMetadata(
                 etag: s.text(5), lastModified: s.text(6), cacheControl: s.text(7),
                 expiresAt: s.optionalReal(4).map { Date(timeIntervalSince1970: $0) },
-                format: s.text(8).flatMap(ImageFormat.init(rawValue:)), userInfo: s.blob(9)))
+                format: s.text(8).flatMap(ImageFormat.init(rawValue:)), userInfo: s.blob(9)),
+            source: s.text(10), pinned: s.int(11) != 0)
     }
 }

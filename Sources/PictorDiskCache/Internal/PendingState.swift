@@ -5,8 +5,8 @@ import PictorCore
 struct PendingOperation: Sendable {
     enum Kind: Sendable {
         /// Write these plaintext bytes, bound to the key of `binding`; `created` is when the
-        /// store was called.
-        case store(Data, DataCacheMetadata, created: Double, binding: KeyBinding)
+        /// store was called; `source` is the digest of the entry they were made from, if any.
+        case store(Data, DataCacheMetadata, created: Double, binding: KeyBinding, source: String?)
         /// Remove the entry.
         case remove
         /// Replace the metadata of an existing entry, if its file is bound to the key of `binding`.
@@ -22,7 +22,7 @@ struct PendingOperation: Sendable {
 
     /// Bytes held in memory by this operation.
     var byteCount: Int {
-        if case .store(let data, _, _, _) = kind { return data.count }
+        if case .store(let data, _, _, _, _) = kind { return data.count }
         return 0
     }
 }
@@ -63,6 +63,8 @@ struct CacheState: Sendable {
     var acceptsWrites: Bool { !disabled && !readOnly }
     /// Whether a write failure was already logged as a warning (later ones go to `.debug`).
     var warnedWriteFailure = false
+    /// Whether pinned entries over the size limit were already logged as a warning.
+    var warnedPinnedOverLimit = false
 
     /// Stages `kind` for `digest`; returns whether the caller must schedule a drain.
     mutating func stage(_ kind: PendingOperation.Kind, for digest: String) -> Bool {

@@ -30,6 +30,17 @@ public protocol DataCaching: Sendable {
     ///   - key: the cache key.
     ///   - metadata: validators, freshness, format and user data stored with the bytes.
     func store(_ data: Data, for key: String, metadata: DataCacheMetadata)
+    /// Stores `data` for `key` as made from the entry of `source` (a processed variant or an
+    /// encoded result, and the original's key), so that a store that relates entries can
+    /// remove a source with everything made from it. The default implementation ignores
+    /// `source` and calls ``store(_:for:metadata:)``.
+    ///
+    /// - Parameters:
+    ///   - data: the bytes to store, as they are.
+    ///   - key: the cache key.
+    ///   - metadata: as for ``store(_:for:metadata:)``.
+    ///   - source: the cache key of the entry `data` was made from; `nil` for an original.
+    func store(_ data: Data, for key: String, metadata: DataCacheMetadata, source: String?)
     /// Replaces the metadata of an existing entry (after an HTTP 304); no-op on a miss.
     ///
     /// - Parameters:
@@ -74,6 +85,17 @@ extension DataCaching {
     ///   - data: the bytes to store.
     ///   - key: the cache key.
     public func store(_ data: Data, for key: String) { store(data, for: key, metadata: DataCacheMetadata()) }
+
+    /// ``store(_:for:metadata:)``, the relation to `source` dropped.
+    ///
+    /// - Parameters:
+    ///   - data: the bytes to store.
+    ///   - key: the cache key.
+    ///   - metadata: what is stored with them.
+    ///   - source: ignored.
+    public func store(_ data: Data, for key: String, metadata: DataCacheMetadata, source: String?) {
+        store(data, for: key, metadata: metadata)
+    }
 }
 
 /// One entry read from a ``DataCaching`` store.

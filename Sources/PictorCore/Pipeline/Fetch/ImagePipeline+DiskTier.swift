@@ -116,9 +116,10 @@ extension ImagePipeline {
         return localCacheRules.variantMetadata(inheriting: original, for: cacheFacts(p))
     }
 
-    /// Stores the encoded variant of `p`.
+    /// Stores the encoded variant of `p`, related to its original (removing the original's
+    /// entry with its variants finds it).
     func storeVariant(_ data: Data, metadata: DataCacheMetadata, _ p: PreparedRequest) {
-        configuration.dataCache?.store(data, for: variantKey(p), metadata: metadata)
+        configuration.dataCache?.store(data, for: variantKey(p), metadata: metadata, source: p.dataKey)
     }
 
     /// Removes the variant of `p` (it failed to decode).

@@ -103,7 +103,7 @@ extension ImagePipeline {
         metadata.pixelHeight = result.height
         metadata.lastModified = original.lastModified
         let key = Self.encodedKey(imageKey: p.imageKey, format: requestedFormat, quality: result.quality ?? 0)
-        cache.store(result.data, for: key, metadata: metadata)
+        cache.store(result.data, for: key, metadata: metadata, source: p.dataKey)
         return (true, facts)
     }
 
