@@ -1,10 +1,10 @@
 import Foundation
 import Pictor
 
-/// `pictor cache stats|list|has|rm|trim|clear|verify|rekey|key generate`.
+/// `pictor cache stats|list|has|rm|pin|unpin|trim|clear|verify|rekey|key generate`.
 enum CacheCommand {
     /// The subcommands, in the order the overview lists them.
-    static let subcommands = ["stats", "list", "has", "rm", "trim", "clear", "verify", "rekey", "key"]
+    static let subcommands = ["stats", "list", "has", "rm", "pin", "unpin", "trim", "clear", "verify", "rekey", "key"]
 
     static let help = """
     USAGE: pictor cache <subcommand> [options]
@@ -15,11 +15,15 @@ enum CacheCommand {
     plain one only without a key.
 
     SUBCOMMANDS:
-      stats                 entry count, size, limits, last-access range,
-                            formats; with --shared-cache, the Redis tier too
+      stats                 entry count, size, pinned entries, limits,
+                            last-access range, formats; with --shared-cache,
+                            the Redis tier too
       list                  entries, least recently used first
       has URL...            whether the cache holds each URL's original
-      rm URL...             remove each URL's entries
+      rm URL...             remove each URL's original and every variant
+      pin URL...            keep each URL's original past the size and age
+                            limits
+      unpin URL...          let the limits evict it again
       trim                  remove expired, then least recently used entries
       clear                 remove every entry
       verify                re-read every entry; remove and list bad ones
@@ -42,10 +46,11 @@ enum CacheCommand {
             return """
             USAGE: pictor cache stats [--size-limit BYTES] [--shared-cache URL] [options]
 
-            Prints the cache's directory, whether it is encrypted, its entry count,
-            size and limits, where the size limit comes from (--size-limit, or the
-            default: 10 % of the free space on the cache's file system plus what the
-            cache holds, kept within 1 GiB...16 GiB), the range of last-access times
+            Prints the cache's directory, whether it is encrypted, its entry count
+            and size, its pinned entries and their size, its limits, where the size
+            limit comes from (--size-limit, or the default: 10 % of the free space
+            on the cache's file system plus what the cache holds, kept within
+            1 GiB...16 GiB), the range of last-access times
             and the image formats.
             With a shared tier: Redis's memory, eviction policy and key count, and
             the fleet's counters (reads, leases, waits, stores, errors).
@@ -87,18 +92,40 @@ enum CacheCommand {
             """
         case "rm":
             return """
-            USAGE: pictor cache rm <url>... [--resize W|WxH|Wx|xH [--fit F]] [options]
+            USAGE: pictor cache rm <url>... [--original-only]
+                   [--resize W|WxH|Wx|xH [--fit F]] [options]
 
-            Removes each URL's original and, with --resize, the resized copy that
-            'fetch' or 'prefetch' with the same --resize and --fit kept (and the same
-            --cache-key-ignore-query names). Exit 73 when the cache is read-only
-            (nothing is removed).
+            Removes each URL's original and every variant the cache made from it
+            (resized copies, encoded results), whatever their size or format. With
+            --original-only, removes the original alone and, with --resize, the
+            resized copy that 'fetch' or 'prefetch' with the same --resize and --fit
+            kept. Give the --cache-key-ignore-query names that the run which stored
+            it gave. Exit 73 when the cache is read-only (nothing is removed).
 
             OPTIONS:
             \(options)
 
             EXAMPLE:
-              pictor cache rm https://example.org/a.jpg --resize 256
+              pictor cache rm https://example.org/a.jpg
+            """
+        case "pin", "unpin":
+            return """
+            USAGE: pictor cache \(sub) <url>... [options]
+
+            'pin' keeps each URL's original in the cache: trimming by size and by
+            age never removes it. Its bytes still count against the size limit, so
+            other entries are trimmed harder (when pinned entries alone exceed the
+            limit, they stay and a warning says so). 'unpin' lets the limits evict
+            it again. 'cache stats' shows the pinned entries. A pin goes with its
+            entry ('cache rm', 'cache clear'). Exit 1 when a URL is not cached
+            (the others are still \(sub)ned), 73 when there is no cache or it is
+            read-only.
+
+            OPTIONS:
+            \(options)
+
+            EXAMPLE:
+              pictor cache \(sub) https://example.org/logo.png
             """
         case "trim":
             return """
@@ -196,7 +223,7 @@ enum CacheCommand {
             return try KeyCommand.run(&parser, context: context)
         case "stats", "list", "trim", "clear", "verify", "rekey":
             return try await CacheMaintenance.run(sub, &parser, context: context)
-        case "has", "rm":
+        case "has", "rm", "pin", "unpin":
             return try CacheEntryCommands.run(sub, &parser, context: context)
         default:
             throw CLIError.usage("unknown cache subcommand '\(sub)'")

@@ -38,7 +38,8 @@ struct CLICommandOptions: Sendable {
     static let cacheSubcommands: [CLICommandOptions] = {
         let own: [(subcommand: String, options: [CLIOption])] = [
             ("stats", [.statsSizeLimit, .sharedCache]), ("list", [.limit]), ("has", [.cacheKeyIgnoreQuery]),
-            ("rm", [.resize, .fit, .cacheKeyIgnoreQuery]),
+            ("rm", [.originalOnly, .resize, .fit, .cacheKeyIgnoreQuery]),
+            ("pin", [.cacheKeyIgnoreQuery]), ("unpin", [.cacheKeyIgnoreQuery]),
             ("trim", [.trimSizeLimit, .trimMaxAge]), ("clear", [.force]), ("verify", []), ("rekey", [.newKeyFile]),
         ]
         return own.map { CLICommandOptions(command: "cache " + $0.subcommand, options: $0.options + cacheOptions + [.help]) }

@@ -209,6 +209,9 @@ extension CLIOption {
         ["--force"],
         "also clear a cache encrypted under a key you no longer have: its entries are discarded, and it is reset to "
             + "--key-file's key, or to plain without one")
+    static let originalOnly = CLIOption(
+        ["--original-only"],
+        "remove only the downloaded original (and, with --resize, that resized copy), keeping the variants made from it")
     static let newKeyFile = CLIOption(
         ["--new-key-file"], value: "FILE", "the new key (see 'pictor cache key generate')")
     static let keyOutput = CLIOption(["-o", "--out"], value: "FILE", "the key file to create")
