@@ -7,13 +7,13 @@ import Foundation
 /// `DateFormatter` costs far more than the download of a small image (ICU builds its formatter
 /// and symbol tables per instance). The weekday is not checked (RFC 9110 lets a recipient
 /// ignore it); a two-digit RFC 850 year more than 50 years ahead is taken as the past century.
-enum HTTPDate {
+package enum HTTPDate {
     /// Lower-case month names packed three bytes to a number, so a match allocates nothing.
     private static let months: [UInt32] = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
         .map { $0.utf8.reduce(0) { $0 << 8 | UInt32($1) } }
 
     /// Parses `string`, or returns `nil`.
-    static func parse(_ string: String) -> Date? {
+    package static func parse(_ string: String) -> Date? {
         var bytes = Array(string.utf8)
         while let last = bytes.last, last == 0x20 || last == 0x09 { bytes.removeLast() }
         var scanner = Scanner(bytes: bytes)
@@ -44,7 +44,7 @@ enum HTTPDate {
     }
 
     /// Formats `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
-    static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let seconds = Int(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
@@ -52,7 +52,9 @@ enum HTTPDate {
         let weekday = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"][((days % 7) + 7) % 7]
         let monthName = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"][month - 1]
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        return "\(weekday), \(two(day)) \(monthName) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
+        // IMF-fixdate's year has four digits: 964 is written 0964, or it would not parse back.
+        let yearText = (0..<1000).contains(year) ? String(String(year + 10_000).dropFirst()) : "\(year)"
+        return "\(weekday), \(two(day)) \(monthName) \(yearText) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
     }
 
     private static func twoDigitYear(_ yy: Int) -> Int {

@@ -45,4 +45,13 @@ import Testing
             #expect(HTTPDate.parse(text) == formatter.date(from: text))
         }
     }
+
+    /// IMF-fixdate has a four-digit year: years before 1000 are zero-padded, so what is
+    /// formatted parses back (found by fuzzing, target http-date).
+    @Test func yearsBeforeAThousandKeepFourDigits() throws {
+        let date = try #require(HTTPDate.parse("Fri, 05 Oct 0964 02:32:51 GMT"))
+        #expect(HTTPDate.format(date) == "Fri, 05 Oct 0964 02:32:51 GMT")
+        #expect(HTTPDate.parse(HTTPDate.format(date)) == date)
+        #expect(HTTPDate.format(Date(timeIntervalSince1970: -62_135_596_800)) == "Mon, 01 Jan 0001 00:00:00 GMT")
+    }
 }
