@@ -7,19 +7,21 @@ struct OptionSegment: Sendable, Hashable {
     /// first such segment starts the source URL). Stops splitting past
     /// ``ServiceLimits/maxArguments`` so a segment of a million `:` costs nothing more.
     static func parse(_ segment: Substring) throws(ServiceError) -> OptionSegment? {
-        guard let colon = segment.firstIndex(of: ":") else { return nil }
-        let name = segment[..<colon]
+        // Scalars, not Characters: a combining mark after `:` must not hide it (as in the path).
+        let scalars = segment.unicodeScalars
+        guard let colon = scalars.firstIndex(of: ":") else { return nil }
+        let name = Substring(scalars[..<colon])
         var arguments: [Substring] = []
-        var rest = segment[segment.index(after: colon)...]
+        var rest = scalars[scalars.index(after: colon)...]
         while true {
             guard arguments.count < ServiceLimits.maxArguments else {
                 throw .tooManyArguments(name, max: ServiceLimits.maxArguments)
             }
             if let next = rest.firstIndex(of: ":") {
-                arguments.append(rest[..<next])
+                arguments.append(Substring(rest[..<next]))
                 rest = rest[rest.index(after: next)...]
             } else {
-                arguments.append(rest)
+                arguments.append(Substring(rest))
                 return OptionSegment(name: name, arguments: arguments)
             }
         }

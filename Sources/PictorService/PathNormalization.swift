@@ -1,26 +1,33 @@
 /// Undoes what browsers, CDNs and proxies do to imgproxy paths on the way (imgproxy's
 /// `RedenormalizePath`), before the signature is checked, so that both see the same text.
-enum PathNormalization {
+package enum PathNormalization {
     /// `%3A` back to `:` in the options part; `scheme:/host` back to `scheme://host` at the
     /// start of a plain source URL (`local:/x` to `local:///x`).
     ///
     /// imgproxy looks for `…:/x` anywhere in the plain URL (a greedy `^(\S+):/([^/])`), which
     /// also rewrites a `:/` inside the URL's path; here only a scheme at the start is fixed.
-    static func redenormalize(_ path: Substring) -> String {
+    package static func redenormalize(_ path: Substring) -> String {
         let options: Substring
         let plainURL: Substring
-        if path.hasPrefix("plain/") {
+        // Bytes and scalars, never Characters, as everywhere in the path's grammar: a combining
+        // mark after `/` or `%3A` must not hide it.
+        if path.utf8.starts(with: "plain/".utf8) {
             options = path[path.startIndex..<path.startIndex]
-            plainURL = path.dropFirst(6)
-        } else if let range = path.firstRange(of: "/plain/") {
-            options = path[..<range.lowerBound]
-            plainURL = path[range.upperBound...]
+            plainURL = Substring(path.unicodeScalars.dropFirst(6))
+        } else if let range = path.utf8.firstRange(of: "/plain/".utf8) {
+            options = Substring(path.unicodeScalars[..<range.lowerBound])
+            plainURL = Substring(path.unicodeScalars[range.upperBound...])
         } else {
-            return String(path.replacing("%3A", with: ":"))
+            return colons(path)
         }
-        let fixedOptions = String(options.replacing("%3A", with: ":"))
+        let fixedOptions = colons(options)
         let fixedURL = fixScheme(plainURL)
         return fixedOptions.isEmpty ? "plain/" + fixedURL : fixedOptions + "/plain/" + fixedURL
+    }
+
+    /// `%3A` back to `:`, byte by byte.
+    private static func colons(_ text: Substring) -> String {
+        String(decoding: Array(text.utf8).replacing(Array("%3A".utf8), with: [UInt8(ascii: ":")]), as: UTF8.self)
     }
 
     private static func fixScheme(_ url: Substring) -> String {
@@ -32,8 +39,8 @@ enum PathNormalization {
         guard afterColon.first == UInt8(ascii: "/"), afterColon.dropFirst().first.map({ $0 != UInt8(ascii: "/") }) == true else {
             return String(url)
         }
-        let scheme = String(url[..<colon])
-        let rest = String(url[url.index(after: colon)...].dropFirst())  // after ":/"
+        let scheme = String(Substring(url.unicodeScalars[..<colon]))
+        let rest = String(Substring(url.unicodeScalars[url.unicodeScalars.index(colon, offsetBy: 2)...]))  // after ":/"
         return scheme + (scheme == "local" ? ":///" : "://") + rest
     }
 

@@ -74,17 +74,20 @@ public struct ProcessingURLParser: Sendable {
         guard path.utf8.count <= limits.maxPathLength else {
             throw ServiceError(.pathTooLong, reason: "the path is longer than \(limits.maxPathLength) bytes")
         }
-        var target = path[...]
+        // The delimiters are found among Unicode scalars, never Characters: a combining mark
+        // after `/` or `:` would join it into one Character and hide it, where imgproxy and the
+        // client that signed the path see the byte.
+        var target = path[...].unicodeScalars
         if let query = target.firstIndex(of: "?") { target = target[..<query] }
-        if target.hasPrefix("/") { target = target.dropFirst() }
+        if target.first == "/" { target = target.dropFirst() }
         guard let slash = target.firstIndex(of: "/"), slash > target.startIndex,
               target.index(after: slash) < target.endIndex
         else { throw ServiceError(.notAnImageURL, reason: "not an image path: expected /{signature}/{options}/{source}") }
-        let signatureSegment = target[..<slash]
-        let rest = PathNormalization.redenormalize(target[target.index(after: slash)...])
+        let signatureSegment = Substring(target[..<slash])
+        let rest = PathNormalization.redenormalize(Substring(target[target.index(after: slash)...]))
         try signature.verify(signature: signatureSegment, path: rest[...])
 
-        let parts = rest.split(separator: "/", omittingEmptySubsequences: false)
+        let parts = rest.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false).map(Substring.init)
         var applier = OptionApplier(presets: presets, limits: limits)
         var options = ProcessingOptions()
         if presets.contains("default") {
@@ -92,7 +95,8 @@ public struct ProcessingURLParser: Sendable {
         }
         let sourceStart: Int
         if onlyPresets {
-            let names = parts[0].split(separator: ":", maxSplits: ServiceLimits.maxArguments, omittingEmptySubsequences: false)
+            let names = parts[0].unicodeScalars.split(separator: ":", maxSplits: ServiceLimits.maxArguments, omittingEmptySubsequences: false)
+                .map(Substring.init)
             guard names.count <= ServiceLimits.maxArguments else {
                 throw ServiceError(.tooManyOptions, reason: "more than \(ServiceLimits.maxArguments) presets in the path")
             }

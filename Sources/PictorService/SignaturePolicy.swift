@@ -65,7 +65,7 @@ public struct SignaturePolicy: Sendable {
     ///   when signing is off and the segment contains `:`.
     public func verify<S: StringProtocol>(signature: S, path: S) throws(ServiceError) {
         guard isEnabled else {
-            if signature.contains(":") {
+            if signature.utf8.contains(UInt8(ascii: ":")) {
                 throw ServiceError(.missingSignature, reason: "the signature segment is missing (the path starts with an option)")
             }
             return

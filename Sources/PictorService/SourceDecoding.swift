@@ -30,8 +30,10 @@ enum SourceDecoding {
 
     /// `body` and the extension after `separator` (`nil` when absent or empty); refuses an
     /// empty body and more than one separator.
-    private static func splitExtension(_ encoded: Substring, at separator: Character) throws(ServiceError) -> (Substring, Substring?) {
-        let pieces = encoded.split(separator: separator, maxSplits: 2, omittingEmptySubsequences: false)
+    private static func splitExtension(_ encoded: Substring, at separator: Unicode.Scalar) throws(ServiceError) -> (Substring, Substring?) {
+        // Split among scalars, as the path is: a combining mark must not hide the separator.
+        let pieces = encoded.unicodeScalars.split(separator: separator, maxSplits: 2, omittingEmptySubsequences: false)
+            .map(Substring.init)
         guard pieces.count <= 2 else {
             throw ServiceError(.invalidSource, reason: "the source URL has more than one '\(separator)' extension")
         }

@@ -122,6 +122,23 @@ import Testing
             #expect(Base64URL.decode(text.utf8) == bytes)
         }
     }
+
+    /// The path's delimiters are bytes, as for imgproxy and the client that signed it: a
+    /// combining mark after `/` does not join it into one Character that hides the slash
+    /// (found by fuzzing, target signature). The path then fails on its own terms (400), not as
+    /// a bad or missing signature (403).
+    @Test func aCombiningMarkAfterASlashDoesNotHideIt() throws {
+        let parser = try Fixture.signed()
+        let rest = "\u{301}plain/https://origin.example/a.jpg"
+        let signature = try #require(parser.signature.signature(for: rest))
+        #expect(parser.refusal("/\(signature)/\(rest)")?.kind == .invalidSource)
+        #expect(try Fixture.unsigned().refusal("/_/\(rest)")?.kind == .invalidSource)
+        // In the options and the source too: `w:10` ends at its slash, and the source keeps the mark.
+        let url = try Fixture.unsigned().parse("/_/w:10/plain/https://origin.example/\u{301}a.jpg")
+        #expect(url.options.width == 10)
+        #expect(url.source.url == "https://origin.example/\u{301}a.jpg")
+        #expect(try Fixture.unsigned().refusal("/_/w:10/\u{301}plain/https://origin.example/a.jpg")?.kind == .invalidSource)
+    }
 }
 
 extension String {
