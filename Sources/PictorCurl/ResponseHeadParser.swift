@@ -11,9 +11,9 @@ import PictorCore
 ///
 /// Repeated field names (compared case-insensitively) are joined with `", "` under the first
 /// spelling seen, as `HTTPURLResponse` expects one value per name.
-struct ResponseHeadParser {
+package struct ResponseHeadParser {
     /// What one line meant.
-    enum Event: Equatable {
+    package enum Event: Equatable {
         /// A status line, a field, or a line that is ignored.
         case none
         /// The blank line that ends an interim (`1xx`) response; a new status line follows.
@@ -23,35 +23,41 @@ struct ResponseHeadParser {
     }
 
     /// The final (or latest) status code, `nil` before a status line.
-    private(set) var statusCode: Int?
+    package private(set) var statusCode: Int?
     /// The protocol of the status line, e.g. `HTTP/1.1` or `HTTP/2`.
-    private(set) var httpVersion: String?
+    package private(set) var httpVersion: String?
     /// Whether the final response's head is complete.
-    private(set) var isComplete = false
+    package private(set) var isComplete = false
     /// Whether a `101 Switching Protocols` head came: Pictor never asks for an upgrade, so what
     /// follows is no HTTP response.
-    private(set) var switchedProtocols = false
+    package private(set) var switchedProtocols = false
     /// The fields in the order received, repeated names joined with `", "` under the first
     /// spelling. A response has a dozen fields or so: a linear search without lower-casing or
     /// hashing is cheaper than a dictionary, and this runs for every header line of every
     /// response.
-    private(set) var fields: [HTTPResponseHead.Field] = []
+    package private(set) var fields: [HTTPResponseHead.Field] = []
     /// Positions in ``fields`` by lower-cased name, kept once a head has more than
     /// ``linearSearchLimit`` fields: past that, the linear search made a hostile head of
     /// thousands of distinct names cost quadratic time on the event thread.
     private var positions: [String: Int] = [:]
+    /// The field the previous line wrote (added or joined), which an obsolete folded line
+    /// continues; `nil` after a status line or a line that was ignored.
+    private var lastWritten: Int?
     /// Fields searched linearly; more are looked up in ``positions``.
-    static let linearSearchLimit = 32
+    package static let linearSearchLimit = 32
+
+    /// A parser that has seen no line.
+    package init() {}
 
     /// The value of `name` (any case), if present.
-    func value(for name: String) -> String? {
+    package func value(for name: String) -> String? {
         var name = name
         return name.withUTF8 { key in position(of: UnsafeRawBufferPointer(key)).map { fields[$0].value } }
     }
 
     /// The `Content-Length` as a number, or `nil` when absent or malformed (repeated different
     /// values, as joined by this parser, count as malformed).
-    var contentLength: Int64? {
+    package var contentLength: Int64? {
         guard let text = value(for: "Content-Length") else { return nil }
         // The usual single value (the parser trims field values) needs no splitting.
         if let length = Int64(text) { return length >= 0 ? length : nil }
@@ -63,13 +69,13 @@ struct ResponseHeadParser {
 
     /// Whether the body is content-encoded (a `Content-Encoding` other than `identity`), so the
     /// decoded body's length is unrelated to `Content-Length`.
-    var isContentEncoded: Bool {
+    package var isContentEncoded: Bool {
         guard let encoding = value(for: "Content-Encoding")?.trimmingASCIISpaces.lowercased() else { return false }
         return !encoding.isEmpty && encoding != "identity"
     }
 
     /// Consumes one header line as libcurl delivers it (with its line ending, if any).
-    mutating func consume(_ line: UnsafeRawBufferPointer) -> Event {
+    package mutating func consume(_ line: UnsafeRawBufferPointer) -> Event {
         var end = line.count
         while end > 0, line[end - 1] == UInt8(ascii: "\n") || line[end - 1] == UInt8(ascii: "\r") { end -= 1 }
         let bytes = UnsafeRawBufferPointer(rebasing: line[0..<end])
@@ -94,18 +100,41 @@ struct ResponseHeadParser {
         guard statusCode != nil else { return .none }
         if Self.isSpace(bytes[0]) {
             // Obsolete line folding (RFC 9112 §5.2): the line continues the previous value.
+            // The field it continues is the one the previous line wrote, which is not the last
+            // in the list when that line joined a repeated name; a value that was empty takes the
+            // continuation without the space (a field value has no leading white space).
             let continuation = Self.trimmed(bytes)
-            if !fields.isEmpty, !continuation.isEmpty { fields[fields.count - 1].value += " " + String(decoding: continuation, as: UTF8.self) }
+            if let lastWritten, !continuation.isEmpty {
+                let text = String(decoding: continuation, as: UTF8.self)
+                if fields[lastWritten].value.isEmpty { fields[lastWritten].value = text } else { fields[lastWritten].value += " " + text }
+            }
             return .none
         }
+        lastWritten = nil
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return .none }
         let name = Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[0..<colon]))
         guard !name.isEmpty else { return .none }
         let value = String(decoding: Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...])), as: UTF8.self)
+        guard name.contains(where: { $0 >= 0x80 }) else {
+            add(name: name, value: value)
+            return .none
+        }
+        // A name that is not ASCII is stored as a String, invalid UTF-8 repaired (U+FFFD), and
+        // compared in that form, so that two lines stored under one name are one field whether
+        // it is found by the linear search or in the dictionary.
+        var stored = String(decoding: name, as: UTF8.self)
+        stored.withUTF8 { add(name: UnsafeRawBufferPointer($0), value: value) }
+        return .none
+    }
+
+    /// Adds `value` to the field named `name` (valid UTF-8), or a new field.
+    private mutating func add(name: UnsafeRawBufferPointer, value: String) {
         if let position = position(of: name) {
             fields[position].value += ", " + value
+            lastWritten = position
         } else {
             fields.append(HTTPResponseHead.Field(name: String(decoding: name, as: UTF8.self), value: value))
+            lastWritten = fields.count - 1
             if fields.count > Self.linearSearchLimit {
                 if positions.isEmpty {
                     for (index, field) in fields.enumerated() { positions[Self.folded(field.name.utf8)] = index }
@@ -114,7 +143,6 @@ struct ResponseHeadParser {
                 }
             }
         }
-        return .none
     }
 
     /// The index of the field named `name`, compared ASCII case-insensitively.
@@ -136,6 +164,7 @@ struct ResponseHeadParser {
         httpVersion = nil
         fields.removeAll(keepingCapacity: true)
         positions.removeAll(keepingCapacity: true)
+        lastWritten = nil
     }
 
     private static func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }

@@ -105,6 +105,43 @@ import Testing
         feed(&parser, ["HTTP/1.1 OK", ""])
         #expect(parser.statusCode == 0)
     }
+
+    // Found by fuzzing (Fuzz/PictorFuzz, target http-head): the parser against a plain model
+    // of its documented rules.
+
+    /// Feeds raw `lines` (CRLF added), which need not be UTF-8.
+    func feedBytes(_ parser: inout ResponseHeadParser, _ lines: [[UInt8]]) {
+        for line in lines { _ = (line + [0x0D, 0x0A]).withUnsafeBytes { parser.consume($0) } }
+    }
+
+    /// Names that are not UTF-8 are stored repaired (U+FFFD), and two lines whose stored names
+    /// are the same are one field, with a head of a few fields or of many (the dictionary).
+    @Test(arguments: [0, 40])
+    func namesThatAreNotUTF8AreOneFieldPerStoredName(otherFields: Int) {
+        var parser = ResponseHeadParser()
+        feedBytes(&parser, [Array("HTTP/1.1 200 OK".utf8)] + (0..<otherFields).map { Array("X-\($0): v".utf8) }
+                  + [[0x4E, 0xFF, 0x3A, 0x20, 0x61], [0x4E, 0xFE, 0x3A, 0x20, 0x62], [0x6E, 0xFF, 0x3A, 0x20, 0x63]])
+        let named = parser.fields.filter { $0.name.hasPrefix("N") || $0.name.hasPrefix("n") }
+        #expect(named == [HTTPResponseHead.Field(name: "N\u{FFFD}", value: "a, b, c")])
+        #expect(parser.value(for: "n\u{FFFD}") == "a, b, c")
+    }
+
+    /// A folded line continues the field its previous line wrote, also when that line added to
+    /// a field seen earlier (not the last one in the list).
+    @Test func aFoldedLineContinuesTheFieldItsPreviousLineWrote() {
+        var parser = ResponseHeadParser()
+        feed(&parser, ["HTTP/1.1 200 OK", "A: 1", "B: 2", "a: 3", "  more", ""])
+        #expect(parser.headerFields == ["A": "1, 3 more", "B": "2"])
+    }
+
+    /// A folded line after an empty value is the value, with no leading space (which a head
+    /// written out again and read back would lose); after a line that was ignored, it is
+    /// ignored too.
+    @Test func aFoldedLineAfterAnEmptyValueOrAnIgnoredLine() {
+        var parser = ResponseHeadParser()
+        feed(&parser, ["HTTP/1.1 200 OK", "A:", " more", "B: 2", "no colon here", " lost", ""])
+        #expect(parser.headerFields == ["A": "more", "B": "2"])
+    }
 }
 
 extension ResponseHeadParser {
