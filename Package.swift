@@ -71,6 +71,13 @@ let package = Package(
         .executableTarget(name: "pictor", dependencies: ["PictorCLI"]),
         // A child process for the disk cache's crash and two-process tests.
         .executableTarget(name: "DiskCacheCrashWriter", dependencies: ["PictorDiskCache", "PictorCore"], path: "Tests/Helpers/DiskCacheCrashWriter"),
+        // libFuzzer targets over every parser of untrusted bytes (docs/fuzzing.md). scripts/fuzz.sh
+        // builds it with -sanitize=fuzzer,address; a plain build makes a tool that replays saved
+        // inputs through a target (`PictorFuzz TARGET FILE…`).
+        .executableTarget(
+            name: "PictorFuzz",
+            dependencies: ["PictorCore", "PictorCrypto", "PictorVips", "PictorCurl", "PictorRedis", "PictorDiskCache", "PictorService", "PictorCLI"],
+            path: "Fuzz/PictorFuzz"),
 
         .testTarget(name: "PictorCoreTests", dependencies: ["PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCryptoTests", dependencies: ["PictorCrypto", "PictorCore"]),

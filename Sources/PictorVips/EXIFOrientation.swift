@@ -2,10 +2,10 @@ import Foundation
 
 /// The EXIF orientation tag (0x0112 of IFD0), read from a TIFF-structured EXIF block: what the
 /// JPEG and WebP fast paths need from EXIF, nothing else.
-enum EXIFOrientation {
+package enum EXIFOrientation {
     /// Orientation 1...8 of the TIFF structure (`II*\0` or `MM\0*` header) at the start of
     /// `tiff`, or `nil` when it has none or the block is malformed.
-    static func value(tiff: UnsafeRawBufferPointer) -> Int? {
+    package static func value(tiff: UnsafeRawBufferPointer) -> Int? {
         guard tiff.count >= 8 else { return nil }
         let little: Bool
         switch (tiff[0], tiff[1]) {
@@ -35,7 +35,7 @@ enum EXIFOrientation {
 
     /// ``value(tiff:)`` of an EXIF payload that may start with the `Exif\0\0` header JPEG's APP1
     /// segment carries (WebP writers store the block with or without it; libvips reads both).
-    static func value(exif: UnsafeRawBufferPointer) -> Int? {
+    package static func value(exif: UnsafeRawBufferPointer) -> Int? {
         let header = Array("Exif\0\0".utf8)
         guard exif.starts(with: header) else { return value(tiff: exif) }
         return value(tiff: UnsafeRawBufferPointer(rebasing: exif[header.count...]))

@@ -2,11 +2,11 @@ import Foundation
 
 /// Reads frame sizes from a GIF's blocks without decoding pixels, so a decompression bomb (a
 /// frame descriptor claiming gigapixels) is refused before libvips allocates anything.
-enum GIFHeader {
+package enum GIFHeader {
     /// The largest size a decoder must hold among the first 64 blocks: the logical screen, the
     /// first frame's extent (offset + size), and every later frame's own size; `nil` when the
     /// bytes are not a GIF.
-    static func largestFrame(in data: Data) -> (width: Int, height: Int)? {
+    package static func largestFrame(in data: Data) -> (width: Int, height: Int)? {
         data.withUnsafeBytes { (b: UnsafeRawBufferPointer) -> (width: Int, height: Int)? in
             guard b.count >= 13, b[0] == 0x47, b[1] == 0x49, b[2] == 0x46 else { return nil }
             func u16(_ i: Int) -> Int { i + 1 < b.count ? Int(b[i]) | Int(b[i + 1]) << 8 : 0 }

@@ -11,7 +11,7 @@ import PictorCore
 /// top-down. Their transparency is the 32-bit entry's alpha, or the 1-bit AND mask for the other
 /// depths (and for 32-bit entries whose alpha is all zero, as old encoders wrote them). Other
 /// entries (16-bit, RLE, bit fields) are ``ImageDecodingError/unsupportedVariant(_:detail:)``.
-enum IconDecoder {
+package enum IconDecoder {
     /// Decodes the largest entry of `data`, an ICO or CUR (`format`).
     static func decode(_ data: Data, format: ImageFormat, options: ImageDecodingOptions, vips: VipsDecoder) throws -> Image {
         let bytes = [UInt8](data)
@@ -59,7 +59,7 @@ enum IconDecoder {
 
     /// A BMP without its file header: BITMAPINFOHEADER (or a later version) whose height counts
     /// the colour rows and the AND mask's rows, a palette, the colour rows, then the mask.
-    static func dib(_ b: [UInt8], format: ImageFormat, options: ImageDecodingOptions) throws -> Image {
+    package static func dib(_ b: [UInt8], format: ImageFormat, options: ImageDecodingOptions) throws -> Image {
         guard b.count >= 40 else { throw ImageDecodingError.truncated(format) }
         func u16(_ i: Int) -> Int { Int(b[i]) | Int(b[i + 1]) << 8 }
         func u32(_ i: Int) -> Int { u16(i) | u16(i + 2) << 16 }

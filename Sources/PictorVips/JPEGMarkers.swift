@@ -3,19 +3,19 @@ import Foundation
 /// What ``TurboJPEGDecoder`` needs from a JPEG's marker segments (read up to the first SOS):
 /// the EXIF orientation, whether an ICC profile is embedded, whether the frame is progressive,
 /// and where the first scan starts.
-struct JPEGMarkers {
+package struct JPEGMarkers {
     /// EXIF orientation 1...8 (1 when absent or invalid).
-    var orientation = 1
+    package var orientation = 1
     /// Whether an `ICC_PROFILE` APP2 segment is present (the image then needs colour management).
-    var hasICCProfile = false
+    package var hasICCProfile = false
     /// Whether the frame is progressive (SOF2, SOF6, SOF10, SOF14): libjpeg then reads every
     /// scan before the first row is out.
-    var isProgressive = false
+    package var isProgressive = false
     /// Where the first SOS marker is; `nil` when the file has none.
-    var firstScan: Int?
+    package var firstScan: Int?
 
     /// Scans the marker segments of `bytes`; returns `nil` when they are malformed.
-    init?(_ b: UnsafeRawBufferPointer) {
+    package init?(_ b: UnsafeRawBufferPointer) {
         guard b.count > 4, b[0] == 0xFF, b[1] == 0xD8 else { return nil }
         var i = 2
         while i + 4 <= b.count {
@@ -41,7 +41,7 @@ struct JPEGMarkers {
     /// their tables, scans and comments. Any other marker (damage that made `FF xx` in the
     /// coded data) ends a sequential scan, and libjpeg then fails on it while finishing, after
     /// every row is out, where libvips ignores that failure and returns the image.
-    func scanMarkersAreExpected(_ b: UnsafeRawBufferPointer) -> Bool {
+    package func scanMarkersAreExpected(_ b: UnsafeRawBufferPointer) -> Bool {
         guard var i = firstScan, let base = b.baseAddress else { return true }
         let expectedBetweenScans: Set<UInt8> = [0xC4, 0xCC, 0xDA, 0xDB, 0xDD, 0xFE]
         i += 2

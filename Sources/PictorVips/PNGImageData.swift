@@ -6,7 +6,7 @@ internal import CPNGShim
 /// What is wrong with a PNG's chunks or image data, read without decoding a pixel: the checks
 /// every PNG passes before libvips decodes it (``VipsDecoder``), and the words for the errors
 /// libvips gives without any.
-enum PNGImageData {
+package enum PNGImageData {
     /// Runs `body` with a libspng context reading `raw` (and `raw`'s first byte), under the limits
     /// libvips gives libpng: no chunk over 50 MB (zTXt bombs), a bounded chunk cache. `nil` when
     /// `raw` is empty or libspng cannot be set up.
@@ -29,7 +29,7 @@ enum PNGImageData {
     ///
     /// - Throws: ``/PictorCore/ImageDecodingError/tooManyPixels(width:height:limit:)``, or
     ///   ``/PictorCore/ImageDecodingError/corrupt(_:message:)`` for ``invalidData(cpng:)``.
-    static func checkBeforeLibvips(_ data: Data, options: ImageDecodingOptions) throws {
+    package static func checkBeforeLibvips(_ data: Data, options: ImageDecodingOptions) throws {
         guard !FileStructure.isTruncated(data, format: .png) else { return }
         try data.withUnsafeBytes { raw in
             _ = try withContext(reading: raw) { context, base -> Void? in
@@ -77,7 +77,7 @@ enum PNGImageData {
     /// refuses (a bad checksum, a width of 0, an unknown colour type, …), else a damaged image
     /// data (`IDAT`) chunk. The words for a PNG libvips refused without a message (it gives none
     /// for a bad header, or for a bad CRC in an interlaced file).
-    static func chunkProblem(_ raw: UnsafeRawBufferPointer) -> String? {
+    package static func chunkProblem(_ raw: UnsafeRawBufferPointer) -> String? {
         withContext(reading: raw) { context, base in chunkProblem(context, base, length: raw.count) }
     }
 

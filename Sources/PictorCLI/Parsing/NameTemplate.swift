@@ -14,7 +14,7 @@ import Synchronization
 /// extension after its last placeholder (`{index}`, `{stem}-small`) gets the output format's
 /// extension appended. Names fit in a file name (255 bytes, with room for a collision suffix):
 /// a template whose own text cannot is refused, and a long `{stem}` is cut to fit.
-struct NameTemplate: Equatable {
+package struct NameTemplate: Equatable {
     enum Placeholder: String, CaseIterable {
         case stem, ext, w, h, hash, index
     }
@@ -50,7 +50,7 @@ struct NameTemplate: Equatable {
     /// - Throws: ``CLIError/usage(_:)`` for an unknown placeholder (named), an unclosed `{`, a
     ///   stray `}`, a `/`, a template that names `.`, `..`, nothing or a hidden file, or one
     ///   whose names cannot fit in 255 bytes even with a one-character `{stem}`.
-    static func parse(_ text: String) throws -> NameTemplate {
+    package static func parse(_ text: String) throws -> NameTemplate {
         func invalid(_ why: String) -> CLIError { .usage("invalid value '\(text)' for '--name': \(why)") }
         guard !text.contains("/"), !text.contains("\0") else {
             throw invalid("a template names a file in the output directory; '/' is not allowed")

@@ -7,8 +7,8 @@ import Pictor
 /// - `W`: inside a W×W box; `WxH`: inside W×H; `Wx`: W wide, any height; `xH`: H high, any width.
 /// - `--fit inside` (default) keeps the aspect ratio inside the box; `cover` fills the box and
 ///   crops the centre; `fill` stretches to the box exactly.
-struct ResizeOption: Equatable {
-    enum Fit: String, CaseIterable {
+package struct ResizeOption: Equatable {
+    package enum Fit: String, CaseIterable {
         case inside, cover, fill
 
         var contentMode: ThumbnailOptions.ContentMode {
@@ -21,13 +21,13 @@ struct ResizeOption: Equatable {
     }
 
     /// Width in pixels; `nil` for `xH` (any width).
-    var width: Int?
+    package var width: Int?
     /// Height in pixels; `nil` for `Wx` (any height).
-    var height: Int?
-    var fit: Fit = .inside
+    package var height: Int?
+    package var fit: Fit = .inside
 
     /// - Throws: ``CLIError/usage(_:)`` naming the bad value.
-    static func parse(_ text: String?, fit fitText: String? = nil) throws -> ResizeOption? {
+    package static func parse(_ text: String?, fit fitText: String? = nil) throws -> ResizeOption? {
         let fit = try fitText.map { name in
             guard let fit = Fit(rawValue: name.lowercased()) else {
                 throw CLIError.usage("invalid value '\(name)' for '--fit': expected inside, cover or fill")

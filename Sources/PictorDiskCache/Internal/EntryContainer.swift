@@ -15,9 +15,9 @@ import PictorCore
 /// with no index query (the index keeps a copy for listing and limits), and the payload comes
 /// first so a read returns it without copying. The footer's lengths must add up to the file
 /// size, so a truncated or foreign file is detected.
-enum EntryContainer {
+package enum EntryContainer {
     static let magic = Array("PDC1".utf8)
-    static let footerSize = 16
+    package static let footerSize = 16
 
     private enum Tag: UInt8 {
         case created = 1, expiresAt, etag, lastModified, cacheControl, format, userInfo, vary, keyBinding, varyKey, sharedExpiresAt, encodingQuality, pixelWidth, pixelHeight
@@ -26,7 +26,7 @@ enum EntryContainer {
     /// The metadata section and footer to write after `payloadCount` bytes of payload, bound to
     /// the key whose ``KeyBinding`` is `binding` (`nil` only to write the layout of files from
     /// before the binding, in tests).
-    static func trailer(payloadCount: Int, metadata m: DataCacheMetadata, created: Double, binding: KeyBinding?) -> Data {
+    package static func trailer(payloadCount: Int, metadata m: DataCacheMetadata, created: Double, binding: KeyBinding?) -> Data {
         var out = [UInt8]()
         out.reserveCapacity(64)
         func field(_ tag: Tag, _ bytes: some Collection<UInt8>) {
@@ -66,14 +66,14 @@ enum EntryContainer {
     }
 
     /// A decoded entry file.
-    struct Decoded {
+    package struct Decoded {
         /// The stored bytes (sharing the file buffer; `startIndex == 0`).
-        var payload: Data
-        var metadata: DataCacheMetadata
+        package var payload: Data
+        package var metadata: DataCacheMetadata
         /// When the entry was stored, seconds since 1970.
-        var created: Double
+        package var created: Double
         /// The key the entry was stored under; `nil` in files written before the binding.
-        var binding: KeyBinding?
+        package var binding: KeyBinding?
     }
 
     /// Opens a whole entry file with `cipher` (associated data: the digest, UTF-8) when there
@@ -85,7 +85,7 @@ enum EntryContainer {
     }
 
     /// Decodes a whole entry file; `nil` when it is truncated, foreign or malformed.
-    static func decode(_ file: Data) -> Decoded? {
+    package static func decode(_ file: Data) -> Decoded? {
         guard let tail = decodeTail(file, fileSize: file.count) else { return nil }
         return Decoded(payload: file.prefix(tail.payloadCount), metadata: tail.metadata, created: tail.created, binding: tail.binding)
     }
@@ -100,7 +100,7 @@ enum EntryContainer {
 
     /// Parses the metadata from the last bytes of a file of `fileSize` bytes (`tail` must hold
     /// at least the metadata section and the footer), without the payload.
-    static func decodeTail(_ tail: Data, fileSize: Int) -> Tail? {
+    package static func decodeTail(_ tail: Data, fileSize: Int) -> Tail? {
         tail.withUnsafeBytes { raw -> Tail? in
             let total = raw.count
             guard total >= footerSize, total <= fileSize, Array(raw[(total - 4)...]) == magic else { return nil }
@@ -146,13 +146,13 @@ enum EntryContainer {
     }
 
     /// What the trailer of an entry file says, without the payload.
-    struct Tail {
-        var payloadCount: Int
-        var metadata: DataCacheMetadata
+    package struct Tail {
+        package var payloadCount: Int
+        package var metadata: DataCacheMetadata
         /// When the entry was stored, seconds since 1970.
-        var created: Double
+        package var created: Double
         /// The key the entry was stored under; `nil` in files written before the binding.
-        var binding: KeyBinding?
+        package var binding: KeyBinding?
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, to out: inout [UInt8]) {

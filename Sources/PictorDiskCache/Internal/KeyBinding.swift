@@ -9,7 +9,7 @@ import PictorCrypto
 /// against.
 ///
 /// Four words rather than an array: comparing two bindings allocates nothing.
-struct KeyBinding: Hashable, Sendable {
+package struct KeyBinding: Hashable, Sendable {
     let w0: UInt64, w1: UInt64, w2: UInt64, w3: UInt64
 
     /// Bytes a binding takes in an entry file (`32`).
@@ -17,7 +17,7 @@ struct KeyBinding: Hashable, Sendable {
 
     /// The binding of `key` (one SHA-256 of its UTF-8 bytes: Unicode-equivalent spellings of a
     /// key are different keys, as they are for the file name).
-    init(key: String) {
+    package init(key: String) {
         var text = key
         let digest = text.withUTF8 { SHA256.hash(UnsafeRawBufferPointer($0)) }
         self = digest.withUnsafeBytes { Self(raw: $0)! }
@@ -33,7 +33,7 @@ struct KeyBinding: Hashable, Sendable {
     }
 
     /// The 32 stored bytes (little-endian words, so `init(raw:)` reads them back).
-    var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(Self.byteCount)
         for word in [w0, w1, w2, w3] { withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0) } }

@@ -19,7 +19,7 @@ import PictorCrypto
 ///   the digest catches damage and swaps, not a deliberate forgery).
 /// - Checks: a value that does not open with this key, is not this format, or was stored for
 ///   another cache key is not an entry (a miss), never an image for the wrong URL.
-struct SharedEntryCodec: Sendable {
+package struct SharedEntryCodec: Sendable {
     /// HKDF labels of the shared tier's own keys (the disk cache's are different).
     static let contentKeyLabel = "pictor.shared-cache.content-key.v1"
     static let nameKeyLabel = "pictor.shared-cache.name-key.v1"
@@ -38,7 +38,7 @@ struct SharedEntryCodec: Sendable {
     ///     SHA-256.
     ///   - namespace: the first part of every name (`pictor` by default), to share a Redis
     ///     with other applications.
-    init(masterKey: EncryptionKey?, namespace: String) throws(CryptoError) {
+    package init(masterKey: EncryptionKey?, namespace: String) throws(CryptoError) {
         if let masterKey {
             encryption = try DiskCacheEncryption(
                 masterKey: masterKey, contentKeyLabel: Self.contentKeyLabel, nameKeyLabel: Self.nameKeyLabel)
@@ -52,7 +52,7 @@ struct SharedEntryCodec: Sendable {
     var isEncrypted: Bool { encryption != nil }
 
     /// The Redis name of `key`'s entry.
-    func name(for key: String) -> String {
+    package func name(for key: String) -> String {
         let digest = encryption?.keyHashing.digest(for: key) ?? SHA256.hexDigest(key)
         return prefix + "{" + digest + "}"
     }
@@ -61,7 +61,7 @@ struct SharedEntryCodec: Sendable {
     func leaseName(for key: String) -> String { name(for: key) + ":lease" }
 
     /// The value stored for `entry` under `key`.
-    func encode(_ entry: DataCacheEntry, for key: String) throws -> Data {
+    package func encode(_ entry: DataCacheEntry, for key: String) throws -> Data {
         let metadata = try JSONEncoder().encode(entry.metadata)
         var value = Data(capacity: entry.data.count + metadata.count + Self.trailerCount)
         value.append(entry.data)
@@ -75,7 +75,7 @@ struct SharedEntryCodec: Sendable {
     }
 
     /// The entry in `value` when it is a valid one for `key`; `nil` otherwise.
-    func decode(_ value: Data, for key: String) -> DataCacheEntry? {
+    package func decode(_ value: Data, for key: String) -> DataCacheEntry? {
         var payload = value
         if let encryption {
             guard let opened = try? encryption.cipher.open(value, associatedData: Data(name(for: key).utf8)) else { return nil }

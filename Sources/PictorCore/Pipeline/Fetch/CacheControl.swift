@@ -11,40 +11,40 @@ import Foundation
 /// the grammar does not allow (an unclosed quote, text after an argument) sets
 /// ``hasMalformedDirective``: a shared cache does not keep what it cannot read in full, since
 /// the part it could not read may have said `private`.
-struct CacheControl: Sendable, Hashable {
+package struct CacheControl: Sendable, Hashable {
     /// `max-age` in seconds (at most 2^31, §1.2.2), when valid.
-    var maxAge: Double?
+    package var maxAge: Double?
     /// A `max-age` was present but is not valid delta-seconds: the response is stale.
-    var hasInvalidMaxAge = false
+    package var hasInvalidMaxAge = false
     /// `s-maxage` in seconds, when valid: a shared cache's freshness lifetime, over `max-age`.
-    var sharedMaxAge: Double?
+    package var sharedMaxAge: Double?
     /// An `s-maxage` was present, valid or not (it allows a shared cache to reuse a response to
     /// a request with `Authorization`, §3.5, and implies `proxy-revalidate`).
-    var hasSharedMaxAge = false
+    package var hasSharedMaxAge = false
     /// An `s-maxage` was present but is not valid delta-seconds: stale in a shared cache.
-    var hasInvalidSharedMaxAge = false
+    package var hasInvalidSharedMaxAge = false
     /// `no-store`: never write the response to any cache.
-    var noStore = false
+    package var noStore = false
     /// `no-cache` (with or without field names): store, but revalidate before every use.
-    var noCache = false
+    package var noCache = false
     /// `must-revalidate`: never serve it stale (not even when the network fails).
-    var mustRevalidate = false
+    package var mustRevalidate = false
     /// `proxy-revalidate`: as `must-revalidate`, for shared caches only.
-    var proxyRevalidate = false
+    package var proxyRevalidate = false
     /// `private` (with or without field names): for one user's cache only; a shared cache never
     /// stores it.
-    var isPrivate = false
+    package var isPrivate = false
     /// `public`: any cache may store it, even a response to a request with `Authorization`.
-    var isPublic = false
+    package var isPublic = false
     /// Some directive does not follow the grammar: what it says is unknown.
-    var hasMalformedDirective = false
+    package var hasMalformedDirective = false
 
     /// The largest delta-seconds a cache must read (RFC 9111 §1.2.2); larger values are this.
-    static let deltaSecondsLimit = 2_147_483_648.0
+    package static let deltaSecondsLimit = 2_147_483_648.0
 
     /// Parses a header value such as `public, max-age=3600, must-revalidate`; `nil` is an
     /// absent header.
-    init(_ header: String?) {
+    package init(_ header: String?) {
         guard let header else { return }
         var maxAges: [Substring?] = []
         var sharedMaxAges: [Substring?] = []
@@ -77,7 +77,7 @@ struct CacheControl: Sendable, Hashable {
     }
 
     /// `1*DIGIT`, capped at 2^31; `nil` for anything else (sign, space, letters, empty).
-    static func deltaSeconds(_ text: Substring) -> Double? {
+    package static func deltaSeconds(_ text: Substring) -> Double? {
         guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return nil }
         let digits = text.drop(while: { $0 == "0" })
         guard digits.count <= 10, let value = Double(digits.isEmpty ? "0" : String(digits)) else { return deltaSecondsLimit }
@@ -85,14 +85,14 @@ struct CacheControl: Sendable, Hashable {
     }
 
     /// One directive as written.
-    struct Directive: Equatable {
-        var name: Substring
+    package struct Directive: Equatable {
+        package var name: Substring
         /// The argument (a token, or a quoted string's content with its escapes removed).
-        var argument: Substring?
+        package var argument: Substring?
         /// The element did not follow the grammar past its name (a space before `=`, a bad
         /// argument, text after the argument); its name is still reported so that a freshness
         /// directive in this state makes the response stale rather than vanishing.
-        var isMalformed = false
+        package var isMalformed = false
     }
 
     /// The directives of `header`, in order: list elements separated by commas outside quoted
@@ -100,7 +100,7 @@ struct CacheControl: Sendable, Hashable {
     /// the element only. An element that does not start with a token is reported malformed
     /// with an empty name. A malformed element ends at the next comma, quotes or not, so that an
     /// unclosed quote cannot hide the directives after it.
-    static func directives(_ header: String) -> [Directive] {
+    package static func directives(_ header: String) -> [Directive] {
         var result: [Directive] = []
         var rest = Substring(header)
         while !rest.isEmpty {
@@ -157,7 +157,7 @@ struct CacheControl: Sendable, Hashable {
     }
 
     /// `tchar` of RFC 9110 §5.6.2.
-    static func isTokenCharacter(_ c: Character) -> Bool {
+    package static func isTokenCharacter(_ c: Character) -> Bool {
         guard let ascii = c.asciiValue else { return false }
         switch ascii {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true

@@ -20,7 +20,7 @@ import FoundationNetworking
 ///   `no-cache` is stale at once (revalidated on every use). `Vary` does not change freshness:
 ///   ``CacheRules/matches(_:_:)`` serves an entry only to a request with the same selected
 ///   values.
-enum HTTPFreshness {
+package enum HTTPFreshness {
     /// When a response was asked for and received, on the local clock.
     struct Exchange: Sendable {
         var requested: Date
@@ -97,7 +97,7 @@ enum HTTPFreshness {
     /// The `Vary` value when it names `*` or a header other than `Accept-Encoding` (the body is
     /// stored decoded, so the encoding does not change what is served), else `nil`: the fields
     /// whose request values an entry is matched on (``CacheRequestFacts/varyKey(for:)``).
-    static func selectingVary(_ header: String?) -> String? {
+    package static func selectingVary(_ header: String?) -> String? {
         guard let header else { return nil }
         let names = header.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
         return names.contains(where: { $0 != "accept-encoding" }) ? header : nil
