@@ -24,6 +24,10 @@ enum HTTPTargets {
             while e > s, isSpace(b[e - 1]) { e -= 1 }
             return b[s..<e]
         }
+        /// CR, LF and NUL as spaces, then trimmed (RFC 9110 §5.5).
+        static func value(_ b: ArraySlice<UInt8>) -> String {
+            String(decoding: trimmed(ArraySlice(b.map { $0 == 0x0D || $0 == 0x0A || $0 == 0 ? 0x20 : $0 })), as: UTF8.self)
+        }
         static func folded(_ s: String) -> [UInt8] { s.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } }
 
         mutating func reset() {
@@ -61,9 +65,8 @@ enum HTTPTargets {
             }
             guard statusCode != nil else { return .none }
             if Self.isSpace(bytes[0]) {
-                let continuation = Self.trimmed(bytes)
-                if let lastWritten, !continuation.isEmpty {
-                    let text = String(decoding: continuation, as: UTF8.self)
+                let text = Self.value(bytes)
+                if let lastWritten, !text.isEmpty {
                     fields[lastWritten].value += fields[lastWritten].value.isEmpty ? text : " " + text
                 }
                 return .none
@@ -72,7 +75,7 @@ enum HTTPTargets {
             let nameBytes = Self.trimmed(bytes[..<colon])
             guard !nameBytes.isEmpty else { lastWritten = nil; return .none }
             let name = String(decoding: nameBytes, as: UTF8.self)
-            let value = String(decoding: Self.trimmed(bytes[(colon + 1)...]), as: UTF8.self)
+            let value = Self.value(bytes[(colon + 1)...])
             if let index = fields.firstIndex(where: { Self.folded($0.name) == Self.folded(name) }) {
                 fields[index].value += ", " + value
                 lastWritten = index

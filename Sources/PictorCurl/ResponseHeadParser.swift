@@ -103,9 +103,8 @@ package struct ResponseHeadParser {
             // The field it continues is the one the previous line wrote, which is not the last
             // in the list when that line joined a repeated name; a value that was empty takes the
             // continuation without the space (a field value has no leading white space).
-            let continuation = Self.trimmed(bytes)
-            if let lastWritten, !continuation.isEmpty {
-                let text = String(decoding: continuation, as: UTF8.self)
+            let text = Self.fieldValue(bytes)
+            if let lastWritten, !text.isEmpty {
                 if fields[lastWritten].value.isEmpty { fields[lastWritten].value = text } else { fields[lastWritten].value += " " + text }
             }
             return .none
@@ -114,7 +113,7 @@ package struct ResponseHeadParser {
         guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return .none }
         let name = Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[0..<colon]))
         guard !name.isEmpty else { return .none }
-        let value = String(decoding: Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...])), as: UTF8.self)
+        let value = Self.fieldValue(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...]))
         guard name.contains(where: { $0 >= 0x80 }) else {
             add(name: name, value: value)
             return .none
@@ -184,6 +183,17 @@ package struct ResponseHeadParser {
         while start < end, isSpace(bytes[start]) { start += 1 }
         while end > start, isSpace(bytes[end - 1]) { end -= 1 }
         return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+    }
+
+    /// A field value (or a folded line's text) as read: CR, LF and NUL replaced with spaces, as
+    /// RFC 9110 §5.5 has a recipient do before anything reads it, then trimmed. A bare CR kept
+    /// at the end would be lost when the head is written out again, and none should reach a
+    /// consumer.
+    private static func fieldValue(_ raw: UnsafeRawBufferPointer) -> String {
+        func isControl(_ byte: UInt8) -> Bool { byte == 0x0D || byte == 0x0A || byte == 0x00 }
+        guard raw.contains(where: isControl) else { return String(decoding: trimmed(raw), as: UTF8.self) }
+        let cleaned = raw.map { isControl($0) ? UInt8(ascii: " ") : $0 }
+        return cleaned.withUnsafeBytes { String(decoding: trimmed($0), as: UTF8.self) }
     }
 
     /// `HTTP/1.1 200 OK`, `HTTP/2 200`: the protocol token, then a three-digit code.

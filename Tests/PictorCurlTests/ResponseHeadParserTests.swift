@@ -134,6 +134,15 @@ import Testing
         #expect(parser.headerFields == ["A": "1, 3 more", "B": "2"])
     }
 
+    /// CR and NUL inside a field value are replaced with spaces before the value is trimmed
+    /// (RFC 9110 §5.5), so a bare CR at its end is not kept as part of it (which a head written
+    /// out again would lose) and none reaches a consumer.
+    @Test func carriageReturnsAndNULsInValuesAreSpaces() {
+        var parser = ResponseHeadParser()
+        feed(&parser, ["HTTP/1.1 200 OK", "Set-Cookie: a=1\r ", "X: one\rtwo\u{0}", "Y: 1", " \rcontinued\r", ""])
+        #expect(parser.headerFields == ["Set-Cookie": "a=1", "X": "one two", "Y": "1 continued"])
+    }
+
     /// A folded line after an empty value is the value, with no leading space (which a head
     /// written out again and read back would lose); after a line that was ignored, it is
     /// ignored too.
