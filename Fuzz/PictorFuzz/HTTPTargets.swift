@@ -77,7 +77,7 @@ enum HTTPTargets {
             let name = String(decoding: nameBytes, as: UTF8.self)
             let value = Self.value(bytes[(colon + 1)...])
             if let index = fields.firstIndex(where: { Self.folded($0.name) == Self.folded(name) }) {
-                fields[index].value += ", " + value
+                if fields[index].value.isEmpty { fields[index].value = value } else if !value.isEmpty { fields[index].value += ", " + value }
                 lastWritten = index
             } else {
                 fields.append((name, value))

@@ -129,7 +129,8 @@ package struct ResponseHeadParser {
     /// Adds `value` to the field named `name` (valid UTF-8), or a new field.
     private mutating func add(name: UnsafeRawBufferPointer, value: String) {
         if let position = position(of: name) {
-            fields[position].value += ", " + value
+            // An empty line adds no list element: no ", " with nothing on one side.
+            if fields[position].value.isEmpty { fields[position].value = value } else if !value.isEmpty { fields[position].value += ", " + value }
             lastWritten = position
         } else {
             fields.append(HTTPResponseHead.Field(name: String(decoding: name, as: UTF8.self), value: value))

@@ -134,6 +134,15 @@ import Testing
         #expect(parser.headerFields == ["A": "1, 3 more", "B": "2"])
     }
 
+    /// An empty field line adds nothing when joined with another of its name: no `", "` with
+    /// nothing after it (trailing white space, which is not part of a field value and which a
+    /// head written out again would lose) or before it.
+    @Test func emptyValuesAddNothingWhenJoined() {
+        var parser = ResponseHeadParser()
+        feed(&parser, ["HTTP/1.1 200 OK", "A: 1", "a:", "B:", "b: 2", "C:", "c:", ""])
+        #expect(parser.headerFields == ["A": "1", "B": "2", "C": ""])
+    }
+
     /// CR and NUL inside a field value are replaced with spaces before the value is trimmed
     /// (RFC 9110 §5.5), so a bare CR at its end is not kept as part of it (which a head written
     /// out again would lose) and none reaches a consumer.
