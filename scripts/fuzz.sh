@@ -33,6 +33,12 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+# A failed invariant aborts: libFuzzer, not the Swift runtime's backtracer (which can take
+# minutes to symbolicate an ASan binary), must handle the signal and save the input.
+export SWIFT_BACKTRACE=enable=no
+# Leak checking stays on; Fuzz/lsan.supp says which reports are false and why.
+export LSAN_OPTIONS=suppressions=$ROOT/Fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+
 echo "== build (release, -sanitize=fuzzer,address) into .build-fuzz"
 start=$(date +%s)
 nice -n 10 swift build -c release --build-path "$BUILD" --sanitize fuzzer --sanitize address \
@@ -85,10 +91,10 @@ if target == 'icon':
     for bpp in (1, 4, 8, 24, 32):
         w, h = 3, 2
         header = struct.pack('<IiiHHIIiiII', 40, w, 2 * h, 1, bpp, 0, 0, 0, 0, 0, 0)
-        palette = bytes(range(4 * (1 << bpp))) if bpp <= 8 else b''
+        palette = bytes(i % 256 for i in range(4 * (1 << bpp))) if bpp <= 8 else b''
         row = (w * bpp + 31) // 32 * 4
         mask = (w + 31) // 32 * 4
-        write(f'dib-{bpp}', b'\0' + header + palette + bytes(range(row * h)) + b'\x40' * (mask * h))
+        write(f'dib-{bpp}', b'\0' + header + palette + bytes(i % 256 for i in range(row * h)) + b'\x40' * (mask * h))
 if target == 'entry-container' or target == 'shared-entry':
     # Entry files: payload, metadata fields (tag, UInt32 LE length, bytes), footer.
     def field(tag, data): return bytes([tag]) + struct.pack('<I', len(data)) + data
@@ -113,7 +119,6 @@ for t in "${TARGETS[@]}"; do
     case "$t" in sniff|jpeg-markers|gif-header|png-check) maxlen=16384 ;; esac
     echo "== $t: ${SECONDS_PER_TARGET} s ($(ls "$seeddir" | wc -l) seeds, $(ls "$corpus" | wc -l) kept inputs)"
     set +e
-    # Leak checking stays on: the Swift runtime's caches are reachable, so a report is real.
     PICTOR_FUZZ_TARGET=$t nice -n 10 "$BIN" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb="$RSS_MB" \
         -max_len="$maxlen" -timeout=10 -print_final_stats=1 -artifact_prefix="$artifacts" \
         "$corpus" "$seeddir" > "$log" 2>&1
@@ -124,7 +129,7 @@ for t in "${TARGETS[@]}"; do
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<< "$line")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$line")
     corp=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<< "$line")
-    rate=$(( ${execs:-0} / (SECONDS_PER_TARGET > 0 ? SECONDS_PER_TARGET : 1) ))
+    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
     result=ok
     if [ $status -ne 0 ]; then
         result="FAILED (exit $status; $(ls "$artifacts" | head -1))"
@@ -132,8 +137,8 @@ for t in "${TARGETS[@]}"; do
         grep -E 'invariant failed|ERROR: AddressSanitizer|Fatal error|ERROR: libFuzzer|SUMMARY' "$log" | head -5 || true
     fi
     total_execs=$(( total_execs + ${execs:-0} ))
-    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$SECONDS_PER_TARGET" "${execs:-0}" "$rate" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result" >> "$REPORT"
-    printf '   %s executions (%s/s), cov %s edges, ft %s, corpus %s: %s\n' "${execs:-0}" "$rate" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$t" "$SECONDS_PER_TARGET" "${execs:-0}" "${rate:-0}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result" >> "$REPORT"
+    printf '   %s executions (%s/s), cov %s edges, ft %s, corpus %s: %s\n' "${execs:-0}" "${rate:-0}" "${cov:-?}" "${ft:-?}" "${corp:-?}" "$result"
 done
 echo "== report ($REPORT)"
 column -t -s $'\t' "$REPORT"
