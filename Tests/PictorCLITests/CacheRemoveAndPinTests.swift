@@ -37,7 +37,7 @@ struct CacheRemoveAndPinTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let (code, console) = await runPictor(["cache", "rm", Self.a, "--cache-dir", dir.path])
         #expect(code == 0, "\(console.errors)")
-        #expect(console.output == "removed (and 2 variants)\t\(Self.a)\n", "\(console.output)")
+        #expect(console.output == "removed\t\(Self.a)\t+2 variants\n", "\(console.output)")
         #expect(await entryCount(dir) == "entries:     2", "b and its variant stay")
     }
 

@@ -91,7 +91,7 @@ struct HealthTests {
     @Test(.enabled(if: RedisServer.isAvailable, "needs redis-server"))
     func aRedisThatAnswersIsOK() async throws {
         let redis = try RedisServer()
-        let h = try await Self.harness(shared: try RedisSharedCache(url: redis.url))
+        let h = try await Self.harness(shared: try RedisSharedCache(url: redis.url + "?command_timeout=10s&connect_timeout=5s"))
         let health = try await Self.health(h)
         await h.stop()
         #expect(health.status == 200)

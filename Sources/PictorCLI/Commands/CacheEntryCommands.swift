@@ -64,9 +64,12 @@ enum CacheEntryCommands {
                 let removed = originalOnly ? 0 : cache.removeEntry(for: key)
                 stack.pipeline.removeCachedImage(for: job.makeRequest())
                 let variants = max(0, removed - (had ? 1 : 0))
-                let line = had ? "removed" + (variants > 0 ? " (and \(variants) variant\(variants == 1 ? "" : "s"))" : "")
-                    : variants > 0 ? "removed \(variants) variant\(variants == 1 ? "" : "s") (no original)" : "not cached"
-                context.console.print("\(line)\t\(Formatting.url(url))")
+                // Status and URL stay the first two columns (scripts read them); variants, when
+                // any went, are a third.
+                let plural = variants == 1 ? "" : "s"
+                let detail = variants == 0 ? "" : had ? "\t+\(variants) variant\(plural)" : "\t+\(variants) variant\(plural), no original"
+                let status = had || variants > 0 ? "removed" : "not cached"
+                context.console.print("\(status)\t\(Formatting.url(url))\(detail)")
             }
             stack.flush()
             return ExitCode.success

@@ -135,10 +135,11 @@ enum CacheMaintenance {
         console.print("encrypted:   \(c.cipher != nil ? "yes (AES-256-GCM, HMAC-SHA256 names)" : "no")")
         console.print("entries:     \(cache.count)")
         console.print("size:        \(Formatting.bytes(Int64(cache.totalSize))) of \(Formatting.bytes(Int64(c.sizeLimit))) limit")
+        // The limit's origin right under the size it limits.
+        console.print("limit from:  \(limit.origin)")
         let pinned = cache.pinnedCount
         console.print("pinned:      " + (pinned == 0 ? "none"
             : "\(pinned) entries, \(Formatting.bytes(Int64(cache.pinnedSize))) (never evicted by size or age; counted in the size)"))
-        console.print("limit from:  \(limit.origin)")
         console.print("max age:     \(c.maxAge.map { "\(Int($0)) s since last access" } ?? "none")")
         if let oldest = entries.map(\.lastAccess).min(), let newest = entries.map(\.lastAccess).max() {
             console.print("last access: \(iso(oldest)) … \(iso(newest))")
