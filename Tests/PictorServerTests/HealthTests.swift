@@ -18,7 +18,11 @@ struct HealthTests {
 
     /// A harness whose pipeline has `disk` and `shared`, and whose health probe is never reused.
     static func harness(disk: DiskCache? = nil, shared: (any SharedDataCache)? = nil) async throws -> ServerHarness {
-        try await ServerHarness(service: { $0.healthCheckInterval = 0 }) { pipeline in
+        try await ServerHarness(service: { service in
+            service.healthCheckInterval = 0
+            // Generous: a loaded test machine can take longer than the 0.25 s default to answer.
+            service.healthCheckTimeout = 10
+        }) { pipeline in
             pipeline.dataCache = disk
             pipeline.sharedCache = shared
         }
