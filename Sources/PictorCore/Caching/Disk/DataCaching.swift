@@ -58,8 +58,9 @@ public protocol DataCaching: Sendable {
     /// implementation says ``TierHealth/usable``.
     var health: TierHealth { get }
     /// Waits until every write accepted so far is stored, for a process about to exit: a
-    /// store that writes in the background (``DiskCache`` does) would otherwise lose the last
-    /// ones. Blocks the calling thread. The default implementation returns at once.
+    /// store that writes in the background (`PictorDiskCache`'s `DiskCache` does) would
+    /// otherwise lose the last ones. Blocks the calling thread. The default implementation
+    /// returns at once.
     func flush()
 }
 
