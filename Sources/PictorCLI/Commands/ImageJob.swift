@@ -251,11 +251,3 @@ struct ImageJob: Sendable {
         String(describing: error)
     }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let c = components
-        return Double(c.seconds) + Double(c.attoseconds) / 1e18
-    }
-}

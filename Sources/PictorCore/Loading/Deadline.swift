@@ -15,7 +15,6 @@ struct Deadline: Sendable {
 
     /// Seconds left, negative once passed.
     var remaining: Double {
-        let left = ContinuousClock.now.duration(to: end)
-        return Double(left.components.seconds) + Double(left.components.attoseconds) / 1e18
+        ContinuousClock.now.duration(to: end).seconds
     }
 }

@@ -56,8 +56,9 @@ final class WorkQueue: Sendable {
 }
 
 extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var seconds: Double {
+    /// The duration in seconds, as a `Double`: the one conversion every module of the package
+    /// uses (timers, deadlines, metrics).
+    package var seconds: Double {
         let (s, atto) = components
         return Double(s) + Double(atto) * 1e-18
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PictorCore
 
 /// An advisory `flock` on `<directory>/lock` that tells whether other processes (or other
 /// ``DiskCache`` instances) have the directory open.
@@ -37,7 +38,7 @@ final class DirectoryLock: Sendable {
         if tryExclusive() { return true }
         for attempt in 0..<retry.attempts {
             retry.onRefused(attempt + 1)
-            Thread.sleep(forTimeInterval: Double(retry.interval.components.attoseconds) * 1e-18 + Double(retry.interval.components.seconds))
+            Thread.sleep(forTimeInterval: retry.interval.seconds)
             if tryExclusive() { return true }
         }
         return false

@@ -1,4 +1,5 @@
 import Foundation
+import PictorCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -107,7 +108,7 @@ final class HeadDeadline: Sendable {
 
     private func watch() {
         while true {
-            Thread.sleep(forTimeInterval: tick.secondsValue)
+            Thread.sleep(forTimeInterval: tick.seconds)
             let now = ContinuousClock.now
             let running = state.withLock { state -> Bool in
                 guard state.running else { return false }
@@ -123,13 +124,5 @@ final class HeadDeadline: Sendable {
             }
             if !running { return }
         }
-    }
-}
-
-extension Duration {
-    /// The duration in seconds.
-    var secondsValue: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) * 1e-18
     }
 }

@@ -225,11 +225,3 @@ public final class ImageService: Sendable {
         }
     }
 }
-
-extension Duration {
-    /// The duration in seconds.
-    var seconds: Double {
-        let (s, attoseconds) = components
-        return Double(s) + Double(attoseconds) * 1e-18
-    }
-}

@@ -139,10 +139,7 @@ public final class MemoryPressureMonitor: Sendable {
         defer { for trigger in triggers { close(trigger.fd) } }
         let clock = ContinuousClock()
         let origin = clock.now
-        func now() -> Double {
-            let elapsed = (clock.now - origin).components
-            return Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18
-        }
+        func now() -> Double { (clock.now - origin).seconds }
         readPolledSources(now: now())
         let timeout = Int32(clamping: Int(configuration.interval * 1000))
         while !state.withLock({ $0.stopped }) {
