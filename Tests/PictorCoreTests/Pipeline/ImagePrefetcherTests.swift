@@ -125,6 +125,9 @@ struct ImagePrefetcherTests {
 
         prefetcher.startPrefetching(with: urls)
         await transport.gate.waitUntil(waiting: 2)
+        // The other four reach the loader's queue through the pipeline's own tasks, which a
+        // loaded machine may not have run yet: wait (up to 10 s, never a timing assertion).
+        for _ in 0..<1_000 where loader.waitingCount < 4 { try await Task.sleep(for: .milliseconds(10)) }
         #expect(loader.runningCount == 2)
         #expect(loader.waitingCount == 4, "the other prefetches wait in the loader's queue")
 
