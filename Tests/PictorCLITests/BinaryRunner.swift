@@ -25,7 +25,17 @@ struct BinaryRunner {
 
     static var isAvailable: Bool { executable != nil }
 
-    static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> Outcome {
+    /// Runs `pictor` with `arguments` and waits for it on a thread of its own (``offPool(_:)``):
+    /// a child can run for seconds, and a test waiting for it on one of the two cooperative
+    /// threads of a 2-core machine stalls every other test's tasks (two such waits stall them
+    /// all, and a server under test then misses its own deadlines).
+    static func run(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) async throws -> Outcome {
+        try await offPool { try runBlocking(arguments, environment: environment, currentDirectory: currentDirectory) }
+    }
+
+    /// ``run(_:environment:currentDirectory:)`` on the calling thread; for code already off the
+    /// cooperative pool only.
+    static func runBlocking(_ arguments: [String], environment: [String: String] = [:], currentDirectory: URL? = nil) throws -> Outcome {
         let process = Process()
         process.executableURL = executable!
         process.arguments = arguments

@@ -71,7 +71,7 @@ struct CacheDirectoryTests {
             try FileManager.default.createDirectory(at: fresh, withIntermediateDirectories: true)
             let outcomes = await withTaskGroup(of: BinaryRunner.Outcome?.self) { group in
                 for _ in 0..<4 {
-                    group.addTask { try? await offPool { try BinaryRunner.run(["cache", "stats", "--cache-dir", fresh.path]) } }
+                    group.addTask { try? await offPool { try BinaryRunner.runBlocking(["cache", "stats", "--cache-dir", fresh.path]) } }
                 }
                 var all: [BinaryRunner.Outcome?] = []
                 for await outcome in group { all.append(outcome) }

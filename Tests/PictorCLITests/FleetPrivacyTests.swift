@@ -33,7 +33,7 @@ struct FleetPrivacyTests {
             try server.url(path).absoluteString.write(to: list, atomically: false, encoding: .utf8)
             let arguments = ["prefetch", list.path, "--data-only", "--cache-dir", cache,
                              "--shared-cache", redis.url + "?command_timeout=10s&connect_timeout=5s"] + headers.flatMap { ["-H", $0] }
-            return try await offPool { try BinaryRunner.run(arguments) }
+            return try await offPool { try BinaryRunner.runBlocking(arguments) }
         }
     }
 

@@ -23,12 +23,12 @@ struct PictorBinaryTests {
             .filter { $0.hasSuffix(".jpg") }.sorted().map { server.url("/exif-orientation/\($0)") }
     }
 
-    @Test func fetchWritesCorrectlyOrientedThumbnails() throws {
+    @Test func fetchWritesCorrectlyOrientedThumbnails() async throws {
         let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let urls = try orientationURLs(server)
         let out = temp.appendingPathComponent("thumbs").path
-        let run = try BinaryRunner.run(["fetch"] + urls.map(\.absoluteString) + ["--resize", "256", "-o", out, "--format", "png", "--cache-dir", cacheDir])
+        let run = try await BinaryRunner.run(["fetch"] + urls.map(\.absoluteString) + ["--resize", "256", "-o", out, "--format", "png", "--cache-dir", cacheDir])
         #expect(run.status == 0, "\(run.stderr)")
         let lines = run.stdout.split(separator: "\n")
         #expect(lines.count == urls.count)
@@ -46,7 +46,7 @@ struct PictorBinaryTests {
         }
 
         // The same fetch again in a new process: every image from the disk cache.
-        let again = try BinaryRunner.run(["fetch"] + urls.map(\.absoluteString) + ["--resize", "256", "--cache-dir", cacheDir])
+        let again = try await BinaryRunner.run(["fetch"] + urls.map(\.absoluteString) + ["--resize", "256", "--cache-dir", cacheDir])
         #expect(again.status == 0)
         #expect(again.stdout.split(separator: "\n").allSatisfy { $0.contains("  disk  ") }, "\(again.stdout)")
     }
@@ -54,7 +54,7 @@ struct PictorBinaryTests {
     /// An output file is replaced only by a whole one. A write that fails part-way (here past a
     /// file-size limit, as on a full disk) leaves the file that was there as it was, and no
     /// partial or temporary file behind, for `-o FILE` and for a directory's default names.
-    @Test func aFailedWriteKeepsTheExistingOutputAndLeavesNoPartialFile() throws {
+    @Test func aFailedWriteKeepsTheExistingOutputAndLeavesNoPartialFile() async throws {
         defer { try? FileManager.default.removeItem(at: temp) }
         let source = sharedCorpus.appendingPathComponent("exif-orientation/Landscape_1.jpg").path
         let out = temp.appendingPathComponent("out", isDirectory: true)
@@ -63,61 +63,61 @@ struct PictorBinaryTests {
         let original = Data("a file that was there before".utf8)
         try original.write(to: keep)
         // At most 16 KiB per file, with SIGXFSZ ignored: a write past it fails with EFBIG.
-        func limited(_ arguments: [String]) throws -> Int32 {
+        func limited(_ arguments: [String]) async throws -> Int32 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["-c", "trap '' XFSZ; ulimit -f 16; exec \"$0\" \"$@\"", BinaryRunner.executable!.path] + arguments
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            return LoopbackHTTP.waitForExit(process)
+            return try await offPool { LoopbackHTTP.waitForExit(process) }
         }
-        #expect(try limited(["fetch", source, "--no-cache", "-o", keep.path]) == 1)
+        #expect(try await limited(["fetch", source, "--no-cache", "-o", keep.path]) == 1)
         #expect(try Data(contentsOf: keep) == original)
-        #expect(try limited(["fetch", source, "--no-cache", "--format", "png", "-o", out.path + "/"]) == 1)
+        #expect(try await limited(["fetch", source, "--no-cache", "--format", "png", "-o", out.path + "/"]) == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["keep.png"])
         // Without the limit, the same command replaces the file with the image.
-        let run = try BinaryRunner.run(["fetch", source, "--no-cache", "-o", keep.path])
+        let run = try await BinaryRunner.run(["fetch", source, "--no-cache", "-o", keep.path])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(try Data(contentsOf: keep).starts(with: [0x89, 0x50, 0x4E, 0x47]))
         #expect(try FileManager.default.contentsOfDirectory(atPath: out.path) == ["keep.png"])
     }
 
-    @Test func secondPrefetchIsAllCacheHits() throws {
+    @Test func secondPrefetchIsAllCacheHits() async throws {
         let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let list = temp.appendingPathComponent("urls.txt")
         try (["# the EXIF orientation photos"] + orientationURLs(server).map(\.absoluteString)).joined(separator: "\n")
             .write(to: list, atomically: false, encoding: .utf8)
-        let cold = try BinaryRunner.run(["prefetch", list.path, "--resize", "128", "--cache-dir", cacheDir,
+        let cold = try await BinaryRunner.run(["prefetch", list.path, "--resize", "128", "--cache-dir", cacheDir,
                                          "--report", temp.appendingPathComponent("cold.tsv").path])
         #expect(cold.status == 0, "\(cold.stderr)")
         #expect(cold.stdout.contains("18 (18 ok, 0 failed)"), "\(cold.stdout)")
         #expect(cold.stdout.contains("network 18"), "\(cold.stdout)")
         let requestsAfterCold = try server.loggedRequests().count
 
-        let warm = try BinaryRunner.run(["prefetch", list.path, "--resize", "128", "--cache-dir", cacheDir,
+        let warm = try await BinaryRunner.run(["prefetch", list.path, "--resize", "128", "--cache-dir", cacheDir,
                                          "--report", temp.appendingPathComponent("warm.tsv").path])
         #expect(warm.status == 0, "\(warm.stderr)")
         #expect(warm.stdout.contains("network 0"), "\(warm.stdout)")
         #expect(warm.stdout.contains("disk 18"), "\(warm.stdout)")
         #expect(try server.loggedRequests().count == requestsAfterCold, "the warm run reached the server")
         // The thumbnails were kept beside the originals: a warm run at this size decodes nothing.
-        let stats = try BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir])
+        let stats = try await BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir])
         #expect(stats.stdout.contains("entries:     36"), "\(stats.stdout)")
         let report = try String(contentsOf: temp.appendingPathComponent("warm.tsv"), encoding: .utf8)
         #expect(report.split(separator: "\n").dropFirst().allSatisfy { $0.split(separator: "\t")[2] == "disk" })
     }
 
-    @Test func aWarmRunWritesWhatTheColdRunWrote() throws {
+    @Test func aWarmRunWritesWhatTheColdRunWrote() async throws {
         // Given PNG, JPEG, animated WebP and animated GIF originals
         let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let paths = ["/libjpeg-turbo/testorig.png", "/exif-orientation/Landscape_1.jpg", "/pillow/iss634.webp", "/pillow/chi.gif"]
         let urls = paths.map { server.url($0).absoluteString }
-        func run(_ out: String) throws -> [String: Data] {
+        func run(_ out: String) async throws -> [String: Data] {
             let dir = temp.appendingPathComponent(out).path
-            let result = try BinaryRunner.run(["fetch"] + urls + ["--resize", "64", "-o", dir, "--cache-dir", cacheDir])
+            let result = try await BinaryRunner.run(["fetch"] + urls + ["--resize", "64", "-o", dir, "--cache-dir", cacheDir])
             #expect(result.status == 0, "\(result.stderr)")
             var files: [String: Data] = [:]
             for name in try FileManager.default.contentsOfDirectory(atPath: dir) {
@@ -126,7 +126,7 @@ struct PictorBinaryTests {
             return files
         }
         // When they are resized cold, then warm from the kept thumbnails
-        let cold = try run("cold"), warm = try run("warm")
+        let cold = try await run("cold"), warm = try await run("warm")
         // Then the warm run writes the same files in the same formats, animations whole
         #expect(Set(warm.keys) == Set(cold.keys), "cold \(cold.keys.sorted()), warm \(warm.keys.sorted())")
         let decoder = ImageDecoderRegistry.vips
@@ -141,51 +141,51 @@ struct PictorBinaryTests {
         #expect(cold.keys.contains { $0.hasSuffix(".gif") } && cold.keys.contains { $0.hasSuffix(".webp") })
     }
 
-    @Test func exitCodes() throws {
+    @Test func exitCodes() async throws {
         let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
-        let usage = try BinaryRunner.run(["fetch", "--bogus", server.url("/x.jpg").absoluteString])
+        let usage = try await BinaryRunner.run(["fetch", "--bogus", server.url("/x.jpg").absoluteString])
         #expect(usage.status == 64)
         #expect(usage.stderr.contains("'--bogus'"))
-        #expect(try BinaryRunner.run(["frobnicate"]).status == 64)
-        #expect(try BinaryRunner.run(["fetch", "--resize", "0", "http://127.0.0.1/"]).status == 64)
+        #expect(try await BinaryRunner.run(["frobnicate"]).status == 64)
+        #expect(try await BinaryRunner.run(["fetch", "--resize", "0", "http://127.0.0.1/"]).status == 64)
 
-        let missing = try BinaryRunner.run(["fetch", server.url("/no-such-image.jpg").absoluteString, "--cache-dir", cacheDir])
+        let missing = try await BinaryRunner.run(["fetch", server.url("/no-such-image.jpg").absoluteString, "--cache-dir", cacheDir])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("404"), "\(missing.stderr)")
 
-        let text = try BinaryRunner.run(["fetch", server.url("/README.md").absoluteString, "--cache-dir", cacheDir])
+        let text = try await BinaryRunner.run(["fetch", server.url("/README.md").absoluteString, "--cache-dir", cacheDir])
         #expect(text.status == 1, "a text file is not an image")
 
         // A cache that cannot be opened is refused with the reason, before anything is loaded.
         let file = temp.appendingPathComponent("not-a-directory")
         try Data("x".utf8).write(to: file)
-        let unusable = try BinaryRunner.run(["prefetch", server.url("/exif-orientation/Landscape_1.jpg").absoluteString,
+        let unusable = try await BinaryRunner.run(["prefetch", server.url("/exif-orientation/Landscape_1.jpg").absoluteString,
                                             "--cache-dir", file.path + "/cache"])
         #expect(unusable.status == 73, "\(unusable.stderr)")
         #expect(unusable.stderr.contains("--no-cache"), "\(unusable.stderr)")
         #expect(try server.loggedRequests().filter { $0.uri.hasPrefix("/exif") }.isEmpty, "nothing was loaded")
-        let policy = try BinaryRunner.run(["fetch", "--cache-policy", "sometimes", server.url("/x.jpg").absoluteString])
+        let policy = try await BinaryRunner.run(["fetch", "--cache-policy", "sometimes", server.url("/x.jpg").absoluteString])
         #expect(policy.status == 64)
         #expect(policy.stderr.contains("ignore-headers"), "\(policy.stderr)")
 
         for command in [["--help"], ["fetch", "--help"], ["prefetch", "--help"], ["cache", "--help"], ["--version"]] {
-            let help = try BinaryRunner.run(command)
+            let help = try await BinaryRunner.run(command)
             #expect(help.status == 0, "\(command)")
             #expect(!help.stdout.isEmpty)
         }
     }
 
-    @Test func encryptedCacheRoundTripAndMaintenance() throws {
+    @Test func encryptedCacheRoundTripAndMaintenance() async throws {
         let server = try NginxServer.start(root: sharedCorpus)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let key = temp.appendingPathComponent("pictor.key").path
-        #expect(try BinaryRunner.run(["cache", "key", "generate", "--out", key]).status == 0)
-        #expect(try BinaryRunner.run(["cache", "key", "generate", "--out", key]).status == 1, "never overwrites a key")
+        #expect(try await BinaryRunner.run(["cache", "key", "generate", "--out", key]).status == 0)
+        #expect(try await BinaryRunner.run(["cache", "key", "generate", "--out", key]).status == 1, "never overwrites a key")
         let url = server.url("/exif-orientation/Landscape_3.jpg").absoluteString
-        let cold = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", key])
+        let cold = try await BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", key])
         #expect(cold.status == 0, "\(cold.stderr)")
-        let warm = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", key])
+        let warm = try await BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", key])
         #expect(warm.stdout.contains("  disk  "), "\(warm.stdout)")
 
         // Nothing on disk names the host or the file.
@@ -198,43 +198,43 @@ struct PictorBinaryTests {
             }
         }
 
-        let stats = try BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir, "--key-file", key])
+        let stats = try await BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir, "--key-file", key])
         #expect(stats.status == 0)
         #expect(stats.stdout.contains("entries:     1"), "\(stats.stdout)")
         #expect(stats.stdout.contains("encrypted:   yes"))
-        #expect(try BinaryRunner.run(["cache", "verify", "--cache-dir", cacheDir, "--key-file", key]).status == 0)
-        let list = try BinaryRunner.run(["cache", "list", "--cache-dir", cacheDir, "--key-file", key])
+        #expect(try await BinaryRunner.run(["cache", "verify", "--cache-dir", cacheDir, "--key-file", key]).status == 0)
+        let list = try await BinaryRunner.run(["cache", "list", "--cache-dir", cacheDir, "--key-file", key])
         #expect(list.status == 0 && !list.stdout.contains("Landscape"))
 
         // The wrong key, or no key: refused before anything is read or written (never wrong
         // bytes, never plaintext entries mixed into an encrypted cache, never entries lost).
         let other = temp.appendingPathComponent("other.key").path
-        #expect(try BinaryRunner.run(["cache", "key", "generate", "--out", other]).status == 0)
-        let wrong = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other])
+        #expect(try await BinaryRunner.run(["cache", "key", "generate", "--out", other]).status == 0)
+        let wrong = try await BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other])
         #expect(wrong.status == 73)
         #expect(wrong.stderr.contains("encrypted with another key"), "\(wrong.stderr)")
-        let none = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir])
+        let none = try await BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir])
         #expect(none.status == 73)
         #expect(none.stderr.contains("--key-file"), "\(none.stderr)")
-        let stillThere = try BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir, "--key-file", key])
+        let stillThere = try await BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir, "--key-file", key])
         #expect(stillThere.stdout.contains("entries:     1"), "\(stillThere.stdout)")
 
         // A key file readable by others is refused: the cache cannot be used without its key.
         chmod(other, 0o644)
-        let loose = try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other])
+        let loose = try await BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other])
         #expect(loose.status == 73)
 
-        let clear = try BinaryRunner.run(["cache", "clear", "--cache-dir", cacheDir, "--key-file", key])
+        let clear = try await BinaryRunner.run(["cache", "clear", "--cache-dir", cacheDir, "--key-file", key])
         #expect(clear.status == 0)
-        let after = try BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir, "--key-file", key])
+        let after = try await BinaryRunner.run(["cache", "stats", "--cache-dir", cacheDir, "--key-file", key])
         #expect(after.stdout.contains("entries:     0"), "\(after.stdout)")
 
         // A lost key: `clear --force` discards the entries and resets the cache to the given key.
-        #expect(try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", key]).status == 0)
+        #expect(try await BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", key]).status == 0)
         chmod(other, 0o600)
-        #expect(try BinaryRunner.run(["cache", "clear", "--cache-dir", cacheDir, "--key-file", other]).status == 73)
-        let forced = try BinaryRunner.run(["cache", "clear", "--force", "--cache-dir", cacheDir, "--key-file", other])
+        #expect(try await BinaryRunner.run(["cache", "clear", "--cache-dir", cacheDir, "--key-file", other]).status == 73)
+        let forced = try await BinaryRunner.run(["cache", "clear", "--force", "--cache-dir", cacheDir, "--key-file", other])
         #expect(forced.status == 0, "\(forced.stderr)")
-        #expect(try BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other]).status == 0)
+        #expect(try await BinaryRunner.run(["fetch", url, "--cache-dir", cacheDir, "--key-file", other]).status == 0)
     }
 }

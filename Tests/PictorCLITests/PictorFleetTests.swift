@@ -40,7 +40,7 @@ struct PictorFleetTests {
     func runTogether(_ runs: [[String]]) async -> [BinaryRunner.Outcome?] {
         await withTaskGroup(of: (Int, BinaryRunner.Outcome?).self) { group in
             for (i, arguments) in runs.enumerated() {
-                group.addTask { (i, try? await offPool { try BinaryRunner.run(arguments) }) }
+                group.addTask { (i, try? await offPool { try BinaryRunner.runBlocking(arguments) }) }
             }
             var outcomes = [BinaryRunner.Outcome?](repeating: nil, count: runs.count)
             for await (i, outcome) in group { outcomes[i] = outcome }
@@ -49,7 +49,7 @@ struct PictorFleetTests {
     }
 
     func run(_ arguments: [String], environment: [String: String] = [:]) async throws -> BinaryRunner.Outcome {
-        try await offPool { try BinaryRunner.run(arguments, environment: environment) }
+        try await offPool { try BinaryRunner.runBlocking(arguments, environment: environment) }
     }
 
     @Test(arguments: [false, true]) func fourProcessesDownloadEachURLOnceAndAFifthIsServedWithTheOriginStopped(encrypted: Bool) async throws {

@@ -22,7 +22,7 @@ struct RedirectPrefetchTests {
         try (urls.joined(separator: "\n") + "\n").write(to: list, atomically: true, encoding: .utf8)
         let cache = directory.appendingPathComponent("cache").path
         func run() async throws -> [String: Any] {
-            let outcome = try await offPool { try BinaryRunner.run(["prefetch", list.path, "--cache-dir", cache, "--json"]) }
+            let outcome = try await offPool { try BinaryRunner.runBlocking(["prefetch", list.path, "--cache-dir", cache, "--json"]) }
             #expect(outcome.status == 0, "\(outcome.stderr)")
             let last = try #require(outcome.stdout.split(separator: "\n").last)
             return try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])

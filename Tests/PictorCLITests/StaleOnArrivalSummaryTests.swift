@@ -19,7 +19,7 @@ struct StaleOnArrivalSummaryTests {
             server.url("/etag?key=\(key)-1&cc=no-cache&tag=b").absoluteString,            // stale at once
             server.url("/etag?key=\(key)-2&cc=max-age%3D3600&tag=c").absoluteString,     // fresh for an hour
         ]
-        let cold = try await offPool { try BinaryRunner.run(["prefetch"] + urls + ["--cache-dir", cache.path, "--json"]) }
+        let cold = try await offPool { try BinaryRunner.runBlocking(["prefetch"] + urls + ["--cache-dir", cache.path, "--json"]) }
         #expect(cold.status == 0, "\(cold.stderr)")
         let lines = try cold.stdout.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
@@ -30,7 +30,7 @@ struct StaleOnArrivalSummaryTests {
         #expect(flags[urls[0]] == true && flags[urls[1]] == true && flags[urls[2]] == false, "\(flags)")
 
         // Warm: the two stale entries are revalidated (304) and stored stale again; the fresh one is a hit.
-        let warm = try await offPool { try BinaryRunner.run(["prefetch"] + urls + ["--cache-dir", cache.path, "-q"]) }
+        let warm = try await offPool { try BinaryRunner.runBlocking(["prefetch"] + urls + ["--cache-dir", cache.path, "-q"]) }
         #expect(warm.status == 0, "\(warm.stderr)")
         #expect(warm.stdout.contains("revalidated: 2 "), "\(warm.stdout)")
         #expect(warm.stdout.contains("stale on arrival: 2 stored already stale"), "\(warm.stdout)")

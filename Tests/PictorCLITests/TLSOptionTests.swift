@@ -107,10 +107,8 @@ struct TLSOptionTests {
             (["--ca-path", hashed], ["CURL_CA_BUNDLE": other], true),
         ]
         for example in cases {
-            let outcome = try await offPool {
-                try BinaryRunner.run(["fetch", site.url, "--no-cache"] + example.arguments,
-                                     environment: TLSOptionTests.noVariables.merging(example.environment) { $1 })
-            }
+            let outcome = try await BinaryRunner.run(["fetch", site.url, "--no-cache"] + example.arguments,
+                                                     environment: TLSOptionTests.noVariables.merging(example.environment) { $1 })
             #expect(outcome.status == (example.loads ? 0 : 1), "\(example): \(outcome.stderr)")
             if !example.loads {
                 #expect(outcome.stderr.contains("issuer: \(site.authority.subject)"), "\(example): \(outcome.stderr)")

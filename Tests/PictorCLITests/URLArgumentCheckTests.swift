@@ -23,14 +23,14 @@ extension PictorCommandRegressionTests {
         try FileManager.default.copyItem(at: corpusPNGSuite.appendingPathComponent("basn2c08.png"), to: dir.appendingPathComponent("rel.png"))
         for spelling in ["rel.png", "./rel.png"] {
             for command in ["fetch", "prefetch"] {
-                let ok = try await offPool { try BinaryRunner.run([command, spelling, "--no-cache", "--json"], currentDirectory: dir) }
+                let ok = try await offPool { try BinaryRunner.runBlocking([command, spelling, "--no-cache", "--json"], currentDirectory: dir) }
                 #expect(ok.status == 0, "\(command) \(spelling): \(ok.stderr)")
                 #expect(ok.stdout.contains("\"url\":\"file://\(dir.path)/rel.png\""), "\(command) \(spelling): \(ok.stdout)")
             }
         }
         // A relative path that names no file is not a URL either: refused up front, in both spellings
         for spelling in ["missing.png", "./missing.png"] {
-            let missing = try await offPool { try BinaryRunner.run(["fetch", spelling, "--no-cache"], currentDirectory: dir) }
+            let missing = try await offPool { try BinaryRunner.runBlocking(["fetch", spelling, "--no-cache"], currentDirectory: dir) }
             #expect(missing.status == 64, "\(spelling): \(missing.stderr)")
             #expect(missing.stderr.contains("'\(spelling)'"), "\(missing.stderr)")
         }

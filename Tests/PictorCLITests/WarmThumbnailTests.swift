@@ -49,7 +49,7 @@ struct WarmThumbnailTests {
         func prefetch(_ out: String, cache: String, _ extra: [String] = []) async throws -> BinaryRunner.Outcome {
             let arguments = ["prefetch", list.path, "--resize", "64", "--out", temp.appendingPathComponent(out).path,
                              "--cache-dir", temp.appendingPathComponent(cache).path] + extra
-            let outcome = try await offPool { try BinaryRunner.run(arguments) }
+            let outcome = try await offPool { try BinaryRunner.runBlocking(arguments) }
             #expect(outcome.status == 0, "\(outcome.stderr)")
             return outcome
         }
