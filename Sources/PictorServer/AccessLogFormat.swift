@@ -4,8 +4,9 @@ import Foundation
 /// been sent (or the connection ended before it was).
 ///
 /// Each line has the time (UTC, ISO 8601 with milliseconds), the client address (`unix` for a
-/// Unix-socket peer), the method, the request target (bytes outside printable ASCII, `"` and
-/// `\` escaped as `\xHH`), the status (`499` when the client went away before its answer, `-`
+/// Unix-socket peer), the method, the request target (its first 1,024 bytes, then
+/// `...[+N bytes]` for the rest; bytes outside printable ASCII, `"` and `\` escaped as `\xHH`
+/// in text, `\u00HH` in JSON), the status (`499` when the client went away before its answer, `-`
 /// when the request never reached the server: headers over the limit, malformed HTTP), the body
 /// bytes sent, and the milliseconds from the request's arrival to its end.
 public enum AccessLogFormat: String, Sendable, Hashable, CaseIterable {

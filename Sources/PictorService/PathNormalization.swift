@@ -7,22 +7,19 @@ package enum PathNormalization {
     /// imgproxy looks for `…:/x` anywhere in the plain URL (a greedy `^(\S+):/([^/])`), which
     /// also rewrites a `:/` inside the URL's path; here only a scheme at the start is fixed.
     package static func redenormalize(_ path: Substring) -> String {
-        let options: Substring
-        let plainURL: Substring
         // Bytes and scalars, never Characters, as everywhere in the path's grammar: a combining
         // mark after `/` or `%3A` must not hide it.
         if path.utf8.starts(with: "plain/".utf8) {
-            options = path[path.startIndex..<path.startIndex]
-            plainURL = Substring(path.unicodeScalars.dropFirst(6))
+            return "plain/" + fixScheme(Substring(path.unicodeScalars.dropFirst(6)))
         } else if let range = path.utf8.firstRange(of: "/plain/".utf8) {
-            options = Substring(path.unicodeScalars[..<range.lowerBound])
-            plainURL = Substring(path.unicodeScalars[range.upperBound...])
+            // The options as sent, even when empty (`//plain/…`): the text must stay the text
+            // that was signed, and the parser then names the empty segment.
+            let options = Substring(path.unicodeScalars[..<range.lowerBound])
+            let plainURL = Substring(path.unicodeScalars[range.upperBound...])
+            return colons(options) + "/plain/" + fixScheme(plainURL)
         } else {
             return colons(path)
         }
-        let fixedOptions = colons(options)
-        let fixedURL = fixScheme(plainURL)
-        return fixedOptions.isEmpty ? "plain/" + fixedURL : fixedOptions + "/plain/" + fixedURL
     }
 
     /// `%3A` back to `:`, byte by byte.

@@ -85,7 +85,9 @@ public struct ProcessingURLParser: Sendable {
         else { throw ServiceError(.notAnImageURL, reason: "not an image path: expected /{signature}/{options}/{source}") }
         let signatureSegment = Substring(target[..<slash])
         let rest = PathNormalization.redenormalize(Substring(target[target.index(after: slash)...]))
-        try signature.verify(signature: signatureSegment, path: rest[...])
+        // imgproxy signs `/` + everything after the signature's `/`, whatever follows (an empty
+        // options segment makes that `//…`).
+        try signature.verify(signature: signatureSegment, path: Substring("/" + rest))
 
         let parts = rest.unicodeScalars.split(separator: "/", omittingEmptySubsequences: false).map(Substring.init)
         var applier = OptionApplier(presets: presets, limits: limits)
@@ -107,6 +109,12 @@ public struct ProcessingURLParser: Sendable {
                 throw ServiceError(.unsupportedURLFormat, reason: "the basic URL format (/{signature}/{resizing type}/{width}/…) is not supported")
             }
             var index = 0
+            // An empty segment (`//`, often an empty list of options joined in): neither an
+            // option nor a source, and read as a base64 source it would be named wrongly.
+            if let empty = parts.indices.dropLast().first(where: { parts[$0].isEmpty }),
+               parts[..<empty].allSatisfy({ $0.unicodeScalars.contains(":") }) {
+                throw ServiceError(.unknownOption, reason: "an empty path segment where an option or the source was expected")
+            }
             while index < parts.count, let option = try OptionSegment.parse(parts[index]) {
                 guard index < limits.maxOptions else {
                     throw ServiceError(.tooManyOptions, reason: "more than \(limits.maxOptions) options in the path")

@@ -14,6 +14,11 @@ enum SourceDecoding {
 
     private static func plain(_ encoded: String) throws(ServiceError) -> (source: SourceURL, extension: Substring?) {
         let (body, ext) = try splitExtension(encoded[...], at: "@")
+        // imgproxy's plain URLs need an `@` of the URL itself (user info, a path) encoded as
+        // `%40`; what follows an unencoded one is part of the URL, never echoed as a format.
+        if let ext, !ext.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0 | 0x20) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) {
+            throw ServiceError(.invalidSource, reason: "the plain source URL has an '@' that is not an extension: encode an '@' of the URL as %40")
+        }
         guard let bytes = percentDecode(body.utf8) else {
             throw ServiceError(.invalidSource, reason: "invalid percent-encoding in the plain source URL")
         }

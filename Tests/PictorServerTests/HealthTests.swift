@@ -43,6 +43,23 @@ struct HealthTests {
         #expect(health.body == "ok\ndisk: ok\n")
     }
 
+    @Test func healthAndMetricsAnswerGETAndHEADOnly() async throws {
+        let h = try await Self.harness()
+        let (post, put, head, get) = try await offPool { [port = h.port] in
+            (try TestHTTPClient.get(port: port, "/health", method: "POST"), try TestHTTPClient.get(port: port, "/metrics", method: "PUT"),
+             try TestHTTPClient.get(port: port, "/health", method: "HEAD"), try TestHTTPClient.get(port: port, "/metrics"))
+        }
+        await h.stop()
+        for refused in [post, put] {
+            #expect(refused.status == 405)
+            #expect(refused.header("Allow") == "GET, HEAD")
+            #expect(refused.header("X-Content-Type-Options") == "nosniff")
+        }
+        #expect(head.status == 200)
+        #expect(get.status == 200)
+        #expect(get.header("X-Content-Type-Options") == "nosniff")
+    }
+
     @Test func aRemovedCacheDirectoryIs503NamingTheDiskTierUntilAWriteRecreatesIt() async throws {
         let directory = Self.cacheDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

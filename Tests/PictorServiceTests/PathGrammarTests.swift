@@ -94,11 +94,33 @@ import Testing
         ("/_/aHR0c", "invalid URL-safe base64 in the source URL"),
         ("/_/aHR0=cDov", "invalid URL-safe base64 in the source URL"),
         ("/_/==", "the source URL is empty"),
+        ("/_/plain/http://user@a.example/x.jpg", "the plain source URL has an '@' that is not an extension: encode an '@' of the URL as %40"),
+        ("/_/plain/http://a.example/x.jpg@p-ng", "the plain source URL has an '@' that is not an extension: encode an '@' of the URL as %40"),
     ])
     func badSourcesAre400(path: String, reason: String) {
         let error = parser.refusal(path)
         #expect(error == ServiceError(.invalidSource, reason: reason))
         #expect(error?.status == 400)
+    }
+
+    @Test func anEmptySegmentAmongTheOptionsIsNamed() {
+        for path in ["/_//plain/http://a.example/x.jpg", "/_/w:10//plain/http://a.example/x.jpg", "/_//aHR0cDovL2EuZXhhbXBsZS94LmpwZw"] {
+            let error = parser.refusal(path)
+            #expect(error == ServiceError(.unknownOption, reason: "an empty path segment where an option or the source was expected"), "\(path)")
+            #expect(error?.status == 400)
+        }
+        // A `//` inside a plain source URL is the URL's.
+        #expect((try? parser.parse("/_/w:10/plain/http://a.example//x.jpg"))?.source.url == "http://a.example//x.jpg")
+    }
+
+    @Test func anEmptyOptionsSegmentIsSignedAsSent() throws {
+        // The signature covers `//plain/…` as the client sent it; the refusal is the empty
+        // segment's, never a signature mismatch.
+        let key = try SigningKey(key: Array("key".utf8), salt: Array("salt".utf8))
+        let signed = try ProcessingURLParser(signature: SignaturePolicy(keys: [key]))
+        let path = "//plain/http://a.example/x.jpg"
+        let signature = Base64URL.encode(key.mac(path: path[...]))
+        #expect(signed.refusal("/\(signature)\(path)")?.kind == .unknownOption)
     }
 
     @Test func unknownExtensionIs400() {

@@ -12,7 +12,23 @@ enum AccessLogLine {
         var milliseconds: Double
     }
 
+    /// The most bytes of a request target a line keeps: a path can be 8 KiB, a request line
+    /// far more, and each escaped byte takes four, so a client could make every line it causes
+    /// cost a log shipper 100 KiB.
+    static let maxTargetBytes = 1024
+
+    /// `target` cut to ``maxTargetBytes`` with `...[+N bytes]` after it when it was longer.
+    static func capped(_ target: String) -> String {
+        let count = target.utf8.count
+        guard count > maxTargetBytes else { return target }
+        let kept = String(decoding: target.utf8.prefix(maxTargetBytes), as: UTF8.self)
+        // A cut inside a multi-byte character decodes to U+FFFD, escaped like any other byte.
+        return kept + "...[+\(count - maxTargetBytes) bytes]"
+    }
+
     static func render(_ entry: Entry, as format: AccessLogFormat) -> String {
+        var entry = entry
+        entry.target = capped(entry.target)
         let time = timestamp(entry.time)
         let ms = (entry.milliseconds * 10).rounded() / 10
         switch format {

@@ -131,6 +131,11 @@ final class ServerCore: Sendable {
     }
 
     private func route(_ exchange: Exchange, _ call: AccessCall) -> Bool {
+        if exchange.path == "/health" || exchange.path == "/metrics", call.method != "GET", call.method != "HEAD" {
+            var refusal = Self.plain(405, "method not allowed (GET and HEAD only)")
+            refusal.headers.append(("Allow", "GET, HEAD"))
+            return answer(exchange, call, refusal, closes: false)
+        }
         switch exchange.path {
         case "/health":
             if registry.withLock({ $0.draining }) { return answer(exchange, call, Self.plain(503, "draining"), closes: true) }
@@ -140,7 +145,8 @@ final class ServerCore: Sendable {
             if let recent = service.recentHealth { return answer(exchange, call, Self.healthResponse(recent), closes: false) }
             return suspend(exchange, call) { [service] in Self.healthResponse(await service.health()) }
         case "/metrics":
-            var response = ServiceResponse(status: 200, headers: [("Content-Type", PrometheusMetrics.contentType), ("Cache-Control", "no-store")])
+            var response = ServiceResponse(status: 200, headers: [("Content-Type", PrometheusMetrics.contentType), ("Cache-Control", "no-store"),
+                                                                  ("X-Content-Type-Options", "nosniff")])
             response.body = Data(metricsPage().utf8)
             return answer(exchange, call, response, closes: false)
         default:
@@ -335,7 +341,8 @@ final class ServerCore: Sendable {
         let body = Data((text + "\n").utf8)
         return ServiceResponse(
             status: status,
-            headers: [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.count)), ("Cache-Control", "no-store")],
+            headers: [("Content-Type", "text/plain; charset=utf-8"), ("Content-Length", String(body.count)), ("Cache-Control", "no-store"),
+                      ("X-Content-Type-Options", "nosniff")],
             body: body)
     }
 }

@@ -54,9 +54,18 @@ public struct SourceGuard: Sendable, Hashable {
             }
         }
         if !allowsPrivateNetwork, let refused = Self.nonPublicClass(ofHost: host) {
-            throw ServiceError(.privateNetworkSource, reason: "the source host is a \(refused) address")
+            throw ServiceError(.privateNetworkSource, reason: "the source host is \(Self.described(refused))")
         }
         return url
+    }
+
+    /// The class as a refusal reads it: "a loopback address", "an unspecified address".
+    static func described(_ kind: AddressClass) -> String {
+        switch kind {
+        case .unspecified: "an unspecified address"
+        case .sharedAddressSpace: "a shared (CGNAT) address"
+        default: "a \(kind.rawValue) address"
+        }
     }
 
     /// Whether `path` (percent-encoded, as sent) has a `.` or `..` segment, counting `%2e` as a

@@ -10,6 +10,9 @@ extension ImageService {
             ("Content-Length", String(entry.image.data.count)),
             ("ETag", entry.etag),
             ("Cache-Control", cacheControl(for: entry)),
+            // A browser must not read an image (or a refusal's text) as another type, an SVG or
+            // HTML that an origin served under an image URL among them.
+            ("X-Content-Type-Options", "nosniff"),
         ]
         if let lastModified = entry.lastModified.flatMap(Self.headerSafe) { headers.append(("Last-Modified", lastModified)) }
         if plan.variesByAccept { headers.append(("Vary", "Accept")) }
@@ -52,7 +55,7 @@ extension ImageService {
         return value
     }
 
-    /// A refusal: its status, a `text/plain` one-line body, and `no-store`; 405 adds `Allow`,
+    /// A refusal: its status, a `text/plain` one-line body, `no-store` and `nosniff`; 405 adds `Allow`,
     /// 429 `Retry-After`.
     static func refusalResponse(_ error: ServiceError, retryAfter: Int) -> ServiceResponse {
         let body = Data((error.reason + "\n").utf8)
@@ -60,6 +63,7 @@ extension ImageService {
             ("Content-Type", "text/plain; charset=utf-8"),
             ("Content-Length", String(body.count)),
             ("Cache-Control", "no-store"),
+            ("X-Content-Type-Options", "nosniff"),
         ]
         if error.kind == .methodNotAllowed { headers.append(("Allow", "GET, HEAD")) }
         if error.kind == .overloaded { headers.append(("Retry-After", String(max(1, retryAfter)))) }

@@ -16,6 +16,7 @@ struct ServiceStatusTests {
         #expect(response.header("Cache-Control") == "public, max-age=31536000")
         #expect(response.header("ETag")?.hasPrefix("\"") == true)
         #expect(response.header("Vary") == nil)
+        #expect(response.header("X-Content-Type-Options") == "nosniff")
         #expect(response.pixelSize?.width == 64 && response.pixelSize?.height == 48)
     }
 
@@ -34,6 +35,7 @@ struct ServiceStatusTests {
         let h = ServiceHarness()
         #expect(await h.image("nope:1").status == 400)
         #expect(await h.image("nope:1").text == "unknown option 'nope'\n")
+        #expect(await h.image("nope:1").header("X-Content-Type-Options") == "nosniff")
         #expect(await h.get("/").status == 404)
         #expect(await h.get("/" + String(repeating: "a", count: 9000)).status == 414)
         let signed = ServiceHarness(parser: try! Fixture.signed())
@@ -80,6 +82,9 @@ struct ServiceStatusTests {
             #expect(response.status == 403, "\(host)")
             #expect(response.text.hasPrefix("the source host is a "))
         }
+        #expect(await h.get("/insecure/rs:fit:64:64/plain/http://0.0.0.0/a.jpg").text == "the source host is an unspecified address\n")
+        #expect(await h.get("/insecure/rs:fit:64:64/plain/http://10.0.0.1/a.jpg").text == "the source host is a private address\n")
+        #expect(await h.get("/insecure/rs:fit:64:64/plain/http://100.64.0.1/a.jpg").text == "the source host is a shared (CGNAT) address\n")
         // Allowed: the guard passes it on; the mock loader (never the network) answers 404.
         let open = ServiceHarness { $0.allowsPrivateNetwork = true }
         #expect(await open.get("/insecure/rs:fit:64:64/plain/http://127.0.0.1:9/a.jpg").status == 404)

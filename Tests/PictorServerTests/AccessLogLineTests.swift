@@ -1,0 +1,34 @@
+import Foundation
+import Testing
+@testable import PictorServer
+
+/// The access log's lines: escaping, and the cap on how much of a target a line keeps.
+struct AccessLogLineTests {
+    static func entry(target: String) -> AccessLogLine.Entry {
+        AccessLogLine.Entry(time: Date(timeIntervalSince1970: 0), client: "127.0.0.1", method: "GET", target: target,
+                            status: 414, bytes: 0, milliseconds: 1)
+    }
+
+    @Test func aLongTargetIsCutWithItsRemainderCounted() {
+        let target = "/" + String(repeating: "a", count: 31_999)
+        let text = AccessLogLine.render(Self.entry(target: target), as: .text)
+        #expect(text.contains("\"GET /" + String(repeating: "a", count: 1023) + "...[+30976 bytes]\" 414 "), "\(text.prefix(80))")
+        #expect(text.utf8.count < 1200)
+        let json = AccessLogLine.render(Self.entry(target: target), as: .json)
+        #expect(json.contains(#""path":"/"# + String(repeating: "a", count: 1023) + #"...[+30976 bytes]","#))
+        #expect(json.utf8.count < 1200)
+    }
+
+    @Test func escapedBytesCountAsTheirOwnLengthNotTheirEscapes() {
+        // 1,024 control bytes: kept whole (each escaped as four characters), nothing cut.
+        let target = String(repeating: "\u{1}", count: 1024)
+        let text = AccessLogLine.render(Self.entry(target: target), as: .text)
+        #expect(!text.contains("...[+"))
+        #expect(text.contains(String(repeating: "\\x01", count: 1024)))
+    }
+
+    @Test func aShortTargetIsAsSent() {
+        let text = AccessLogLine.render(Self.entry(target: "/sig/rs:fit:16:16/plain/a.jpg"), as: .text)
+        #expect(text == "1970-01-01T00:00:00.000Z 127.0.0.1 \"GET /sig/rs:fit:16:16/plain/a.jpg\" 414 0 1.0ms")
+    }
+}
