@@ -30,8 +30,9 @@ import Synchronization
 ///   service's ``/PictorService/ImageService/Configuration/healthCheckTimeout`` for Redis.
 /// - `GET /metrics`: ``PrometheusMetrics``.
 ///
-/// Requests the server answers itself carry `Cache-Control: no-store`. libmicrohttpd adds
-/// `Date` and writes `Content-Length`.
+/// Both answer `GET` and `HEAD`; another method is 405 with `Allow: GET, HEAD`. Requests the
+/// server answers itself carry `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`.
+/// libmicrohttpd adds `Date` and writes `Content-Length`.
 public final class ImageServer: Sendable {
     /// What the server was started with.
     public let configuration: Configuration
