@@ -1,6 +1,7 @@
 import Foundation
 import PictorTestSupport
 import Synchronization
+import Testing
 
 /// Runs the built `pictor` executable (built by `swift build` next to the test bundle).
 struct BinaryRunner {
@@ -112,4 +113,12 @@ final class LockedData: Sendable {
     private let data = Mutex(Data())
     func set(_ d: Data) { data.withLock { $0 = d } }
     func get() -> Data { data.withLock { $0 } }
+}
+
+/// In CI (`CI=true`) the CLI's tests must run against the built binary, never skip for lack of it.
+@Suite struct CIRequirementsCLITests {
+    @Test(.enabled(if: TestRequirements.isCI, "only in CI (CI=true)"))
+    func thePictorBinaryIsBuilt() {
+        #expect(BinaryRunner.isAvailable, "CI: the pictor executable is missing beside the tests (swift build --build-tests builds it)")
+    }
 }

@@ -50,6 +50,9 @@ struct ServerHarness {
         policy = try SignaturePolicy(hexKeys: [Self.key], hexSalts: [Self.salt])
         var serviceConfiguration = ImageService.Configuration(parser: try ProcessingURLParser(signature: policy))
         serviceConfiguration.allowsPrivateNetwork = true
+        // A loaded CI machine can hold a request's tasks behind other tests' work for longer
+        // than the 30 s default; a test that means to see a timeout sets its own.
+        serviceConfiguration.requestTimeout = 600
         changeService(&serviceConfiguration)
         var pipeline = ImagePipeline.Configuration.standard(
             diskCache: nil, imageCache: ImageCache(), dataLoader: DataLoader.standard(maximumConcurrentRequests: 4))
