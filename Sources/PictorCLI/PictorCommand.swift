@@ -79,12 +79,26 @@ public enum PictorCommand {
             }
         } catch let error as CLIError {
             console.error("pictor: error: \(error)")
-            if case .usage = error { console.error("Run 'pictor --help' for usage.") }
+            if case .usage = error { console.error("Run '\(helpCommand(command, args)) --help' for usage.") }
             return error.exitCode
         } catch {
             console.error("pictor: error: \(error)")
             return ExitCode.failure
         }
+    }
+}
+
+/// The command whose help answers a usage error in `command args…`: the subcommand's when it
+/// is one (`pictor cache rm`), the command's when it is known, else `pictor`'s.
+func helpCommand(_ command: String, _ args: [String]) -> String {
+    switch command {
+    case "fetch", "prefetch", "serve":
+        return "pictor \(command)"
+    case "cache":
+        if let sub = args.first, CacheCommand.subcommands.contains(sub) { return "pictor cache \(sub)" }
+        return "pictor cache"
+    default:
+        return "pictor"
     }
 }
 

@@ -51,6 +51,18 @@ import Testing
         #expect(OptionHelp.wrap("a b\u{00A0}c", width: 3) == ["a", "b c"])
     }
 
+    /// A usage error points to the help of the command that was misused, not the overview.
+    @Test(arguments: [
+        (["fetch", "--bogus"], "pictor fetch"), (["prefetch", "--resize", "0", "x"], "pictor prefetch"),
+        (["serve", "--workers", "0"], "pictor serve"), (["cache", "rm"], "pictor cache rm"),
+        (["cache", "trimm"], "pictor cache"), (["frobnicate"], "pictor"),
+    ])
+    func usageErrorsPointToTheirCommandsHelp(_ args: [String], _ command: String) async {
+        let (code, console) = await runPictor(args)
+        #expect(code == 64, "\(args): \(console.errors)")
+        #expect(console.errors.hasSuffix("Run '\(command) --help' for usage.\n"), "\(args): \(console.errors)")
+    }
+
     @Test func anUnknownSubcommandsHelpIsAUsageError() async {
         let (code, console) = await runPictor(["cache", "trimm", "--help"])
         #expect(code == 64)

@@ -39,6 +39,20 @@ import Testing
         }
     }
 
+    /// A bad value from the environment is named by its variable, which is where an operator
+    /// must look; one from the command line by its option.
+    @Test func aBadValueFromTheEnvironmentNamesItsVariable() async {
+        let fromEnvironment = RecordingConsole()
+        let code = await PictorCommand.run(["serve", "--insecure-unsigned"], console: fromEnvironment.console,
+                                           environment: ["PICTOR_WORKERS": "many"])
+        #expect(code == 64)
+        #expect(fromEnvironment.errors.contains("PICTOR_WORKERS (--workers)"), "\(fromEnvironment.errors)")
+        let fromArguments = RecordingConsole()
+        _ = await PictorCommand.run(["serve", "--insecure-unsigned", "--workers", "many"], console: fromArguments.console,
+                                    environment: ["PICTOR_WORKERS": "2"])
+        #expect(fromArguments.errors.contains("'--workers'") && !fromArguments.errors.contains("PICTOR_WORKERS"), "\(fromArguments.errors)")
+    }
+
     @Test(arguments: [
         ([String](), "URL signing needs '--key HEX --salt HEX'"),
         (["--insecure-unsigned", "--key", "aa", "--salt", "bb"], "contradict each other"),

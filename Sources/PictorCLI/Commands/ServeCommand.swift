@@ -59,13 +59,20 @@ enum ServeCommand {
         listening: (@Sendable (ListenAddress) -> Void)? = nil
     ) async throws -> Int32 {
         let options = CLICommandOptions.serve.options
-        var parser = ArgumentParser(
-            try EnvironmentOptions.merge(arguments, options: options, environment: context.environment), declared: options)
-        if parser.flag(.help) { context.console.print(help); return ExitCode.success }
-        let settings = try ServeSettings.parse(&parser, context: context)
-        let extra = try parser.positionals()
-        guard extra.isEmpty else { throw CLIError.usage("unexpected argument '\(extra[0])': serve takes options only") }
-        let urlParser = try settings.urlParser()
+        let supplied = EnvironmentOptions.supplied(arguments, options: options, environment: context.environment)
+        let settings: ServeSettings
+        let urlParser: ProcessingURLParser
+        do {
+            var parser = ArgumentParser(
+                try EnvironmentOptions.merge(arguments, options: options, environment: context.environment), declared: options)
+            if parser.flag(.help) { context.console.print(help); return ExitCode.success }
+            settings = try ServeSettings.parse(&parser, context: context)
+            let extra = try parser.positionals()
+            guard extra.isEmpty else { throw CLIError.usage("unexpected argument '\(extra[0])': serve takes options only") }
+            urlParser = try settings.urlParser()
+        } catch let error as CLIError {
+            throw EnvironmentOptions.attributed(error, to: supplied)
+        }
         // In json mode every line on standard error is a JSON object: the access log's are
         // already; every other message (this command's, the pipeline's warnings, the server's
         // and libmicrohttpd's) is wrapped in one.

@@ -15,6 +15,31 @@ enum EnvironmentOptions {
         "PICTOR_" + option.longName.drop { $0 == "-" }.uppercased().replacingOccurrences(of: "-", with: "_")
     }
 
+    /// The options of `options` whose values `merge` takes from `environment` (those the
+    /// command line does not name), each with its variable: `--workers` → `PICTOR_WORKERS`.
+    static func supplied(_ arguments: [String], options: [CLIOption], environment: [String: String]) -> [(option: String, variable: String)] {
+        let optionTokens = arguments.prefix { $0 != "--" }
+        return options.compactMap { option in
+            let variable = variable(for: option)
+            guard option != .help, environment[variable] != nil else { return nil }
+            let named = optionTokens.contains { token in
+                option.allNames.contains { token == $0 || ($0.hasPrefix("--") && token.hasPrefix($0 + "=")) }
+            }
+            return named ? nil : (option.longName, variable)
+        }
+    }
+
+    /// `error` naming the variable an option's value came from: a usage error about
+    /// `'--workers'` whose value was `PICTOR_WORKERS`'s reads `PICTOR_WORKERS (--workers)`, so
+    /// that an operator looks in the unit's environment, not at a command line without it.
+    static func attributed(_ error: CLIError, to supplied: [(option: String, variable: String)]) -> CLIError {
+        guard case .usage(var message) = error else { return error }
+        for (option, variable) in supplied {
+            message = message.replacingOccurrences(of: "'\(option)'", with: "\(variable) (\(option))")
+        }
+        return .usage(message)
+    }
+
     /// `arguments` with the options of `options` that they do not name added from
     /// `environment` (before them, as `--name=value`, so a value starting with `-` stays a
     /// value).
