@@ -12,6 +12,40 @@ import Pictor
         return r
     }
 
+    /// Each failure reason once, most frequent first, with its URLs beneath it in input
+    /// order; never the same failure twice.
+    @Test func failuresAreGroupedByReasonWithTheirURLs() {
+        func failed(_ index: Int, _ why: String) -> ImageJob.Result {
+            ImageJob.Result(url: URL(string: "https://example.test/\(index).jpg")!, status: .failed(why), index: index)
+        }
+        let results = [failed(3, "HTTP 404"), failed(1, "timed out"), failed(2, "HTTP 404")]
+            + (10..<17).map { failed($0, "not an image") } + [result("network")]
+        let lines = PrefetchSummary(results: results, elapsed: 1).failureLines
+        #expect(lines == [
+            "    7 × not an image",
+            "        https://example.test/10.jpg", "        https://example.test/11.jpg", "        https://example.test/12.jpg",
+            "        https://example.test/13.jpg", "        https://example.test/14.jpg",
+            "        … and 2 more",
+            "    2 × HTTP 404",
+            "        https://example.test/2.jpg", "        https://example.test/3.jpg",
+            "    1 × timed out",
+            "        https://example.test/1.jpg",
+        ])
+        let text = PrefetchSummary(results: results, elapsed: 1).text
+        #expect(text.components(separatedBy: "HTTP 404").count == 2, "each reason once: \(text)")
+    }
+
+    /// An interrupted run's JSON summary counts the URLs it never started, as its text does.
+    @Test func theJSONSummaryCountsURLsNeverStarted() throws {
+        let summary = PrefetchSummary(results: [result("network")], elapsed: 1)
+        let interrupted = try #require(try JSONSerialization.jsonObject(
+            with: Data(JSONOutput.line(JSONOutput.SummaryRecord(summary, interrupted: true, notStarted: 7)).utf8)) as? [String: Any])
+        #expect(interrupted["not_started"] as? Int == 7)
+        #expect(interrupted["images"] as? Int == 1)
+        let whole = try #require(try JSONSerialization.jsonObject(with: Data(JSONOutput.line(JSONOutput.SummaryRecord(summary)).utf8)) as? [String: Any])
+        #expect(whole["not_started"] as? Int == 0)
+    }
+
     @Test func revalidatedImagesAreCountedApartFromPlainCacheHits() {
         let summary = PrefetchSummary(results: [result("disk", revalidated: true), result("disk"), result("network")], elapsed: 1)
         #expect(summary.text.contains("revalidated: 1 "), "\(summary.text)")

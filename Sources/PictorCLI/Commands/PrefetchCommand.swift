@@ -112,7 +112,7 @@ enum PrefetchCommand {
             results: results, elapsed: elapsed, fleet: stack.sharedCache == nil ? nil : stack.pipeline.statistics.sharedCache)
         let interrupted = interruption.happened
         if json {
-            console.print(JSONOutput.line(JSONOutput.SummaryRecord(summary, interrupted: interrupted)))
+            console.print(JSONOutput.line(JSONOutput.SummaryRecord(summary, interrupted: interrupted, notStarted: urls.count - results.count)))
         } else {
             console.print(summary.text)
             if let disk = stack.diskCache, disk.statistics.evictedBySize > 0 {

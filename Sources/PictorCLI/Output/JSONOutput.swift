@@ -50,7 +50,7 @@ enum JSONOutput {
     }
 
     /// The run: `{"type":"summary","images":…,"ok":…,"failed":…,"cancelled":…,"layers":{…},"revalidated":…,
-    /// "stale_on_arrival":…,"coalesced":…,"bytes":…,"seconds":…,"images_per_second":…,"interrupted":…,"fleet":{…}}`.
+    /// "stale_on_arrival":…,"coalesced":…,"bytes":…,"seconds":…,"images_per_second":…,"interrupted":…,"not_started":…,"fleet":{…}}`.
     struct SummaryRecord: Encodable {
         let type = "summary"
         var images: Int
@@ -66,9 +66,12 @@ enum JSONOutput {
         var seconds: Double
         var images_per_second: Double
         var interrupted: Bool
+        /// URLs of the list never started because Ctrl-C stopped the run (0 otherwise): with
+        /// `images`, the whole list.
+        var not_started: Int
         var fleet: SharedCacheStatistics?
 
-        init(_ summary: PrefetchSummary, interrupted: Bool = false) {
+        init(_ summary: PrefetchSummary, interrupted: Bool = false, notStarted: Int = 0) {
             let results = summary.results
             images = results.count
             failed = summary.failures.count
@@ -82,6 +85,7 @@ enum JSONOutput {
             seconds = (summary.elapsed * 1000).rounded() / 1000
             images_per_second = (Double(images) / max(summary.elapsed, 1e-6) * 10).rounded() / 10
             self.interrupted = interrupted
+            not_started = notStarted
             fleet = summary.fleet
         }
     }

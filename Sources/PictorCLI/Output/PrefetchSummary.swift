@@ -30,6 +30,33 @@ struct PrefetchSummary {
     /// Bytes of originals read; work shared inside the process counts once.
     var bytesRead: Int64 { results.reduce(Int64(0)) { $0 + ($1.wasShared ? 0 : $1.bytes ?? 0) } }
 
+    /// At most this many URLs are listed under each failure reason (`--report` has them all).
+    static let urlsPerReason = 5
+
+    /// Each reason once, most frequent first (ties in input order), with the first of its URLs
+    /// in input order beneath it.
+    var failureLines: [String] {
+        var order: [String] = []
+        var urls: [String: [URL]] = [:]
+        for r in failures.sorted(by: { $0.index < $1.index }) {
+            guard case .failed(let why) = r.status else { continue }
+            if urls[why] == nil { order.append(why) }
+            urls[why, default: []].append(r.url)
+        }
+        let ranked = order.enumerated().sorted { a, b in
+            let (countA, countB) = (urls[a.element]!.count, urls[b.element]!.count)
+            return countA != countB ? countA > countB : a.offset < b.offset
+        }
+        var lines: [String] = []
+        for (_, why) in ranked {
+            let list = urls[why]!
+            lines.append("    \(list.count) × \(why)")
+            lines += list.prefix(Self.urlsPerReason).map { "        \(Formatting.url($0))" }
+            if list.count > Self.urlsPerReason { lines.append("        … and \(list.count - Self.urlsPerReason) more") }
+        }
+        return lines
+    }
+
     var text: String {
         let ok = results.count - failures.count - cancelled
         let layers = self.layers
@@ -59,14 +86,8 @@ struct PrefetchSummary {
             lines.append(line)
         }
         if !failures.isEmpty {
-            var reasons: [String: Int] = [:]
-            for r in failures { if case .failed(let why) = r.status { reasons[why, default: 0] += 1 } }
             lines.append("  failures:")
-            for (why, count) in reasons.sorted(by: { $0.value > $1.value }) { lines.append("    \(count) × \(why)") }
-            for r in failures.prefix(20) {
-                if case .failed(let why) = r.status { lines.append("    \(Formatting.url(r.url)): \(why)") }
-            }
-            if failures.count > 20 { lines.append("    … and \(failures.count - 20) more") }
+            lines += failureLines
         }
         return lines.joined(separator: "\n")
     }
