@@ -28,6 +28,8 @@ let allTargets: [FuzzTarget] = [
     FuzzTarget(name: "shared-entry", summary: "SharedEntryCodec plain and sealed: round trip, key binding, damage is a miss", run: CacheTargets.sharedEntry),
     FuzzTarget(name: "entry-container", summary: "EntryContainer.decode/decodeTail: re-encoding is a fixpoint, binding kept", run: CacheTargets.entryContainer),
     FuzzTarget(name: "cli-grammar", summary: "--resize and --name grammars: a parsed value prints and parses back", run: CLITargets.grammar),
+    FuzzTarget(name: "url-list", summary: "URLList.lines: URL candidates only; the ASCII fast path agrees with the Unicode split", run: ListAndRedisTargets.urlList),
+    FuzzTarget(name: "redis-reply", summary: "hiredis reader + copy: RESP round trip, MOVED/ASK and CLUSTER SLOTS checked", run: ListAndRedisTargets.redisReply),
 ]
 
 /// Stops the process with `message` when `condition` is false: a failed invariant is a

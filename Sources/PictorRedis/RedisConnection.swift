@@ -67,7 +67,7 @@ final class RedisConnection: @unchecked Sendable {
                 guard redisGetReply(context, &raw) == REDIS_OK, let raw else {
                     return .failure(failure(errno: errno))
                 }
-                replies.append(Self.copy(raw.assumingMemoryBound(to: redisReply.self)))
+                replies.append(RedisReply(copying: raw.assumingMemoryBound(to: redisReply.self)))
                 freeReplyObject(raw)
             }
             return .success(replies)
@@ -159,24 +159,6 @@ final class RedisConnection: @unchecked Sendable {
     private static func errorText(_ context: UnsafeMutablePointer<redisContext>) -> String {
         withUnsafeBytes(of: context.pointee.errstr) { bytes in
             String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-        }
-    }
-
-    /// Copies a hiredis reply tree into Swift values.
-    private static func copy(_ reply: UnsafePointer<redisReply>) -> RedisReply {
-        let r = reply.pointee
-        func bytes() -> Data { r.len > 0 && r.str != nil ? Data(bytes: r.str, count: r.len) : Data() }
-        switch r.type {
-        case REDIS_REPLY_STRING: return .bulk(bytes())
-        case REDIS_REPLY_STATUS: return .status(String(decoding: bytes(), as: UTF8.self))
-        case REDIS_REPLY_ERROR: return .error(String(decoding: bytes(), as: UTF8.self))
-        case REDIS_REPLY_INTEGER: return .integer(Int64(r.integer))
-        case REDIS_REPLY_NIL: return .null
-        case REDIS_REPLY_ARRAY:
-            return .array((0..<r.elements).map { index in
-                r.element[index].map { copy($0) } ?? .null
-            })
-        default: return .error("unknown hiredis reply type \(r.type)")
         }
     }
 

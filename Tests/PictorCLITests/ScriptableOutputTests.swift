@@ -77,7 +77,7 @@ struct ScriptableOutputTests {
             "# a comment", "\t# after a tab", "  \t # after blanks", "     ", "\t",
             "/data/dir #1/a.png", "https://example.org/a.png#x", "/data/dir\t#2/b.png", "  /data/c.png  # no comment",
         ].joined(separator: "\r\n") + "\r\n" + nonASCII
-        let lines = PrefetchCommand.listLines(Data(list.utf8))
+        let lines = URLList.lines(Data(list.utf8))
         #expect(lines.map(\.number) == [6, 7, 8, 9])
         #expect(lines.map(\.line) == [
             "/data/dir #1/a.png", "https://example.org/a.png#x", "/data/dir\t#2/b.png", "/data/c.png  # no comment",
@@ -147,12 +147,12 @@ struct ScriptableOutputTests {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 {
             let text = String((0..<Int.random(in: 0...40, using: &generator)).map { _ in alphabet.randomElement(using: &generator)! })
-            let ascii = PrefetchCommand.listLines(Data(text.utf8))
-            let unicode = PrefetchCommand.listLines(Data((text + "\n# é").utf8))
+            let ascii = URLList.lines(Data(text.utf8))
+            let unicode = URLList.lines(Data((text + "\n# é").utf8))
             #expect(ascii.map(\.number) == unicode.map(\.number), "\(text.debugDescription)")
             #expect(ascii.map(\.line) == unicode.map(\.line), "\(text.debugDescription)")
         }
-        let lines = PrefetchCommand.listLines(Data("a\r\n\r\n  b # c\rd#e\n\t#f\n g".utf8))
+        let lines = URLList.lines(Data("a\r\n\r\n  b # c\rd#e\n\t#f\n g".utf8))
         #expect(lines.map(\.number) == [1, 3, 4, 6])
         #expect(lines.map(\.line) == ["a", "b # c", "d#e", "g"])
     }
