@@ -41,10 +41,21 @@ export LSAN_OPTIONS=suppressions=$ROOT/Fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTI
 
 echo "== build (release, -sanitize=fuzzer,address) into .build-fuzz"
 start=$(date +%s)
+# `-Xswiftc -sanitize=fuzzer,address` as well: SwiftPM passes `-sanitize=fuzzer -sanitize=address`
+# to swiftc, which keeps only the last `-sanitize=`, so without it the Swift modules get
+# AddressSanitizer but no coverage counters (only the C shims would guide libFuzzer).
 nice -n 10 swift build -c release --build-path "$BUILD" --sanitize fuzzer --sanitize address \
-    --product PictorFuzz -Xswiftc -DPICTOR_FUZZING 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]' || true
+    --product PictorFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPICTOR_FUZZING 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]' || true
 BIN=$BUILD/release/PictorFuzz
 [ -x "$BIN" ] || { echo "fuzz.sh: build failed" >&2; exit 1; }
+# The binary must carry coverage counters for the Swift code, not only the C shims' (objdump
+# is binutils', which Swift on Linux needs for its linker).
+counters=$(( 16#$(objdump -h "$BIN" | awk '$2 == "__sancov_cntrs" { print $3 }')0 / 16 ))
+if [ "${counters:-0}" -lt 5000 ]; then
+    echo "fuzz.sh: the binary has ${counters:-0} coverage counters; the Swift modules are not instrumented" >&2
+    exit 1
+fi
+echo "   $counters coverage counters"
 echo "   built in $(( $(date +%s) - start )) s"
 
 # The list comes from the sources, so the script never drifts from Driver.swift.

@@ -83,3 +83,35 @@ struct CacheRemoveAndPinTests {
         #expect(noCache == ExitCode.cacheUnavailable, "\(noCacheConsole.errors)")
     }
 }
+
+/// End to end: thumbnails the pipeline keeps are recorded as made from their original, so
+/// `cache rm` takes them with it and the next run downloads the image again.
+@Suite(.enabled(if: FaultServer.isAvailable), .timeLimit(.minutes(5)))
+struct CacheRemoveAfterPrefetchTests {
+    @Test func rmTakesThePipelinesThumbnailsWithTheOriginal() async throws {
+        let server = try await offPool { try FaultServer() }
+        defer { server.stop() }
+        let dir = try makeTemporaryDirectory("rm-e2e")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let url = server.url("/cache?cc=max-age%3D3600&key=rm-e2e").absoluteString
+        let cache = dir.appendingPathComponent("cache").path
+        for size in ["16", "32"] {
+            let (code, console) = await runPictor(["prefetch", url, "--resize", size, "--cache-dir", cache, "-q"])
+            #expect(code == 0, "\(console.errors)")
+        }
+        let (listed, list) = await runPictor(["cache", "list", "--cache-dir", cache])
+        #expect(listed == 0)
+        #expect(list.output.split(separator: "\n").count >= 3, "the original and two thumbnails: \(list.output)")
+
+        let (code, console) = await runPictor(["cache", "rm", url, "--cache-dir", cache])
+        #expect(code == 0, "\(console.errors)")
+        #expect(console.output == "removed\t\(url)\t+2 variants\n", "\(console.output)")
+        let (_, stats) = await runPictor(["cache", "stats", "--cache-dir", cache])
+        #expect(stats.output.contains("entries:     0"), "\(stats.output)")
+
+        let before = try server.requestCount(prefix: "/cache?")
+        let (again, _) = await runPictor(["prefetch", url, "--resize", "16", "--cache-dir", cache, "-q"])
+        #expect(again == 0)
+        #expect(try server.requestCount(prefix: "/cache?") == before + 1, "downloaded again, not served from a kept thumbnail")
+    }
+}
