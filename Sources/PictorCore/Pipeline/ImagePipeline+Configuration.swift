@@ -33,6 +33,23 @@ extension ImagePipeline {
         /// whatever its headers say (`no-store` included). SDWebImage's and Kingfisher's default;
         /// suits URLs that never change content.
         case ignoreHTTPHeaders
+        /// HTTP caching as ``http``, except that a stale entry (any: past its freshness, without
+        /// validators, even `no-cache` or `must-revalidate`) answers at once, and the fetch
+        /// revalidates it in the background: a conditional request with its validators, shared
+        /// with every other fetch of the same bytes. A 304 refreshes the entry's freshness; a
+        /// new image replaces the entry in every tier (memory included) and is announced to
+        /// the ``ImageTask`` as ``ImageTask/Event/updated(_:)``. The response is flagged
+        /// ``ImageResponse/isRevalidatingInBackground``.
+        ///
+        /// What an app that shows a feed wants (and what Nuke and Kingfisher users build by
+        /// hand from a cache-only request followed by a reload): never wait for the network
+        /// when any image is at hand, yet never keep an image the server replaced. Under
+        /// ``http`` only the server's own `stale-while-revalidate=N` allows this, for N seconds.
+        case returnCachedThenRevalidate
+
+        /// Whether freshness, validators and `no-store` are followed (every policy but
+        /// ``ignoreHTTPHeaders``).
+        var followsHTTPHeaders: Bool { self != .ignoreHTTPHeaders }
     }
 
     /// Everything an ``ImagePipeline`` is built from: its caches, loader, decoder, encoder,

@@ -49,10 +49,12 @@ extension ImagePipeline {
             metrics.totalDuration = (ContinuousClock.now - start).seconds
             counters.withLock { $0.record(output.layer) }
             log(.debug, request, "served from \(output.layer)")
-            return ImageResponse(
+            var response = ImageResponse(
                 image: output.image, request: request, cacheLayer: output.layer, isRevalidated: output.isRevalidated,
                 isStaleOnArrival: output.isStaleOnArrival, urlResponse: output.urlResponse,
                 discardedCachedEntry: output.discardedCachedEntry, metrics: metrics)
+            response.revalidation = output.imageRevalidation
+            return response
         } catch {
             let failure = Error(Task.isCancelled ? CancellationError() : error)
             counters.withLock { $0.record(failure) }
@@ -142,6 +144,11 @@ extension ImagePipeline {
         var output = try await processed(p, count: p.processors.count, priority: context.priority, progress: context.reportProgress)
         output.discardedCachedEntry = output.discardedCachedEntry || discarded
         await store(output.image, p, writesVariant: true, original: output.original, priority: context.priority)
+        // Stale bytes answered: the image is made again, once for every caller of this load,
+        // if their background revalidation brings other bytes.
+        if let revalidation = output.fetchRevalidation {
+            output.imageRevalidation = startImageRevalidation(p, after: revalidation)
+        }
         return output
     }
 
@@ -156,32 +163,37 @@ extension ImagePipeline {
             for: key, priority: priority, progress: progress, joined: { joined = $0 }
         ) { [self] context in
             self.counters.withLock { $0.processingsStarted += 1 }
-            var input = try await self.processed(p, count: count - 1, priority: context.priority, progress: context.reportProgress)
-            let processor = p.processors[count - 1]
-            let renderer = self.configuration.renderer
-            let image = input.image
-            let result: (value: (Image, Double), queueWait: Double)
-            do {
-                result = try await self.processQueue.execute(priority: context.priority) {
-                    let start = ContinuousClock.now
-                    let output = try processor.process(image, context: ImageProcessingContext(renderer: renderer))
-                    return (output, (ContinuousClock.now - start).seconds)
-                }
-            } catch is CancellationError {
-                throw CancellationError()
-            } catch {
-                throw Error.processingFailed(processor: processor.identifier, underlying: error)
-            }
-            self.configuration.stageObserver?(.process, .seconds(result.value.1))
-            input.image = result.value.0
-            input.metrics.processDuration += result.value.1
-            input.metrics.queueWaitDuration += result.queueWait
-            return input
+            let input = try await self.processed(p, count: count - 1, priority: context.priority, progress: context.reportProgress)
+            return try await self.process(input, with: p.processors[count - 1], priority: context.priority)
         }
         if joined {
             counters.withLock { $0.sharedRequests += 1 }
             output.metrics.wasShared = true
         }
+        return output
+    }
+
+    /// Applies `processor` to `input`'s image on the processing queue.
+    func process(_ input: StageOutput, with processor: any ImageProcessing, priority: PriorityHandle) async throws -> StageOutput {
+        let renderer = configuration.renderer
+        let image = input.image
+        let result: (value: (Image, Double), queueWait: Double)
+        do {
+            result = try await processQueue.execute(priority: priority) {
+                let start = ContinuousClock.now
+                let output = try processor.process(image, context: ImageProcessingContext(renderer: renderer))
+                return (output, (ContinuousClock.now - start).seconds)
+            }
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw Error.processingFailed(processor: processor.identifier, underlying: error)
+        }
+        configuration.stageObserver?(.process, .seconds(result.value.1))
+        var output = input
+        output.image = result.value.0
+        output.metrics.processDuration += result.value.1
+        output.metrics.queueWaitDuration += result.queueWait
         return output
     }
 
@@ -229,7 +241,7 @@ extension ImagePipeline {
     }
 
     /// Decodes fetched bytes on the decode queue.
-    private func decode(_ fetched: FetchOutput, _ p: PreparedRequest, priority: PriorityHandle) async throws -> StageOutput {
+    func decode(_ fetched: FetchOutput, _ p: PreparedRequest, priority: PriorityHandle) async throws -> StageOutput {
         var decodingOptions = configuration.decodingOptions
         decodingOptions.thumbnail = p.thumbnail
         let options = decodingOptions
@@ -260,6 +272,6 @@ extension ImagePipeline {
         return StageOutput(
             image: result.value.0, layer: fetched.fetched.layer, isRevalidated: source == .revalidated,
             isStaleOnArrival: fetched.fetched.isStaleOnArrival, urlResponse: fetched.fetched.response, metrics: metrics,
-            original: fetched.fetched.metadata)
+            original: fetched.fetched.metadata, fetchRevalidation: fetched.revalidation)
     }
 }

@@ -41,6 +41,8 @@ public final class ImagePipeline: Sendable {
     /// (`pipeline.memory-hit.vs-dict`, target M6, and its key-only row).
     let imageCache: Unmanaged<ImageCache>?
     let sharedTier: SharedTier?
+    /// Background revalidations no caller waits for (``waitForBackgroundRevalidations()``).
+    let backgroundWork = BackgroundWork()
 
     /// Creates a pipeline.
     ///

@@ -55,6 +55,14 @@ public struct ImageResponse: Sendable {
     /// ``ImageTaskMetrics/wasShared`` tells whether this call was coalesced with another
     /// caller's identical work (and so cost no transfer or decode of its own).
     public var metrics: ImageTaskMetrics
+    /// Whether the image was made from a cache's stale bytes, served at once while the
+    /// pipeline revalidates them in the background (the response's `stale-while-revalidate`,
+    /// or ``ImagePipeline/HTTPCachePolicy/returnCachedThenRevalidate``). When the server has a
+    /// new image, it replaces the cached ones and an ``ImageTask`` started for this request
+    /// announces it as ``ImageTask/Event/updated(_:)``.
+    public var isRevalidatingInBackground: Bool { revalidation != nil }
+    /// The background revalidation behind a stale answer.
+    var revalidation: ImageRevalidation?
 
     /// Creates a response.
     public init(

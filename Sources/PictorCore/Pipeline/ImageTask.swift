@@ -29,7 +29,9 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
     }
 
     /// What happens to a task, in order: progress and priority changes, then exactly one
-    /// ``finished(_:)``.
+    /// ``finished(_:)``; after a response made from stale bytes
+    /// (``ImageResponse/isRevalidatingInBackground``), at most one ``updated(_:)`` follows
+    /// before the stream ends.
     public enum Event: Sendable {
         /// Bytes arrived from the network.
         case progress(TransferProgress)
@@ -37,6 +39,12 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
         case priorityChanged(RequestPriority)
         /// The task completed, failed or was cancelled (then with ``ImagePipeline/Error/cancelled``).
         case finished(Result<ImageResponse, ImagePipeline.Error>)
+        /// The task's response was made from a cache's stale bytes, and their background
+        /// revalidation brought a new image: this is its response. The cached image was
+        /// replaced by it in every tier; ``ImageTask/response`` stays the one delivered first.
+        /// Never sent after a 304 or when the server sent the same bytes, nor when the task is
+        /// cancelled first.
+        case updated(ImageResponse)
     }
 
     private struct Callbacks {
@@ -53,6 +61,8 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
         var progress: [Int: AsyncStream<TransferProgress>.Continuation] = [:]
         var callbacks: Callbacks?
         var lastProgress: TransferProgress?
+        /// Whether the event streams stay open after the result, for ``Event/updated(_:)``.
+        var awaitsUpdate = false
     }
 
     /// A process-wide unique identifier.
@@ -91,11 +101,14 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
     }
 
     /// Cancels the task: it completes with ``ImagePipeline/Error/cancelled`` (unless it already
-    /// completed); the work stops when no other caller needs it.
+    /// completed); the work stops when no other caller needs it. A completed task whose events
+    /// wait for ``Event/updated(_:)`` ends them at once (the revalidation still refreshes the
+    /// caches).
     public func cancel() {
         let work = storage.withLock { $0.result == nil ? $0.work : nil }
         finish(.failure(.cancelled))
         work?.cancel()
+        closeEvents(updated: nil)
     }
 
     /// The response, awaited. Cancelling the awaiting task cancels this image task.
@@ -143,20 +156,24 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
         return stream
     }
 
-    /// The task's events from now on, ending with ``Event/finished(_:)``. Each access makes a
-    /// new stream; accessed after the task finished, it yields only the final event.
+    /// The task's events from now on, ending with ``Event/finished(_:)`` (or, after a stale
+    /// response, the ``Event/updated(_:)`` that may follow it). Each access makes a new
+    /// stream; accessed after the task finished, it yields the final event, then the update
+    /// if one is still awaited.
     public var events: AsyncStream<Event> {
         let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
         let key = SubscriberIDs.next()
-        let finished = storage.withLock { s -> Result<ImageResponse, ImagePipeline.Error>? in
-            if let result = s.result { return result }
-            s.events[key] = continuation
-            return nil
+        let closed = storage.withLock { s -> Bool in
+            guard let result = s.result else {
+                s.events[key] = continuation
+                return false
+            }
+            // Yielded under the lock, so that an update sent meanwhile comes after it.
+            continuation.yield(.finished(result))
+            if s.awaitsUpdate { s.events[key] = continuation }
+            return !s.awaitsUpdate
         }
-        if let finished {
-            continuation.yield(.finished(finished))
-            continuation.finish()
-        }
+        if closed { continuation.finish() }
         return stream
     }
 
@@ -177,11 +194,18 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
         storage.withLock { $0.callbacks = Callbacks(queue: queue, progress: progress, completion: completion) }
     }
 
-    /// Starts `body` in a new Swift task and finishes with its outcome.
+    /// Starts `body` in a new Swift task and finishes with its outcome; a response made from
+    /// stale bytes keeps the event streams open until its background revalidation ends.
     func start(_ body: @escaping @Sendable (ImageTask) async throws -> ImageResponse) {
         let work = Task { [self] in
             do {
-                finish(.success(try await body(self)))
+                let response = try await body(self)
+                guard let revalidation = response.revalidation else {
+                    finish(.success(response))
+                    return
+                }
+                finish(.success(response), awaitingUpdate: true)
+                closeEvents(updated: await revalidation.updated)
             } catch {
                 finish(.failure(ImagePipeline.Error(error)))
             }
@@ -210,27 +234,53 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
         for stream in events { stream.yield(event) }
     }
 
-    private func finish(_ result: Result<ImageResponse, ImagePipeline.Error>) {
+    /// Completes the task with `result`; with `awaitingUpdate`, the event streams get
+    /// ``Event/finished(_:)`` but stay open for ``closeEvents(updated:)``.
+    private func finish(_ result: Result<ImageResponse, ImagePipeline.Error>, awaitingUpdate: Bool = false) {
         let taken = storage.withLock { s -> Storage? in
             guard s.result == nil else { return nil }
             s.result = result
             let taken = s
             s.waiters.removeAll()
-            s.events.removeAll()
             s.progress.removeAll()
             s.callbacks = nil
             s.work = nil
+            if awaitingUpdate {
+                // Under the lock: an update, or a cancellation's close, comes after it.
+                for stream in s.events.values { stream.yield(.finished(result)) }
+                s.awaitsUpdate = true
+            } else {
+                s.events.removeAll()
+            }
             return taken
         }
         guard let taken else { return }
         for waiter in taken.waiters.values { waiter.resume(with: result.mapError { $0 }) }
         for stream in taken.progress.values { stream.finish() }
-        for stream in taken.events.values {
-            stream.yield(.finished(result))
-            stream.finish()
+        if !awaitingUpdate {
+            for stream in taken.events.values {
+                stream.yield(.finished(result))
+                stream.finish()
+            }
         }
         if let callbacks = taken.callbacks {
             callbacks.queue.async { callbacks.completion(result) }
+        }
+    }
+
+    /// Ends event streams kept open after a stale response, with `updated` first when the
+    /// revalidation brought a new image. Does nothing when none are kept open.
+    private func closeEvents(updated: ImageResponse?) {
+        let streams = storage.withLock { s -> [AsyncStream<Event>.Continuation] in
+            guard s.awaitsUpdate else { return [] }
+            s.awaitsUpdate = false
+            let streams = Array(s.events.values)
+            s.events.removeAll()
+            return streams
+        }
+        for stream in streams {
+            if let updated { stream.yield(.updated(updated)) }
+            stream.finish()
         }
     }
 }

@@ -69,3 +69,28 @@ import Testing
         #expect(!control.hasInvalidMaxAge)
     }
 }
+
+/// RFC 5861's two extension directives.
+@Suite struct CacheControlStaleExtensionsTests {
+    @Test func theirValuesAreRead() {
+        let control = CacheControl("max-age=60, stale-while-revalidate=30, Stale-If-Error=\"86400\"")
+        #expect(control.staleWhileRevalidate == 30)
+        #expect(control.staleIfError == 86_400)
+        #expect(control.maxAge == 60 && !control.hasMalformedDirective)
+    }
+
+    /// A value that is not delta-seconds, or two that disagree, grant nothing.
+    @Test(arguments: [
+        "stale-while-revalidate", "stale-while-revalidate=", "stale-while-revalidate=-1", "stale-while-revalidate=1.5",
+        "stale-while-revalidate=10, stale-while-revalidate=20", "stale-while-revalidate =10",
+    ])
+    func anUnreadableValueGrantsNothing(header: String) {
+        #expect(CacheControl(header).staleWhileRevalidate == nil, "\(header)")
+        #expect(CacheControl(header.replacingOccurrences(of: "stale-while-revalidate", with: "stale-if-error")).staleIfError == nil)
+    }
+
+    @Test func absentMeansNone() {
+        let control = CacheControl("max-age=60")
+        #expect(control.staleWhileRevalidate == nil && control.staleIfError == nil)
+    }
+}

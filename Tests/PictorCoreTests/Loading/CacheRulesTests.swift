@@ -185,7 +185,61 @@ import Testing
     ])
     func stale(cacheControl: String, privately: Bool, shared: Bool) {
         let m = Self.stored(["Cache-Control": cacheControl])
-        #expect(Self.privateRules.servesStale(m) == privately, "\(cacheControl)")
-        #expect(Self.sharedRules.servesStale(m) == shared, "\(cacheControl)")
+        #expect(Self.privateRules.servesStale(m, now: Self.now.addingTimeInterval(3600)) == privately, "\(cacheControl)")
+        #expect(Self.sharedRules.servesStale(m, now: Self.now.addingTimeInterval(3600)) == shared, "\(cacheControl)")
+    }
+}
+
+/// `stale-while-revalidate` and `stale-if-error` (RFC 5861) on both kinds of cache.
+@Suite struct CacheRulesStaleExtensionsTests {
+    static let now = CacheRulesTests.now
+
+    /// The metadata a download with `cacheControl` stored at ``now`` has.
+    static func stored(_ cacheControl: String) -> DataCacheMetadata {
+        CacheRulesTests.stored(["Cache-Control": cacheControl, "ETag": "\"v\""])
+    }
+
+    /// `(Cache-Control, seconds after storing, private may answer while revalidating, shared may)`.
+    @Test(arguments: [
+        ("max-age=60, stale-while-revalidate=30", 70.0, true, true),
+        ("max-age=60, stale-while-revalidate=30", 90.0, false, false),
+        ("max-age=60, stale-while-revalidate=30, must-revalidate", 70.0, false, false),
+        ("max-age=60, stale-while-revalidate=30, proxy-revalidate", 70.0, true, false),
+        ("max-age=60, s-maxage=10, stale-while-revalidate=30", 70.0, true, false),
+        ("max-age=60, s-maxage=10, stale-while-revalidate=30", 30.0, true, true),
+        ("max-age=60, stale-while-revalidate=abc", 61.0, false, false),
+        ("no-cache, stale-while-revalidate=30", 1.0, false, false),
+        ("max-age=60", 61.0, false, false),
+    ])
+    func staleWhileRevalidate(cacheControl: String, after seconds: Double, privately: Bool, shared: Bool) {
+        let m = Self.stored(cacheControl)
+        let at = Self.now.addingTimeInterval(seconds)
+        #expect(CacheRulesTests.privateRules.servesWhileRevalidating(m, now: at) == privately, "\(cacheControl)")
+        #expect(CacheRulesTests.sharedRules.servesWhileRevalidating(m, now: at) == shared, "\(cacheControl)")
+    }
+
+    @Test func thePolicyAnswersWithAnyEntryAndIgnoreHeadersNeverRevalidates() {
+        let m = Self.stored("no-cache, must-revalidate")
+        #expect(CacheRules(scope: .private, policy: .returnCachedThenRevalidate).servesWhileRevalidating(m, now: Self.now))
+        #expect(CacheRules(scope: .shared, policy: .returnCachedThenRevalidate).servesWhileRevalidating(m, now: Self.now))
+        #expect(!CacheRules(scope: .private, policy: .ignoreHTTPHeaders).servesWhileRevalidating(m, now: Self.now))
+        // The policy judges freshness as `http` does.
+        #expect(!CacheRules(scope: .private, policy: .returnCachedThenRevalidate).isFresh(m, now: Self.now))
+    }
+
+    /// `(Cache-Control, seconds after storing, private may stand in after an error, shared may)`.
+    @Test(arguments: [
+        ("max-age=60, stale-if-error=30", 80.0, true, true),
+        ("max-age=60, stale-if-error=30", 91.0, false, false),
+        ("max-age=60, s-maxage=60, stale-if-error=30", 80.0, true, true),
+        ("max-age=60, proxy-revalidate, stale-if-error=30", 80.0, true, false),
+        ("max-age=60, must-revalidate, stale-if-error=30", 80.0, false, false),
+        ("max-age=60", 86_400.0 * 365, true, true),
+    ])
+    func staleIfError(cacheControl: String, after seconds: Double, privately: Bool, shared: Bool) {
+        let m = Self.stored(cacheControl)
+        let at = Self.now.addingTimeInterval(seconds)
+        #expect(CacheRulesTests.privateRules.servesStale(m, now: at) == privately, "\(cacheControl)")
+        #expect(CacheRulesTests.sharedRules.servesStale(m, now: at) == shared, "\(cacheControl)")
     }
 }

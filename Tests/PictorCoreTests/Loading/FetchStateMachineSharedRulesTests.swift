@@ -155,7 +155,7 @@ import Testing
             _ = m.diskRead(nil, now: Self.now)
             _ = m.sharedRead(entry(["Cache-Control": cacheControl, "ETag": "\"v1\""]), now: Self.now.addingTimeInterval(1))
             _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now)
-            let action = m.loadFailed(DataLoadingError.statusCode(503))
+            let action = m.loadFailed(DataLoadingError.statusCode(503), now: Self.now)
             if case .finish(let result, _, _) = action {
                 #expect(servesStale && result.source == .shared, "\(cacheControl)")
             } else {
@@ -181,7 +181,7 @@ import Testing
         guard case .load(let validators) = other.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now) else { Issue.record("expected load"); return }
         #expect(validators == nil)
         // Nor served stale when the origin fails.
-        guard case .fail = other.loadFailed(DataLoadingError.statusCode(503)) else { Issue.record("expected fail"); return }
+        guard case .fail = other.loadFailed(DataLoadingError.statusCode(503), now: Self.now) else { Issue.record("expected fail"); return }
     }
 
     @Test func aHoldersResultForOtherVaryValuesIsNotServed() {

@@ -224,7 +224,7 @@ import Testing
         _ = m.diskRead(nil, now: Self.now)
         _ = m.sharedRead(entry(expiresIn: -60, etag: "\"e\""), now: Self.now)
         _ = m.claimed(.leased(SharedCacheLease(key: "k", token: "t")), now: Self.now)
-        guard case .finish(let result, let write, let shares) = m.loadFailed(DataLoadingError.statusCode(503)) else {
+        guard case .finish(let result, let write, let shares) = m.loadFailed(DataLoadingError.statusCode(503), now: Self.now) else {
             Issue.record("expected finish"); return
         }
         #expect(result.source == .shared)

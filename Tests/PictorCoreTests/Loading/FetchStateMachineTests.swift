@@ -205,7 +205,7 @@ import Testing
             var machine = FetchStateMachine(inputs(servesStale: servesStale))
             _ = machine.start()
             _ = machine.diskRead(entry(expiresIn: -1, etag: "\"v\"", cacheControl: cacheControl), now: Self.now)
-            return machine.loadFailed(error)
+            return machine.loadFailed(error, now: Self.now)
         }
         guard case .finish(let result, .none, _) = run(DataLoadingError.statusCode(503)) else { Issue.record("expected stale"); return }
         #expect(result.source == .disk)

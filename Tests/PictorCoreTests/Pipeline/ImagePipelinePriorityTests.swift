@@ -45,7 +45,7 @@ struct ImagePipelinePriorityTests {
             switch event {
             case .priorityChanged(let p): sawChange = p == .veryHigh
             case .finished(let result): sawFinish = (try? result.get()) != nil
-            case .progress: break
+            case .progress, .updated: break
             }
         }
         #expect(sawChange && sawFinish)

@@ -22,6 +22,7 @@ struct ImageTaskTests {
             case .progress: names.append("progress")
             case .priorityChanged: names.append("priority")
             case .finished(let result): names.append((try? result.get()) == nil ? "failed" : "finished")
+            case .updated: names.append("updated")
             }
         }
 

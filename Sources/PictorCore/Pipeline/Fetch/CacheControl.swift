@@ -38,6 +38,14 @@ package struct CacheControl: Sendable, Hashable {
     package var isPublic = false
     /// Some directive does not follow the grammar: what it says is unknown.
     package var hasMalformedDirective = false
+    /// `stale-while-revalidate=N` (RFC 5861 §3) in seconds, when valid: for N seconds after the
+    /// response went stale, a cache may serve it at once while it revalidates it in the
+    /// background. An invalid or repeated-and-different value grants nothing (`nil`).
+    package var staleWhileRevalidate: Double?
+    /// `stale-if-error=N` (RFC 5861 §4) in seconds, when valid: for N seconds after the
+    /// response went stale, a cache may serve it when revalidation fails with an error; past
+    /// them it may not. An invalid or repeated-and-different value grants nothing (`nil`).
+    package var staleIfError: Double?
 
     /// The largest delta-seconds a cache must read (RFC 9111 §1.2.2); larger values are this.
     package static let deltaSecondsLimit = 2_147_483_648.0
@@ -48,6 +56,8 @@ package struct CacheControl: Sendable, Hashable {
         guard let header else { return }
         var maxAges: [Substring?] = []
         var sharedMaxAges: [Substring?] = []
+        var staleWhileRevalidates: [Substring?] = []
+        var staleIfErrors: [Substring?] = []
         for directive in Self.directives(header) {
             if directive.isMalformed { hasMalformedDirective = true }
             switch directive.name.lowercased() {
@@ -59,12 +69,18 @@ package struct CacheControl: Sendable, Hashable {
             case "proxy-revalidate": proxyRevalidate = true
             case "private": isPrivate = true
             case "public": isPublic = true
+            case "stale-while-revalidate": staleWhileRevalidates.append(directive.isMalformed ? nil : directive.argument)
+            case "stale-if-error": staleIfErrors.append(directive.isMalformed ? nil : directive.argument)
             default: break
             }
         }
         (maxAge, hasInvalidMaxAge) = Self.deltaSeconds(maxAges)
         (sharedMaxAge, hasInvalidSharedMaxAge) = Self.deltaSeconds(sharedMaxAges)
         hasSharedMaxAge = !sharedMaxAges.isEmpty
+        // A permission to serve stale that cannot be read grants nothing (unlike a freshness
+        // lifetime, where an unreadable one makes the response stale: both err towards asking).
+        staleWhileRevalidate = Self.deltaSeconds(staleWhileRevalidates).0
+        staleIfError = Self.deltaSeconds(staleIfErrors).0
     }
 
     /// The one value of a directive that appeared `values.count` times (`nil` for a malformed

@@ -120,7 +120,7 @@ struct CacheRules: Sendable, Hashable {
     func refusal(toStore metadata: DataCacheMetadata, for request: CacheRequestFacts) -> Refusal? {
         let control = CacheControl(metadata.cacheControl)
         if scope == .shared, control.isPrivate || control.hasMalformedDirective { return .private }
-        if control.noStore, policy == .http || scope == .shared { return .noStore }
+        if control.noStore, policy.followsHTTPHeaders || scope == .shared { return .noStore }
         if !ignoresRequest, metadata.vary != nil, metadata.varyKey == nil { return .unmatchableVary }
         if scope == .shared, request.isAuthorized, !Self.allowsAuthorizedSharing(control) { return .authorized }
         return nil
@@ -165,13 +165,45 @@ struct CacheRules: Sendable, Hashable {
         return now < expiry && !CacheControl(metadata.cacheControl).noCache
     }
 
-    /// Whether a stale entry stored with `metadata` may stand in when revalidation fails
-    /// (RFC 9111 §4.2.4): not with `no-cache` or `must-revalidate`, nor in a shared cache with
-    /// `proxy-revalidate` or `s-maxage` (which implies it, §5.2.2.10).
-    func servesStale(_ metadata: DataCacheMetadata) -> Bool {
+    /// Whether a stale entry stored with `metadata` may stand in at `now` when revalidation
+    /// fails (RFC 9111 §4.2.4, RFC 5861 §4): not with `no-cache` or `must-revalidate`, nor in
+    /// a shared cache with `proxy-revalidate`; with `stale-if-error=N` only for N seconds after
+    /// this scope's expiry (never for an entry that had none), which also lifts the
+    /// `proxy-revalidate` that `s-maxage` implies (§5.2.2.10) in a shared cache, since the
+    /// server said so explicitly; without it, at any age, except in a shared cache with
+    /// `s-maxage`.
+    func servesStale(_ metadata: DataCacheMetadata, now: Date) -> Bool {
         let control = CacheControl(metadata.cacheControl)
         if control.noCache || control.mustRevalidate { return false }
-        return scope == .private || !(control.proxyRevalidate || control.hasSharedMaxAge)
+        if scope == .shared && control.proxyRevalidate { return false }
+        if let window = control.staleIfError { return isWithin(window, afterExpiryOf: metadata, now: now) }
+        return scope == .private || !control.hasSharedMaxAge
+    }
+
+    /// Whether a stale entry stored with `metadata` may answer at `now` while the fetch
+    /// revalidates it in the background: under
+    /// ``ImagePipeline/HTTPCachePolicy/returnCachedThenRevalidate`` any entry; under
+    /// ``ImagePipeline/HTTPCachePolicy/http`` within the `stale-while-revalidate=N` seconds
+    /// after this scope's expiry (RFC 5861 §3), never with `no-cache`, `must-revalidate`, or
+    /// in a shared cache `proxy-revalidate` (an `s-maxage` beside it does not forbid it: the
+    /// server asked for both, as CDNs' headers do).
+    func servesWhileRevalidating(_ metadata: DataCacheMetadata, now: Date) -> Bool {
+        switch policy {
+        case .returnCachedThenRevalidate: return true
+        case .ignoreHTTPHeaders: return false
+        case .http: break
+        }
+        let control = CacheControl(metadata.cacheControl)
+        if control.noCache || control.mustRevalidate || (scope == .shared && control.proxyRevalidate) { return false }
+        guard let window = control.staleWhileRevalidate else { return false }
+        return isWithin(window, afterExpiryOf: metadata, now: now)
+    }
+
+    /// Whether `now` is less than `window` seconds past this scope's expiry of `metadata`
+    /// (`false` when it has none: when it went stale is unknown).
+    private func isWithin(_ window: Double, afterExpiryOf metadata: DataCacheMetadata, now: Date) -> Bool {
+        guard let expiry = scope == .shared ? metadata.sharedExpiresAt : metadata.expiresAt else { return false }
+        return now < expiry.addingTimeInterval(window)
     }
 
     /// The metadata a processed variant made from an original stored with `original` is kept
@@ -184,7 +216,7 @@ struct CacheRules: Sendable, Hashable {
     func variantMetadata(inheriting original: DataCacheMetadata, for request: CacheRequestFacts) -> DataCacheMetadata? {
         guard refusal(toStore: original, for: request) == nil else { return nil }
         var metadata = DataCacheMetadata()
-        if policy == .http {
+        if policy.followsHTTPHeaders {
             guard (scope == .shared ? original.sharedExpiresAt : original.expiresAt) != nil else { return nil }
             metadata.expiresAt = original.expiresAt
             metadata.sharedExpiresAt = original.sharedExpiresAt

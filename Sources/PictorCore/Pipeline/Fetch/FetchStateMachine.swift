@@ -18,6 +18,10 @@ struct FetchStateMachine {
         var policy: ImagePipeline.HTTPCachePolicy
         /// Serve a stale entry when revalidation fails with a transient error.
         var servesStaleOnError: Bool
+        /// Answer with a stale entry the rules let stand in while it is revalidated
+        /// (``CacheRules/servesWhileRevalidating(_:now:)``), and have the runner revalidate it
+        /// in the background; false for that background fetch itself, which asks the server.
+        var servesWhileRevalidating = true
         /// Whether a local disk cache is configured.
         var hasDiskCache: Bool = true
         /// Whether a shared fleet tier sits between the disk and the network.
@@ -137,7 +141,7 @@ struct FetchStateMachine {
         /// ``awaited(_:)``.
         case awaitShared(previous: DataCacheEntry?)
         /// Load from the network, conditional on these validators when given, then call
-        /// ``loaded(_:response:redirects:exchange:)`` or ``loadFailed(_:)``.
+        /// ``loaded(_:response:redirects:exchange:)`` or ``loadFailed(_:now:)``.
         case load(validators: DataCacheMetadata?)
         /// Done: deliver this result after applying `write` to the disk cache and `share` to
         /// the shared tier.
@@ -192,7 +196,7 @@ struct FetchStateMachine {
     /// The rules a redirect target's own entry answers by, when the load in flight may be
     /// answered so (``RedirectTargetRules``); `nil` otherwise.
     var redirectTargetRules: RedirectTargetRules? {
-        guard case .loading = state, targetsMayAnswer, inputs.readsCaches, inputs.hasDiskCache, inputs.policy == .http else {
+        guard case .loading = state, targetsMayAnswer, inputs.readsCaches, inputs.hasDiskCache, inputs.policy.followsHTTPHeaders else {
             return nil
         }
         return RedirectTargetRules(rules: localRules, sharedRules: inputs.hasSharedTier ? sharedRules : nil)
@@ -225,6 +229,12 @@ struct FetchStateMachine {
         if let entry, inputs.isCacheOnly || localRules.isFresh(entry.metadata, now: now) {
             return finish(.finish(FetchResult(data: entry.data, source: .disk, metadata: entry.metadata), write: .none, share: .none))
         }
+        // Stale, but allowed to answer now (`stale-while-revalidate`, or the policy): served as
+        // it is, the shared tier and the origin are asked by the background revalidation.
+        if let entry, inputs.servesWhileRevalidating, localRules.servesWhileRevalidating(entry.metadata, now: now) {
+            let result = FetchResult(data: entry.data, source: .disk, metadata: entry.metadata, revalidatesInBackground: true)
+            return finish(.finish(result, write: .none, share: .none))
+        }
         return afterDisk(stale: entry.map { Stale(entry: $0, onDisk: true) })
     }
 
@@ -235,6 +245,11 @@ struct FetchStateMachine {
         let entry = sharedEntry(entry)
         if let entry, inputs.isCacheOnly || sharedRules.isFresh(entry.metadata, now: now) {
             return serveShared(entry)
+        }
+        // Stale on the shared rules but allowed to answer now: kept locally as it is (stale),
+        // and revalidated in the background.
+        if let entry, inputs.servesWhileRevalidating, sharedRules.servesWhileRevalidating(entry.metadata, now: now) {
+            return serveShared(entry, revalidatesInBackground: true)
         }
         if inputs.isCacheOnly { return finish(.fail(DataLoadingError.notCached)) }
         // A request with credentials downloads for itself: its answer is shared only when the
@@ -321,7 +336,7 @@ struct FetchStateMachine {
         }
         let own = HTTPFreshness.metadata(
             for: http, data: data, exchange: exchange, heuristicCap: inputs.heuristicCap,
-            defaultLifetime: inputs.policy == .http ? inputs.defaultLifetime : nil)
+            defaultLifetime: inputs.policy.followsHTTPHeaders ? inputs.defaultLifetime : nil)
         // Stored under the URL asked for, the entry stands for the redirects too.
         let chained = inputs.policy == .ignoreHTTPHeaders ? own
             : HTTPFreshness.metadata(own, throughRedirects: redirects, exchange: exchange, heuristicCap: inputs.heuristicCap)
@@ -408,7 +423,7 @@ struct FetchStateMachine {
     private func targetWrite(
         _ target: RedirectTarget, data: Data, metadata: DataCacheMetadata, write: CacheWrite
     ) -> FetchResult.RedirectTargetWrite? {
-        guard target.hasOwnKey, inputs.policy == .http else { return nil }
+        guard target.hasOwnKey, inputs.policy.followsHTTPHeaders else { return nil }
         var metadata = metadata
         metadata.varyKey = metadata.vary.flatMap { target.request.varyKey(for: $0) }
         let local = localRules.refusal(toStore: metadata, for: target.request) == nil ? write : .none
@@ -417,12 +432,14 @@ struct FetchStateMachine {
         return FetchResult.RedirectTargetWrite(key: target.key, data: data, metadata: metadata, write: local, shares: shares)
     }
 
-    /// The network failed with `error`.
+    /// The network failed with `error` at `now`: a stale entry stands in when the error is
+    /// transient, ``Inputs/servesStaleOnError`` allows it and the entry's tier's rules do
+    /// (``CacheRules/servesStale(_:now:)``: `stale-if-error=N` bounds how long).
     @inline(never)
-    mutating func loadFailed(_ error: any Error) -> Action {
+    mutating func loadFailed(_ error: any Error, now: Date) -> Action {
         guard case .loading(let stale) = state else { return invalid("loadFailed") }
         if let stale, inputs.servesStaleOnError, let loading = error as? DataLoadingError, loading.isTransient,
-           (stale.onDisk ? localRules : sharedRules).servesStale(stale.entry.metadata) {
+           (stale.onDisk ? localRules : sharedRules).servesStale(stale.entry.metadata, now: now) {
             let result = FetchResult(data: stale.entry.data, source: stale.onDisk ? .disk : .shared, metadata: stale.entry.metadata)
             // A shared entry is kept locally as it is (stale), so the next use of this host
             // revalidates it instead of reading the tier again.
@@ -433,8 +450,10 @@ struct FetchStateMachine {
 
     /// Done with an entry from the shared tier: delivered, and written to the local disk (never
     /// back to the tier it came from).
-    private mutating func serveShared(_ entry: DataCacheEntry) -> Action {
-        finish(.finish(FetchResult(data: entry.data, source: .shared, metadata: entry.metadata), write: localWrite(entry.metadata), share: .none))
+    private mutating func serveShared(_ entry: DataCacheEntry, revalidatesInBackground: Bool = false) -> Action {
+        let result = FetchResult(
+            data: entry.data, source: .shared, metadata: entry.metadata, revalidatesInBackground: revalidatesInBackground)
+        return finish(.finish(result, write: localWrite(entry.metadata), share: .none))
     }
 
     /// `entry` when it may answer this request under the shared rules (its `Vary` values are
@@ -568,6 +587,9 @@ final class FetchResult: Sendable {
     /// For an answer reached through redirects: what is written under the last target's own
     /// key, beside what is written under the key asked for.
     let redirectTarget: RedirectTargetWrite?
+    /// Whether these are a cache's stale bytes served while the fetch stage revalidates them
+    /// in the background (``CacheRules/servesWhileRevalidating(_:now:)``).
+    let revalidatesInBackground: Bool
 
     /// A redirect target's answer, written under the target's own key with its own metadata,
     /// so that a later chain that leads there is answered by it (fresh) or revalidates it with
@@ -588,7 +610,8 @@ final class FetchResult: Sendable {
 
     init(
         data: Data, source: FetchStateMachine.Source, response: LoadedResponse? = nil, metadata: DataCacheMetadata,
-        revalidatedTier: CacheLayer = .disk, isStaleOnArrival: Bool = false, redirectTarget: RedirectTargetWrite? = nil
+        revalidatedTier: CacheLayer = .disk, isStaleOnArrival: Bool = false, redirectTarget: RedirectTargetWrite? = nil,
+        revalidatesInBackground: Bool = false
     ) {
         self.data = data
         self.source = source
@@ -597,12 +620,13 @@ final class FetchResult: Sendable {
         self.revalidatedTier = revalidatedTier
         self.isStaleOnArrival = isStaleOnArrival
         self.redirectTarget = redirectTarget
+        self.revalidatesInBackground = revalidatesInBackground
     }
 
     /// The same result, with nothing to write under a redirect target's key.
     var withoutRedirectTarget: FetchResult {
         FetchResult(
             data: data, source: source, response: response, metadata: metadata, revalidatedTier: revalidatedTier,
-            isStaleOnArrival: isStaleOnArrival)
+            isStaleOnArrival: isStaleOnArrival, revalidatesInBackground: revalidatesInBackground)
     }
 }

@@ -92,7 +92,11 @@ extension ImagePipeline {
                         break
                     }
                     if let lease { await shared?.release(lease) }
-                    return FetchOutput(fetched: result, duration: 0, isStorable: write == .store, storedToDisk: stored)
+                    var output = FetchOutput(fetched: result, duration: 0, isStorable: write == .store, storedToDisk: stored)
+                    if result.revalidatesInBackground, key.mode == .normal {
+                        output.revalidation = startRevalidation(p, key, stale: result.data, storesToDisk: storesToDisk)
+                    }
+                    return output
                 case .fail(let error):
                     // Wrapped as a loading failure once, by the caller (`fetch`).
                     throw error
@@ -114,13 +118,17 @@ extension ImagePipeline {
     // suite; the state machine's transitions are out of line for the same reason).
     @inline(never)
     private func makeFetchMachine(_ p: PreparedRequest, _ key: FetchKey, hasSharedTier: Bool) -> FetchStateMachine {
-        FetchStateMachine(FetchStateMachine.Inputs(
+        var inputs = FetchStateMachine.Inputs(
             readsCaches: key.readsCaches, isCacheOnly: key.isCacheOnly, policy: configuration.httpCachePolicy,
             servesStaleOnError: configuration.servesStaleOnError, hasDiskCache: configuration.dataCache != nil,
             hasSharedTier: hasSharedTier,
             heuristicCap: configuration.maximumHeuristicLifetime, defaultLifetime: configuration.defaultFreshnessLifetime,
             request: cacheFacts(p),
-            localScope: configuration.cacheScope))
+            localScope: configuration.cacheScope)
+        // The background revalidation asks the server; only a fetch that may start one
+        // answers with a stale entry.
+        inputs.servesWhileRevalidating = key.mode == .normal
+        return FetchStateMachine(inputs)
     }
 
     /// Applies a finished job's disk write; returns whether the bytes were stored.
@@ -173,7 +181,7 @@ extension ImagePipeline {
             // followed any (an earlier attempt's lookups come before its own).
             let target = result.redirects.isEmpty ? nil : probe?.last
             if result.endsAtCachedTarget, target?.answer != .cached {
-                return machine.loadFailed(FetchStateError(event: "a load ended at a redirect target nobody answered"))
+                return machine.loadFailed(FetchStateError(event: "a load ended at a redirect target nobody answered"), now: configuration.now())
             }
             return machine.loaded(
                 result.data, response: result.loaded, redirects: result.redirects,
@@ -181,7 +189,7 @@ extension ImagePipeline {
         } catch {
             if error is CancellationError || Task.isCancelled { return .fail(CancellationError()) }
             if let observer, let started { observer(.download, ContinuousClock.now - started) }
-            return machine.loadFailed(error)
+            return machine.loadFailed(error, now: configuration.now())
         }
     }
 

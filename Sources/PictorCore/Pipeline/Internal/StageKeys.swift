@@ -16,6 +16,10 @@ struct FetchKey: Hashable, Sendable {
         case reload
         /// The caches only.
         case cacheOnly
+        /// The caches, then the network even when a stale entry could answer at once: the
+        /// background revalidation of a stale answer (``FetchResult/revalidatesInBackground``),
+        /// one per data key however many stale answers asked for it.
+        case revalidate
     }
 
     let dataKey: String
@@ -165,6 +169,11 @@ struct StageOutput: Sendable {
     /// What the original's HTTP metadata says (freshness, `Cache-Control`), for the processed
     /// variant made from it; `nil` when the image came from a variant.
     var original: DataCacheMetadata?
+    /// For an image made from stale bytes served at once: the fetch's background revalidation.
+    var fetchRevalidation: FetchRevalidation?
+    /// For a whole load's image made from stale bytes: the image the revalidation makes when
+    /// the bytes changed (the load job's, once for all its callers).
+    var imageRevalidation: ImageRevalidation?
 }
 
 /// The fetched bytes, the time the fetch took in seconds, whether they may be written to disk
@@ -174,4 +183,6 @@ struct FetchOutput: Sendable {
     var duration: Double
     var isStorable: Bool = false
     var storedToDisk: Bool = false
+    /// For stale bytes served at once: the background revalidation the job started for them.
+    var revalidation: FetchRevalidation?
 }
