@@ -38,6 +38,7 @@ enum FetchCommand {
         let quality = try parser.intOption(.quality) ?? CLIOption.defaultQuality
         let json = parser.flag(.json)
         let quiet = parser.flag(.quiet)
+        let offline = parser.flag(.offline)
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
         let shared = try SharedCacheOption.parse(&parser, context: context)
         let tls = try TLSOption.parse(&parser, context: context)
@@ -70,15 +71,14 @@ enum FetchCommand {
             thumbnailOutput: (format ?? template?.literalExtensionFormat
                               ?? (outputIsDirectory ? nil : output.flatMap { try? OutputFormatOption.fromExtension(of: $0) }), quality))
         defer { stack.close() }
-        var failures = 0
         var results: [ImageJob.Result] = []
         let start = ContinuousClock.now
         let naming = OutputNaming(template: template, console: context.console)
         for (index, url) in urls.enumerated() {
-            let job = ImageJob(url: url, index: index + 1, resize: resize, format: format, quality: quality, headers: headers)
+            var job = ImageJob(url: url, index: index + 1, resize: resize, format: format, quality: quality, headers: headers)
+            job.offline = offline
             let result = await job.run(pipeline: stack.pipeline, output: output, outputIsDirectory: outputIsDirectory, naming: naming)
             results.append(result)
-            if result.status != .ok { failures += 1 }
             if json {
                 context.console.print(JSONOutput.line(JSONOutput.ImageRecord(result)))
                 continue
@@ -102,8 +102,10 @@ enum FetchCommand {
                 fleet: stack.sharedCache == nil ? nil : stack.pipeline.statistics.sharedCache)
             context.console.print(JSONOutput.line(JSONOutput.SummaryRecord(summary)))
         }
+        // A stale answer's revalidation refreshes the caches before the process ends.
+        await stack.pipeline.waitForBackgroundRevalidations()
         await stack.recordSharedStatistics()
-        return failures == 0 ? ExitCode.success : ExitCode.failure
+        return ExitCode.of(failures: results.filter { $0.status != .ok })
     }
 
     /// `text` shortened to its first 200 characters (and `…`) for a message: a line of a list

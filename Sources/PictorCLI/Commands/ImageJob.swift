@@ -44,6 +44,8 @@ struct ImageJob: Sendable {
         /// Whether the image was decoded from data cut short (an animation's complete frames;
         /// ``/PictorCore/Image/isTruncated``): delivered and written, but cached nowhere.
         var truncated = false
+        /// Whether it failed because `--offline` found no cached entry.
+        var notCached = false
         var seconds: Double = 0
         /// The written file: the output directory as given joined with its name, or the file
         /// as given (`--report` and `--json` show this path).
@@ -62,13 +64,21 @@ struct ImageJob: Sendable {
     var dataOnly = false
     /// Request headers (`-H`).
     var headers: [(name: String, value: String)] = []
+    /// `--offline`: an `http(s)` URL is served from the caches only, fresh or stale
+    /// (``/PictorCore/ImageRequest/Options/returnCacheDataDontLoad``); `file:` and `data:` URLs
+    /// are local and read as usual.
+    var offline = false
 
     func makeRequest() -> ImageRequest {
         var processors: [any ImageProcessing] = []
         if let resize { processors.append(resize.processor) }
         var urlRequest = URLRequest(url: url)
         HeaderOption.apply(headers, to: &urlRequest)
-        return ImageRequest(urlRequest: urlRequest, processors: processors)
+        var options: ImageRequest.Options = []
+        if offline, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" {
+            options.insert(.returnCacheDataDontLoad)
+        }
+        return ImageRequest(urlRequest: urlRequest, processors: processors, options: options)
     }
 
     /// Runs the job; never throws: failures are reported in the result with a reason.
@@ -142,6 +152,9 @@ struct ImageJob: Sendable {
                 result.outputPath = path
                 result.writtenBytes = Int64(encoded.count)
             }
+        } catch where Self.isNotCached(error) {
+            result.notCached = true
+            result.status = .failed("not cached (--offline: the network is not used)")
         } catch {
             result.status = Self.isCancellation(error) ? .cancelled : .failed(Self.reason(error))
         }
@@ -245,6 +258,14 @@ struct ImageJob: Sendable {
         if Task.isCancelled || error is CancellationError { return true }
         if case .cancelled? = error as? ImagePipeline.Error { return true }
         return false
+    }
+
+    /// Whether `error` is a cache-only load that found no entry
+    /// (``/PictorCore/DataLoadingError/notCached``).
+    static func isNotCached(_ error: any Error) -> Bool {
+        guard let error = error as? ImagePipeline.Error, error.kind == .loading,
+              let loading = error.underlying as? DataLoadingError else { return false }
+        return loading.kind == .notCached
     }
 
     static func reason(_ error: any Error) -> String {

@@ -45,6 +45,7 @@ enum PrefetchCommand {
         let reportPath = try parser.option(.report)
         let json = parser.flag(.prefetchJSON)
         let quiet = parser.flag(.prefetchQuiet)
+        let offline = parser.flag(.offline)
         let cache = try CacheOptions.parse(&parser, context: context, allowsNoCache: true)
         let shared = try SharedCacheOption.parse(&parser, context: context)
         let tls = try TLSOption.parse(&parser, context: context)
@@ -95,8 +96,9 @@ enum PrefetchCommand {
             if json { console.print(JSONOutput.line(JSONOutput.ImageRecord(result))) }
         }
         var results = await runAll(urls: urls, concurrency: PipelineStack.imagesInFlight(downloads: concurrency, decodes: !dataOnly), interruption: interruption) { index, url in
-            let job = ImageJob(
+            var job = ImageJob(
                 url: url, index: index + 1, resize: resize, format: format, quality: quality, dataOnly: dataOnly, headers: headers)
+            job.offline = offline
             var result = await job.run(pipeline: stack.pipeline, output: out, outputIsDirectory: true, naming: naming)
             result.finishedAfter = (ContinuousClock.now - start).seconds
             progress.advance(failed: result.status.isFailure)
@@ -105,6 +107,8 @@ enum PrefetchCommand {
         }
         if naming.namesInInputOrder { results = naming.finish(emit: emit) }
         progress.finish()
+        // A stale answer's revalidation refreshes the caches before they are flushed.
+        await stack.pipeline.waitForBackgroundRevalidations()
         stack.flush()
         let elapsed = (ContinuousClock.now - start).seconds
         await stack.recordSharedStatistics()
@@ -128,7 +132,7 @@ enum PrefetchCommand {
             }
         }
         if interrupted { return ExitCode.interrupted }
-        return summary.failures.isEmpty ? ExitCode.success : ExitCode.failure
+        return ExitCode.of(failures: summary.failures)
     }
 
     /// URLs from arguments: an argument that parses as a URL is one; `-` reads a list from

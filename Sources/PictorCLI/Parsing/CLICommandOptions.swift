@@ -21,10 +21,11 @@ struct CLICommandOptions: Sendable {
     static let pictor = CLICommandOptions(command: "", options: [.topLevelHelp, .version])
     static let fetch = CLICommandOptions(command: "fetch", options: [
         .resize, .fit, .header, .noCacheThumbnails, .strictDecoding, .fetchOutput, .name, .format, .quality, .json, .quiet,
+        .offline,
     ] + tlsOptions + loadingCacheOptions)
     static let prefetch = CLICommandOptions(command: "prefetch", options: [
         .concurrency, .resize, .fit, .header, .noCacheThumbnails, .strictDecoding, .prefetchOutput, .name, .prefetchFormat,
-        .prefetchQuality, .dataOnly, .report, .prefetchJSON, .prefetchQuiet,
+        .prefetchQuality, .dataOnly, .report, .prefetchJSON, .prefetchQuiet, .offline,
     ] + tlsOptions + loadingCacheOptions)
     /// `serve` takes the CAs but no client certificate: its `--key` is a URL signing key.
     static let serve = CLICommandOptions(command: "serve", options: [

@@ -48,6 +48,19 @@ public enum ExitCode {
     /// key file, no cache for a command that needs one, or read-only for a command that must
     /// write it (`EX_CANTCREAT` from BSD sysexits.h).
     public static let cacheUnavailable: Int32 = 73
+    /// `--offline`: every image that failed has no cached entry, and the network may not be
+    /// asked for it (`EX_UNAVAILABLE` from BSD sysexits.h).
+    public static let notAvailable: Int32 = 69
     /// Stopped by Ctrl-C (128 + SIGINT, as shells report it).
     public static let interrupted: Int32 = 130
+}
+
+extension ExitCode {
+    /// The exit code of a run whose images that did not work are `failures`: ``success`` when
+    /// there are none, ``notAvailable`` when each is an image `--offline` found no entry for,
+    /// else ``failure``.
+    static func of(failures: [ImageJob.Result]) -> Int32 {
+        if failures.isEmpty { return success }
+        return failures.allSatisfy(\.notCached) ? notAvailable : failure
+    }
 }

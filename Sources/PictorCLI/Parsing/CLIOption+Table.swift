@@ -117,6 +117,11 @@ extension CLIOption {
         ["--max-age"], value: "AGE", grammar: .duration, default: "7d",
         "drop disk entries unused for longer (before the run, and while it lasts), e.g. 7d, 12h, 90m")
     static let noCache = CLIOption(["--no-cache"], "use no disk cache (memory only)")
+    static let offline = CLIOption(
+        ["--offline"],
+        "never use the network: serve each http(s) image from the caches (disk, then --shared-cache), fresh or stale; "
+            + "a URL with no cached entry fails as not cached, and when every failure is one the exit code is 69. "
+            + "file: and data: URLs are read as usual")
     static let sharedCache = CLIOption(
         ["--shared-cache"], value: "URL", grammar: .redisURL,
         "share originals with other processes through Redis (default $PICTOR_SHARED_CACHE): "
