@@ -2,7 +2,9 @@ import Foundation
 
 /// The one place that decides which tier answers a fetch of original bytes: the disk cache,
 /// then the shared fleet tier, then the network; with HTTP freshness, revalidation, serving
-/// stale on error, and the fleet's download leases. Each tier follows the ``CacheRules`` of its
+/// stale on error (bounded by `stale-if-error`), serving stale while the runner revalidates in
+/// the background (`stale-while-revalidate`, ``ImagePipeline/HTTPCachePolicy/returnCachedThenRevalidate``),
+/// and the fleet's download leases. Each tier follows the ``CacheRules`` of its
 /// kind: the local disk those of ``Inputs/localScope`` (private by default), the shared tier
 /// always those of a shared cache. No I/O: every transition takes what the last action produced
 /// and returns the next action, so the rules are unit-tested without a disk, a Redis or a
