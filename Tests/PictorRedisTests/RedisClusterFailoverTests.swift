@@ -130,4 +130,167 @@ struct RedisClusterFailoverTests {
             #expect(fresh.coversAllSlots)
         }
     }
+
+    @Test func aNodeBackEmptyGivesMissesNotErrors() async throws {
+        // No replicas: a primary that restarts comes back as the owner of its slots, empty.
+        let cluster = try await offPool { try RedisCluster() }
+        defer { cluster.stop() }
+        let origin = try await offPool { try FaultServer() }
+        defer { origin.stop() }
+        let key = UUID().uuidString
+        let urls = Self.urls(60, on: origin, key: key)
+        let shared = try Self.tier(cluster)
+        let first = Member(shared)
+        for url in urls { _ = try await first.pipeline.data(for: url) }
+
+        let victim = cluster.nodes[0]
+        let slots = urls.map { ClusterSlot.hashSlot(for: shared.codec.name(for: first.pipeline.dataCacheKey(for: ImageRequest(url: $0)))) }
+        let lost = try await offPool { try slots.filter { try cluster.owner(ofSlot: $0).port == victim.port }.count }
+        #expect(lost > 0 && lost < urls.count)
+        try await offPool {
+            victim.kill()
+            try cluster.restart(victim)
+        }
+        #expect(try await offPool { try victim.command(["DBSIZE"]) } == .integer(0))
+
+        // The same client: its pooled connections to the restarted node are stale.
+        let second = Member(shared)
+        var layers: [CacheLayer] = []
+        for url in urls { layers.append(try await second.pipeline.data(for: url).cacheLayer) }
+        Self.checkBytes([second], urls)
+        #expect(layers.filter { $0 == .network }.count == lost)
+        #expect(layers.filter { $0 == .shared }.count == urls.count - lost)
+        let counters = second.pipeline.statistics.sharedCache
+        #expect(counters.errors == 0, "\(counters)")
+        #expect(counters.misses >= lost)
+        #expect(try await offPool { try origin.requestCount(prefix: "/image?key=\(key)") } == urls.count + lost)
+    }
+
+    @Test func theWholeClusterDownMidRunFailsOpenWithOneWarning() async throws {
+        let cluster = try await offPool { try RedisCluster() }
+        defer { cluster.stop() }
+        let origin = try await offPool { try FaultServer() }
+        defer { origin.stop() }
+        let key = UUID().uuidString
+        let urls = Self.urls(200, on: origin, key: key)
+        let log = LogLines()
+        let member = Member(try Self.tier(cluster), log: log.logger)
+        let prefetcher = ImagePrefetcher(pipeline: member.pipeline, destination: .diskCache)
+        prefetcher.startPrefetching(with: urls)
+        #expect(await Self.wait(seconds: 120) { prefetcher.statistics.completed >= 50 })
+        let completedAtKill = prefetcher.statistics.completed
+        try await offPool { for node in cluster.nodes { node.kill() } }
+        await prefetcher.waitUntilIdle()
+
+        #expect(completedAtKill < urls.count, "the cluster went down mid-run")
+        #expect(prefetcher.statistics.completed == urls.count)
+        #expect(prefetcher.statistics.failed == 0)
+        Self.checkBytes([member], urls)
+        #expect(try await offPool { try origin.requestCount(prefix: "/image?key=\(key)") } == urls.count)
+        let counters = member.pipeline.statistics.sharedCache
+        #expect(counters.errors >= 1)
+        #expect(counters.skips >= 1, "skipped once the breaker opened")
+        #expect(log.warnings.count == 1, "one line, not one per image: \(log.warnings)")
+    }
+
+    /// Writes `{tag}:n` keys one after another and reads each back, until stopped.
+    final class Writer: Sendable {
+        let client: RedisClient
+        let tag: String
+        let written = Atomic<Int>(0)
+        let stopped = Atomic<Bool>(false)
+        let failures = Mutex<[String]>([])
+
+        init(client: RedisClient, tag: String) {
+            self.client = client
+            self.tag = tag
+        }
+
+        func name(_ i: Int) -> String { "\(tag):\(i)" }
+        func value(_ i: Int) -> Data { Data("value \(i)".utf8) }
+
+        func run() async {
+            var i = 0
+            while !stopped.load(ordering: .relaxed) {
+                let name = Data(name(i).utf8)
+                do {
+                    let set = try await client.send([Data("SET".utf8), name, value(i)], key: name)
+                    let get = try await client.send([Data("GET".utf8), name], key: name)
+                    if set != .status("OK") || get != .bulk(value(i)) { failures.withLock { $0.append("\(i): \(set) \(get)") } }
+                } catch {
+                    failures.withLock { $0.append("\(i): \(error)") }
+                }
+                i += 1
+                written.store(i, ordering: .relaxed)
+            }
+        }
+
+        /// Waits until `count` more keys were written (at most 60 s).
+        func advance(by count: Int) async -> Bool {
+            let goal = written.load(ordering: .relaxed) + count
+            return await RedisClusterFailoverTests.wait(seconds: 60) { written.load(ordering: .relaxed) >= goal }
+        }
+    }
+
+    @Test func aSlotMigratedAcrossAFailoverAnswersAskAndMovedWithoutErrors() async throws {
+        let cluster = try await offPool { try RedisCluster(replicasPerPrimary: 1, nodeTimeout: 1000) }
+        defer { cluster.stop() }
+        let client = RedisClient(try RedisConfiguration(url: cluster.seedURL + "?connect_timeout=5s&command_timeout=30s"))
+        defer { client.close() }
+        let tag = "{migrating}"
+        let slot = ClusterSlot.hashSlot(for: tag)
+        let writer = Writer(client: client, tag: tag)
+        let writes = Task { await writer.run() }
+        defer { writer.stopped.store(true, ordering: .relaxed) }
+        #expect(await writer.advance(by: 50))
+
+        // ASK: the slot moves key by key to another primary while writes go on.
+        let source = try await offPool { try cluster.owner(ofSlot: slot) }
+        let target = try #require(await offPool { cluster.primaries().first { $0.port != source.port } })
+        let migration = try await offPool { try cluster.beginSlotMigration(slot, to: target) }
+        try await offPool { try cluster.moveKeys([writer.name(0), writer.name(1)], of: migration) }
+        #expect(try await offPool { try source.command(["GET", writer.name(0)]) }.description.hasPrefix("(error) ASK"))
+        #expect(try await client.send([Data("GET".utf8), Data(writer.name(0).utf8)], key: Data(writer.name(0).utf8)) == .bulk(writer.value(0)))
+        #expect(await writer.advance(by: 30))
+        try await offPool {
+            try cluster.moveAllKeys(of: migration)
+            try cluster.finishSlotMigration(migration)
+        }
+        #expect(await writer.advance(by: 30))
+        #expect(client.currentSlotMap?.primary(forSlot: slot)?.port == target.port)
+
+        // MOVED across a failover: the new owner's replica takes over, writes go on.
+        let replica = try #require(await offPool { cluster.replica(of: target) })
+        try await offPool { try cluster.failOver(to: replica, mode: .coordinated) }
+        #expect(try await offPool { try target.command(["GET", writer.name(0)]) }.description.hasPrefix("(error) MOVED"))
+        #expect(await writer.advance(by: 30))
+        #expect(client.currentSlotMap?.primary(forSlot: slot)?.port == replica.port)
+
+        // And back, from the promoted replica to the first owner, under writes again.
+        try await offPool { try cluster.migrateSlot(slot, to: source) }
+        #expect(await writer.advance(by: 30))
+        writer.stopped.store(true, ordering: .relaxed)
+        await writes.value
+
+        #expect(writer.failures.withLock { $0 } == [])
+        for i in 0..<writer.written.load(ordering: .relaxed) {
+            let name = Data(writer.name(i).utf8)
+            #expect(try await client.send([Data("GET".utf8), name], key: name) == .bulk(writer.value(i)), "\(writer.name(i))")
+        }
+        #expect(client.currentSlotMap?.primary(forSlot: slot)?.port == source.port)
+    }
+
+    @Test func aLeaseTakenTwiceWithOneTokenIsHeldNotHeldElsewhere() async throws {
+        let server = try await offPool { try RedisServer() }
+        defer { server.stop() }
+        let shared = try RedisSharedCache(url: server.url + "?connect_timeout=5s&command_timeout=30s")
+        let first = try await shared.acquireLease(for: "k", duration: .seconds(60), token: "mine")
+        #expect(first == SharedCacheLease(key: "k", token: "mine"))
+        // A re-sent call (its first send may have run) finds the lease its own.
+        #expect(try await shared.acquireLease(for: "k", duration: .seconds(60), token: "mine") == first)
+        #expect(try await shared.acquireLease(for: "k", duration: .seconds(60), token: "theirs") == nil)
+        #expect(try await shared.isLeased("k"))
+        try await shared.releaseLease(try #require(first))
+        #expect(try await shared.acquireLease(for: "k", duration: .seconds(60), token: "theirs") != nil)
+    }
 }
