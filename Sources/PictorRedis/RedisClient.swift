@@ -8,6 +8,16 @@ import Synchronization
 /// their key's hash slot, following `MOVED` (the slot map is then refreshed) and `ASK` (the
 /// command is re-sent after `ASKING`) redirections, at most 5 per call.
 ///
+/// A cluster that loses a node is ridden out within the command timeout: when the node of a
+/// slot refuses connections, or a connection to it is lost (the command may then run twice,
+/// so send only commands that are safe to repeat), the slot map is asked anew from another
+/// node and the command re-sent to the slot's owner. While the cluster still names the node
+/// that cannot be reached (its replica not promoted yet), or answers `CLUSTERDOWN`, the client
+/// asks again after pauses of 10 ms doubling to 250 ms, until ``RedisConfiguration/commandTimeout``
+/// has passed since the first pause; then the call fails. When no node answers at all, it fails
+/// at once. A lost connection also closes the node's idle connections (a restarted node's are
+/// all stale).
+///
 /// Connections are pooled per node (``RedisConfiguration/maximumConnectionsPerNode``); the
 /// blocking hiredis calls run on one serial dispatch queue per connection, never on Swift's
 /// cooperative threads. Each call is bounded by the configured timeouts; cancelling the calling
@@ -43,7 +53,8 @@ package final class RedisClient: Sendable {
     /// - Throws: ``RedisError/connectionFailed(endpoint:reason:)`` (not sent),
     ///   ``RedisError/timeout`` and ``RedisError/connectionLost`` (may have run),
     ///   ``RedisError/protocolError(_:)``, ``RedisError/server(_:)`` (topology discovery refused,
-    ///   e.g. `NOAUTH`), ``RedisError/clusterDown(_:)``, ``RedisError/tooManyRedirections``.
+    ///   e.g. `NOAUTH`), ``RedisError/clusterDown(_:)`` (also when the cluster still refuses
+    ///   once the command timeout has passed), ``RedisError/tooManyRedirections``.
     package func send(_ arguments: [Data], key: Data?) async throws(RedisError) -> RedisReply {
         try await execute([arguments], key: key)[0]
     }
@@ -115,13 +126,17 @@ package final class RedisClient: Sendable {
             map = current
         }
         let slot = key.map(ClusterSlot.hashSlot(for:))
-        guard var target = slot.flatMap(map.primary(forSlot:)) ?? (slot == nil ? map.primaries.first : nil) else {
+        func owner(in map: SlotMap) -> RedisEndpoint? {
+            slot.flatMap(map.primary(forSlot:)) ?? (slot == nil ? map.primaries.first : nil)
+        }
+        guard var target = owner(in: map) else {
             throw .clusterDown(slot.map { "no node serves slot \($0)" } ?? "the cluster serves no slot")
         }
         var results = [RedisReply?](repeating: nil, count: commands.count)
         var pending = Array(commands.indices)
         var asking = false
         var redirections = 0
+        var failover = FailoverWait(budget: configuration.commandTimeout)
         while true {
             let batch = pending.map { commands[$0] }
             let replies: [RedisReply]
@@ -133,15 +148,30 @@ package final class RedisClient: Sendable {
                     replies = try await pool(for: target).send(batch)
                 }
             } catch {
-                // Nothing was sent to a node that cannot be reached: learn the map anew from
-                // another node (it may have failed over) and try again.
-                guard error.kind == .connectionFailed, redirections < Self.maximumRedirections else { throw error }
-                redirections += 1
-                let fresh = try await refreshSlotMap(preferring: nil, avoiding: target)
-                guard let next = slot.flatMap(fresh.primary(forSlot:)) ?? (slot == nil ? fresh.primaries.first : nil)
-                else { throw error }
-                target = next
-                asking = false
+                // A node that refuses connections, or one whose connection broke (its process
+                // died, or it restarted and the pooled connection is stale): learn the map anew
+                // and send again. A timeout is not retried: the node may only be slow, and the
+                // caller's time is spent.
+                guard error.kind == .connectionFailed || error.kind == .connectionLost else { throw error }
+                let fresh: SlotMap
+                do {
+                    fresh = try await refreshSlotMap(preferring: nil, avoiding: error.kind == .connectionFailed ? target : nil)
+                } catch _ {
+                    throw error  // no node answers: the cluster is gone, not failing over
+                }
+                guard let next = owner(in: fresh) else { throw error }
+                if next != target || error.kind == .connectionLost {
+                    // Another owner (a failover done), or a lost connection: at once, on a new
+                    // connection (the pool dropped the others to that node).
+                    redirections += 1
+                    guard redirections <= Self.maximumRedirections else { throw error }
+                    if next != target { asking = false }
+                    target = next
+                } else {
+                    // The cluster still names the node that cannot be reached: its failover is
+                    // not done yet. Wait for it, within the command timeout.
+                    try await failover.pause(else: error)
+                }
                 continue
             }
 
@@ -149,6 +179,7 @@ package final class RedisClient: Sendable {
             var moved: RedisEndpoint?
             var askTarget: RedisEndpoint?
             var tryAgain = false
+            var clusterDown: String?
             for (index, reply) in zip(pending, replies) {
                 results[index] = reply
                 guard case .error(let message) = reply,
@@ -156,7 +187,7 @@ package final class RedisClient: Sendable {
                 else { continue }
                 switch redirect {
                 case .clusterDown(let message):
-                    throw .clusterDown(message)
+                    clusterDown = message
                 case .moved(let movedSlot, let endpoint):
                     moved = endpoint
                     learn(slot: movedSlot, endpoint: endpoint)
@@ -168,9 +199,19 @@ package final class RedisClient: Sendable {
                 redirected.append(index)
             }
             if redirected.isEmpty { return results.map { $0! } }
+            pending = redirected
+            if let clusterDown {
+                // The cluster refuses while a failing node is not yet replaced (or a slot has no
+                // node at all): ask again, within the command timeout, where the map now says.
+                try await failover.pause(else: .clusterDown(clusterDown))
+                if let fresh = try? await refreshSlotMap(preferring: nil, avoiding: nil), let next = owner(in: fresh) {
+                    if next != target { asking = false }
+                    target = next
+                }
+                continue
+            }
             redirections += 1
             guard redirections <= Self.maximumRedirections else { throw .tooManyRedirections }
-            pending = redirected
             if let moved {
                 _ = try? await refreshSlotMap(preferring: moved, avoiding: nil)
                 if let movedSlot = slot { learn(slot: movedSlot, endpoint: moved) }
@@ -182,6 +223,26 @@ package final class RedisClient: Sendable {
             } else if tryAgain {
                 try? await Task.sleep(for: .milliseconds(25))
             }
+        }
+    }
+
+    /// The wait for a failover within one call: pauses of 10 ms, doubling up to 250 ms, until
+    /// the budget (the command timeout) from the first pause has passed.
+    private struct FailoverWait {
+        let budget: Duration
+        var deadline: ContinuousClock.Instant?
+        var interval: Duration = .milliseconds(10)
+
+        init(budget: Duration) { self.budget = budget }
+
+        /// Sleeps for the next pause, or throws `error` when the budget is spent.
+        mutating func pause(else error: RedisError) async throws(RedisError) {
+            let now = ContinuousClock.now
+            let deadline = self.deadline ?? now + budget
+            self.deadline = deadline
+            guard now < deadline else { throw error }
+            try? await Task.sleep(for: min(interval, deadline - now))
+            interval = min(interval * 2, .milliseconds(250))
         }
     }
 

@@ -7,7 +7,8 @@ import Synchronization
 /// After a failed connect, connects to this node fail at once with
 /// ``RedisError/connectionFailed(endpoint:reason:)`` until the backoff has passed (50 ms, doubling
 /// up to 2 s by default), so a dead cache node costs callers nothing rather than a connect
-/// timeout each. A successful connect resets the backoff.
+/// timeout each. A successful connect resets the backoff. A lost connection takes the idle ones
+/// with it (see ``send(_:)``).
 final class RedisNodePool: Sendable {
     /// The node.
     let endpoint: RedisEndpoint
@@ -66,9 +67,20 @@ final class RedisNodePool: Sendable {
             giveBack(connection)
             return replies
         } catch {
+            if error.kind == .connectionLost { dropIdle() }
             giveBack(nil)
             throw error
         }
+    }
+
+    /// Closes the idle connections after one was lost: they most likely went to the same server
+    /// process (it died, or restarted), and each would fail its next caller in turn.
+    private func dropIdle() {
+        let idle = state.withLock { state in
+            defer { state.idle = [] }
+            return state.idle
+        }
+        _ = idle  // released here: each closes its socket on deinit
     }
 
     /// Closes the idle connections, and the others as they come back; later sends fail.

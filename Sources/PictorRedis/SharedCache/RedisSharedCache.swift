@@ -28,6 +28,16 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
     let codec: SharedEntryCodec
     let statisticsName: String
 
+    /// Set-if-absent that a re-sent call cannot turn against its sender: `OK` when the lease
+    /// was free or already held by this token (`ARGV[1]`), nil when another token holds it.
+    /// A full Redis refuses the `SET` with `OOM`, as it refuses `SET NX`.
+    private static let acquireScript = Data("""
+        local holder = redis.call('get', KEYS[1])
+        if holder == false then return redis.call('set', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+        if holder == ARGV[1] then return {ok='OK'} end
+        return false
+        """.utf8)
+
     /// Compare-and-delete: only the holder's token releases a lease.
     private static let releaseScript = Data("""
         if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end
@@ -115,23 +125,31 @@ public final class RedisSharedCache: SharedDataCache, Sendable {
         if case .error(let message) = reply { throw Self.error(message) }
     }
 
-    /// Takes `key`'s download lease (`SET <name>:lease <random token> NX PX`).
+    /// Takes `key`'s download lease: `<name>:lease` set to a random token for `duration` when
+    /// no process holds it (a script: `SET … PX` when absent).
     ///
     /// - Returns: the lease, or `nil` when another process holds it.
     /// - Throws: ``/PictorCore/SharedDataCacheError/rejected(_:)`` when Redis is full; ``RedisError`` when
     ///   it cannot answer.
     public func acquireLease(for key: String, duration: Duration) async throws -> SharedCacheLease? {
+        try await acquireLease(for: key, duration: duration, token: UUID().uuidString)
+    }
+
+    /// ``acquireLease(for:duration:)`` with a given token. A lease this token already holds is
+    /// taken too: the client re-sends a command whose connection was lost (a failover), and
+    /// the first send may have taken the lease; with `SET NX` the second would find it held
+    /// "elsewhere" and the process would wait for itself.
+    func acquireLease(for key: String, duration: Duration, token: String) async throws -> SharedCacheLease? {
         let name = codec.leaseName(for: key)
-        let token = UUID().uuidString
         let milliseconds = Self.milliseconds(duration)
         let reply = try await client.send(
-            [Data("SET".utf8), Data(name.utf8), Data(token.utf8), Data("NX".utf8), Data("PX".utf8), Data(String(milliseconds).utf8)],
+            [Data("EVAL".utf8), Self.acquireScript, Data("1".utf8), Data(name.utf8), Data(token.utf8), Data(String(milliseconds).utf8)],
             key: Data(name.utf8))
         switch reply {
         case .status("OK"): return SharedCacheLease(key: key, token: token)
         case .null: return nil
         case .error(let message): throw Self.error(message)
-        default: throw RedisError.protocolError("unexpected reply to SET NX")
+        default: throw RedisError.protocolError("unexpected reply to the lease script")
         }
     }
 

@@ -1,15 +1,19 @@
 import Foundation
 
-/// A real three-primary Redis Cluster (no replicas) on `127.0.0.1`, for the Redis client's
-/// cluster tests.
+/// A real three-primary Redis Cluster on `127.0.0.1`, with or without replicas, for the Redis
+/// client's cluster tests.
 ///
-/// Three ``RedisServer``s with `--cluster-enabled yes --cluster-node-timeout 2000` are joined with
-/// `redis-cli --cluster create … --cluster-replicas 0 --cluster-yes` (which spreads the 16384
-/// slots evenly); the initializer returns once every node reports `cluster_state:ok`.
+/// `redis-server`s with `--cluster-enabled yes` (and the node timeout given, 2000 ms by default)
+/// are joined with `redis-cli --cluster create … --cluster-replicas N --cluster-yes`, which
+/// spreads the 16384 slots evenly over the first three and makes the others their replicas;
+/// the initializer returns once every node reports `cluster_state:ok` and every replica is in
+/// sync with its primary.
 ///
 /// Slots can be migrated live, as `redis-cli --cluster reshard` does: ``migrateSlot(_:to:)`` in
 /// one go, or step by step (``beginSlotMigration(_:to:)``, ``moveKeys(_:of:)``,
-/// ``finishSlotMigration(_:)``) to observe `ASK` redirections in between.
+/// ``finishSlotMigration(_:)``) to observe `ASK` redirections in between. Nodes can be lost:
+/// ``RedisServer/kill()`` crashes one (SIGKILL), ``failOver(to:mode:)`` promotes a replica, and
+/// ``restart(_:)`` brings a node back empty.
 public final class RedisCluster: Sendable {
     /// The redis-cli binary used to create the cluster: `/usr/bin/redis-cli` (Debian `redis-tools`).
     public static let cliBinary = "/usr/bin/redis-cli"
@@ -19,8 +23,19 @@ public final class RedisCluster: Sendable {
         RedisServer.isAvailable && FileManager.default.isExecutableFile(atPath: cliBinary)
     }
 
-    /// The three primaries.
+    /// Every node, as created: the three first primaries, then the replicas. Roles change on a
+    /// failover: ask ``primaries()`` and ``replica(of:)``.
     public let nodes: [RedisServer]
+
+    /// How the replica takes over in ``failOver(to:mode:)``: `CLUSTER FAILOVER` and its options.
+    public enum FailoverMode: String, Sendable {
+        /// No option: coordinated with a running primary, no write lost.
+        case coordinated = ""
+        /// `FORCE`: without the primary (it is down), with the other primaries' votes.
+        case force = "FORCE"
+        /// `TAKEOVER`: without the primary and without votes.
+        case takeover = "TAKEOVER"
+    }
 
     /// A slot migration in progress: the slot is `MIGRATING` on `source` and `IMPORTING` on
     /// `target`.
@@ -33,20 +48,25 @@ public final class RedisCluster: Sendable {
         public var target: RedisServer
     }
 
-    /// Starts three nodes, creates the cluster and waits (up to 20 s) until it is `ok` everywhere.
+    /// Starts the nodes, creates the cluster and waits (up to 30 s) until it is `ok` everywhere
+    /// and every replica is in sync.
     ///
+    /// - Parameters:
+    ///   - replicasPerPrimary: replicas of each of the three primaries; 0 by default.
+    ///   - nodeTimeout: `cluster-node-timeout` in milliseconds, after which an unreachable node
+    ///     is failing and its replica may take over; 2000 by default.
     /// - Throws: ``TestServerError/unavailable(_:)`` without the binaries;
     ///   ``TestServerError/failedToStart(_:)`` when a node or the cluster does not come up.
-    public init() throws {
+    public init(replicasPerPrimary: Int = 0, nodeTimeout: Int = 2000) throws {
         guard FileManager.default.isExecutableFile(atPath: Self.cliBinary) else { throw TestServerError.unavailable(Self.cliBinary) }
-        let arguments = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "2000"]
+        let arguments = ["--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "\(nodeTimeout)"]
         var nodes: [RedisServer] = []
-        for _ in 0..<3 { nodes.append(try RedisServer(extraArguments: arguments)) }
+        for _ in 0..<(3 * (1 + max(0, replicasPerPrimary))) { nodes.append(try RedisServer(extraArguments: arguments)) }
         self.nodes = nodes
 
         let create = Process()
         create.executableURL = URL(fileURLWithPath: Self.cliBinary)
-        create.arguments = ["--cluster", "create"] + nodes.map(\.address) + ["--cluster-replicas", "0", "--cluster-yes"]
+        create.arguments = ["--cluster", "create"] + nodes.map(\.address) + ["--cluster-replicas", "\(max(0, replicasPerPrimary))", "--cluster-yes"]
         let output = Pipe()
         create.standardOutput = output
         create.standardError = output
@@ -57,27 +77,121 @@ public final class RedisCluster: Sendable {
             stop()
             throw TestServerError.failedToStart("redis-cli --cluster create: \(String(decoding: log, as: UTF8.self).suffix(2000))")
         }
-        let deadline = Date().addingTimeInterval(20)
-        while !isOK() {
-            guard Date() < deadline else {
-                stop()
-                throw TestServerError.failedToStart("the cluster did not reach cluster_state:ok")
-            }
-            usleep(50_000)
+        guard waitUntil(seconds: 30, { self.isOK() && self.replicasInSync() }) else {
+            stop()
+            throw TestServerError.failedToStart("the cluster did not reach cluster_state:ok with its replicas in sync")
         }
     }
 
     deinit { stop() }
 
-    /// `redis://127.0.0.1:p1,127.0.0.1:p2,127.0.0.1:p3`.
+    /// `redis://` and every node's address, comma-separated (`127.0.0.1:p1,127.0.0.1:p2,…`).
     public var seedURL: String { "redis://" + nodes.map(\.address).joined(separator: ",") }
 
     /// Whether every running node reports `cluster_state:ok` and knows all slots.
     public func isOK() -> Bool {
-        nodes.allSatisfy { node in
+        running.allSatisfy { node in
             guard let info = (try? node.command(["CLUSTER", "INFO"], timeout: 1))?.text else { return false }
             return info.contains("cluster_state:ok") && info.contains("cluster_slots_assigned:16384")
         }
+    }
+
+    /// The nodes whose process runs.
+    public var running: [RedisServer] { nodes.filter { $0.processIdentifier != nil } }
+
+    /// The running nodes that are primaries now (`ROLE`), in ``nodes`` order.
+    public func primaries() -> [RedisServer] {
+        running.filter { node in
+            guard case .array(let role?) = try? node.command(["ROLE"], timeout: 2), let first = role.first else { return false }
+            return first.text == "master"
+        }
+    }
+
+    /// The running replica of `primary` (`ROLE` names its port), if any.
+    public func replica(of primary: RedisServer) -> RedisServer? {
+        running.first { node in
+            guard case .array(let role?) = try? node.command(["ROLE"], timeout: 2), role.count >= 3,
+                  role[0].text == "slave", case .integer(let port) = role[2] else { return false }
+            return port == primary.port
+        }
+    }
+
+    /// Whether every running replica's link to its primary is up (`master_link_status:up`).
+    public func replicasInSync() -> Bool {
+        running.allSatisfy { node in
+            guard let info = (try? node.command(["INFO", "replication"], timeout: 1))?.text else { return false }
+            return info.contains("role:master") || info.contains("master_link_status:up")
+        }
+    }
+
+    /// Makes `replica` the primary of its primary's slots with `CLUSTER FAILOVER` (after a
+    /// ``RedisServer/kill()`` of the primary: ``FailoverMode/force`` or
+    /// ``FailoverMode/takeover``), then ``awaitPromotion(of:)``.
+    ///
+    /// - Throws: ``TestServerError/requestFailed(_:)`` when the command is refused or the
+    ///   promotion is not seen in time.
+    public func failOver(to replica: RedisServer, mode: FailoverMode) throws {
+        let reply = try replica.command(["CLUSTER", "FAILOVER"] + (mode == .coordinated ? [] : [mode.rawValue]))
+        guard reply == .status("OK") else { throw TestServerError.requestFailed("CLUSTER FAILOVER \(mode.rawValue): \(reply)") }
+        try awaitPromotion(of: replica)
+    }
+
+    /// Waits (up to 30 s) until `replica` is a primary that serves slots, every running node
+    /// names the same owners, and the cluster is `ok`: after ``failOver(to:mode:)``, or after a
+    /// ``RedisServer/kill()`` of its primary, once the node timeout has passed and the replica
+    /// won the election.
+    ///
+    /// - Throws: ``TestServerError/requestFailed(_:)`` when that is not seen in time.
+    public func awaitPromotion(of replica: RedisServer) throws {
+        let promoted = waitUntil(seconds: 30) {
+            guard case .array(let role?) = try? replica.command(["ROLE"], timeout: 2), role.first?.text == "master",
+                  case .array(let ranges?) = try? replica.command(["CLUSTER", "SLOTS"], timeout: 2) else { return false }
+            let own = ranges.contains { range in
+                guard case .array(let fields?) = range, fields.count >= 3, case .array(let primary?) = fields[2],
+                      primary.count >= 2, case .integer(let port) = primary[1] else { return false }
+                return port == replica.port
+            }
+            return own && self.isOK() && self.agreeOnSlots()
+        }
+        guard promoted else { throw TestServerError.requestFailed("\(replica.address) was not promoted within 30 s") }
+    }
+
+    /// Starts `node` again on its port after a ``RedisServer/kill()`` or ``RedisServer/stop()``:
+    /// empty (persistence is off) but with its `nodes.conf`, so it rejoins as itself (a primary
+    /// whose replica took over comes back as that replica's replica). Waits (up to 30 s) until
+    /// the cluster is `ok` and in sync.
+    ///
+    /// - Throws: ``TestServerError/failedToStart(_:)``.
+    public func restart(_ node: RedisServer) throws {
+        try node.start()
+        guard waitUntil(seconds: 30, { self.isOK() && self.replicasInSync() && self.agreeOnSlots() }) else {
+            throw TestServerError.failedToStart("\(node.address) did not rejoin the cluster within 30 s")
+        }
+    }
+
+    /// Whether every running node's `CLUSTER SLOTS` names the same primaries for the same ranges.
+    public func agreeOnSlots() -> Bool {
+        let views: [[String]] = running.map { node in
+            guard case .array(let ranges?) = try? node.command(["CLUSTER", "SLOTS"], timeout: 2) else { return ["?"] }
+            return ranges.compactMap { range -> String? in
+                guard case .array(let fields?) = range, fields.count >= 3, case .integer(let start) = fields[0],
+                      case .array(let primary?) = fields[2], primary.count >= 2, case .integer(let port) = primary[1]
+                else { return nil }
+                return "\(start):\(port)"
+            }.sorted()
+        }
+        return Set(views).count == 1 && views.first != ["?"]
+    }
+
+    /// Polls `condition` every 50 ms for up to `seconds`; whether it held. Blocking: call it
+    /// through ``offPool(_:)`` from an `async` test.
+    public func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            guard Date() < deadline else { return false }
+            usleep(50_000)
+        }
+        return true
     }
 
     /// The node id (`CLUSTER MYID`) of `node`.
@@ -159,7 +273,7 @@ public final class RedisCluster: Sendable {
     /// - Throws: ``TestServerError/requestFailed(_:)``.
     public func finishSlotMigration(_ migration: SlotMigration) throws {
         let targetID = try nodeID(of: migration.target)
-        let others = nodes.filter { $0.port != migration.target.port && $0.port != migration.source.port }
+        let others = primaries().filter { $0.port != migration.target.port && $0.port != migration.source.port }
         for node in [migration.target, migration.source] + others {
             try expectOK(node.command(["CLUSTER", "SETSLOT", "\(migration.slot)", "NODE", targetID]))
         }

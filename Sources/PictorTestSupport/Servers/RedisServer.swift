@@ -126,6 +126,15 @@ public final class RedisServer: Sendable {
         LoopbackHTTP.kill(process)  // SIGKILL if still running (SIGTERM may be blocked), then reap
     }
 
+    /// Kills the server at once with SIGKILL (a crash: no shutdown, nothing saved) and reaps it;
+    /// idempotent. Like ``stop()``, the directory stays: ``start()`` brings the node back on the
+    /// same port, empty (persistence is off) but, in a cluster, with its `nodes.conf`.
+    public func kill() {
+        let process = self.process.withLock { p -> Process? in defer { p = nil }; return p }
+        guard let process else { return }
+        LoopbackHTTP.kill(process)
+    }
+
     /// Freezes the server (SIGSTOP): connections stay open and connects are still accepted by
     /// the kernel, but nothing is answered — a hung server.
     public func pause() {
