@@ -40,6 +40,11 @@ enum ListAndRedisTargets {
     /// reply taken as `CLUSTER SLOTS` gives a map whose every slot is served by one of its
     /// primaries, or is refused.
     @Sendable static func redisReply(_ b: UnsafeRawBufferPointer) {
+        // hiredis 0.14 (Debian 12) allocates an array's element table as soon as it reads its
+        // count, with no cap (1.x has `maxelements`): a count of millions costs each run a huge
+        // allocation and slows the search a hundredfold. Such inputs are skipped here; a
+        // connection trusts its own server that far.
+        guard !declaresHugeArray(b) else { return }
         guard let (replies, _) = RedisReply.read(Data(b)) else { return }
         for reply in replies {
             let again = RedisReply.read(resp(reply))
@@ -54,6 +59,25 @@ enum ListAndRedisTargets {
                 }
             }
         }
+    }
+
+    /// Whether a `*`, `%`, `~`, `>` or `|` line declares more than 65,536 elements.
+    static func declaresHugeArray(_ b: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        while index < b.count {
+            if [UInt8(ascii: "*"), UInt8(ascii: "%"), UInt8(ascii: "~"), UInt8(ascii: ">"), UInt8(ascii: "|")].contains(b[index]) {
+                var value = 0, digits = 0
+                var next = index + 1
+                while next < b.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b[next]), digits < 19 {
+                    value = value * 10 + Int(b[next] - UInt8(ascii: "0"))
+                    digits += 1
+                    next += 1
+                }
+                if value > 65_536 || digits >= 19 { return true }
+            }
+            index += 1
+        }
+        return false
     }
 
     private static func visit(_ reply: RedisReply) {
