@@ -24,7 +24,7 @@ public enum PictorCommand {
       serve [options]           serve images over HTTP in imgproxy's URL format,
                                 through the caches
       cache <subcommand>        operate the on-disk cache: stats, list, has, rm,
-                                trim, clear, verify, rekey, key
+                                pin, unpin, trim, clear, verify, rekey, key
       help [<command>...]       show help; 'pictor help cache trim' is
                                 'pictor cache trim --help'
 
@@ -33,9 +33,10 @@ public enum PictorCommand {
 
     Default cache directory: $XDG_CACHE_HOME/pictor (when absolute), else
     ~/.cache/pictor.
-    Exit codes: 0 ok, 1 a failure, 64 bad arguments, 73 the disk cache cannot be
-    used (none there, unreadable, not a Pictor cache, a wrong or unusable key file,
-    read-only when it must be written), 130 interrupted.
+    Exit codes: 0 ok, 1 a failure, 64 bad arguments, 69 with --offline, every
+    failure an image not cached, 73 the disk cache cannot be used (none there,
+    unreadable, not a Pictor cache, a wrong or unusable key file, read-only when it
+    must be written), 130 interrupted.
     """
 
     /// Runs `pictor` with `arguments` (without the program name) and returns the exit code.

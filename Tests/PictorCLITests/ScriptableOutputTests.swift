@@ -157,6 +157,29 @@ struct ScriptableOutputTests {
         #expect(lines.map(\.line) == ["a", "b # c", "d#e", "g"])
     }
 
+    /// Ctrl-C ends the wait for background revalidations at once, however long they take;
+    /// without it the wait lasts as long as the work.
+    @Test func anInterruptionEndsTheWaitForBackgroundWork() async {
+        let interruption = Interruption()
+        defer { interruption.stop() }
+        let gate = AsyncGate(isOpen: false)
+        let finished = Mutex(false)
+        let waiting = Task {
+            await interruption.untilInterrupted { try? await gate.pass() }
+            finished.withLock { $0 = true }
+        }
+        interruption.interrupt()
+        await waiting.value
+        #expect(finished.withLock { $0 }, "returned while the work still waits")
+        gate.open()
+
+        let uninterrupted = Interruption()
+        defer { uninterrupted.stop() }
+        let done = Mutex(false)
+        await uninterrupted.untilInterrupted { done.withLock { $0 = true } }
+        #expect(done.withLock { $0 })
+    }
+
     @Test func anInterruptionStartsNothingNewAndKeepsWhatFinished() async {
         let urls = (0..<50).map { URL(string: "https://example.org/\($0).png")! }
         let interruption = Interruption()

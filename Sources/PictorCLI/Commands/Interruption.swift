@@ -35,6 +35,26 @@ final class Interruption: Sendable {
         if now { handler() }
     }
 
+    /// Waits for `work` to end, or for an interruption: then returns at once and leaves `work`
+    /// running (the process is about to exit, and Ctrl-C must not wait for a slow origin).
+    func untilInterrupted(_ work: @escaping @Sendable () async -> Void) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumed = Mutex(false)
+            let resume: @Sendable () -> Void = {
+                let first = resumed.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume() }
+            }
+            onInterrupt(resume)
+            Task {
+                await work()
+                resume()
+            }
+        }
+    }
+
     /// Simulates a SIGINT (and is what the signal does).
     func interrupt() {
         let handlers = state.withLock { s -> [@Sendable () -> Void]? in

@@ -107,8 +107,9 @@ enum PrefetchCommand {
         }
         if naming.namesInInputOrder { results = naming.finish(emit: emit) }
         progress.finish()
-        // A stale answer's revalidation refreshes the caches before they are flushed.
-        await stack.pipeline.waitForBackgroundRevalidations()
+        // A stale answer's revalidation refreshes the caches before they are flushed, unless
+        // Ctrl-C comes first: an interrupted run exits without waiting for its origins.
+        await interruption.untilInterrupted { [pipeline = stack.pipeline] in await pipeline.waitForBackgroundRevalidations() }
         stack.flush()
         let elapsed = (ContinuousClock.now - start).seconds
         await stack.recordSharedStatistics()

@@ -6,8 +6,8 @@ import Pictor
 /// absent values are omitted, never `null`.
 enum JSONOutput {
     /// One image: `{"type":"image","url":…,"status":"ok"|"failed"|"cancelled","layer":…,"revalidated":…,
-    /// "stale_on_arrival":…,"coalesced":…,"width":…,"height":…,"bytes":…,"ms":…,"output":…,"output_bytes":…,
-    /// "error":…}`.
+    /// "stale_on_arrival":…,"coalesced":…,"truncated":…,"width":…,"height":…,"bytes":…,"ms":…,"output":…,
+    /// "output_bytes":…,"error":…}`.
     struct ImageRecord: Encodable {
         let type = "image"
         var url: String
@@ -18,6 +18,9 @@ enum JSONOutput {
         /// Whether the image joined work already running for the same URL (no transfer or
         /// decode of its own), as the report's `coalesced` column and the summary count it.
         var coalesced: Bool?
+        /// Whether the image was decoded from data cut short (an animation's complete frames):
+        /// delivered and written, cached nowhere, so a warm run downloads it again.
+        var truncated: Bool?
         var width: Int?
         var height: Int?
         var bytes: Int64?
@@ -36,6 +39,7 @@ enum JSONOutput {
                 revalidated = r.revalidated
                 stale_on_arrival = r.staleOnArrival
                 coalesced = r.wasShared
+                truncated = r.truncated
                 if r.width > 0 { width = r.width; height = r.height }
                 bytes = r.bytes
                 output = r.outputPath
