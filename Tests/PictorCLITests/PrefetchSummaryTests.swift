@@ -35,6 +35,20 @@ import Pictor
         #expect(text.components(separatedBy: "HTTP 404").count == 2, "each reason once: \(text)")
     }
 
+    /// Images served from stale bytes while the server was asked are counted, per image and in
+    /// the summary; a run without any says nothing of them in its text.
+    @Test func imagesServedStaleAreCounted() throws {
+        var stale = result("disk")
+        stale.servedStale = true
+        let summary = PrefetchSummary(results: [stale, result("disk")], elapsed: 1)
+        #expect(summary.text.contains("\n  served stale: 1 at once from stale bytes"), "\(summary.text)")
+        #expect(!PrefetchSummary(results: [result("disk")], elapsed: 1).text.contains("served stale"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(JSONOutput.line(JSONOutput.SummaryRecord(summary)).utf8)) as? [String: Any])
+        #expect(json["served_stale"] as? Int == 1)
+        let image = try #require(try JSONSerialization.jsonObject(with: Data(JSONOutput.line(JSONOutput.ImageRecord(stale)).utf8)) as? [String: Any])
+        #expect(image["served_stale"] as? Bool == true)
+    }
+
     /// An interrupted run's JSON summary counts the URLs it never started, as its text does.
     @Test func theJSONSummaryCountsURLsNeverStarted() throws {
         let summary = PrefetchSummary(results: [result("network")], elapsed: 1)

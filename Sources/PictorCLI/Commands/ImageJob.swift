@@ -41,6 +41,9 @@ struct ImageJob: Sendable {
         /// Whether the server's answer was stored already stale (`max-age=0`, `no-cache`, an
         /// `Expires` in the past): each later use asks the server first.
         var staleOnArrival = false
+        /// Whether the image came from a cache's stale bytes, served at once while the server
+        /// was asked in the background (`stale-while-revalidate`).
+        var servedStale = false
         /// Whether the image was decoded from data cut short (an animation's complete frames;
         /// ``/PictorCore/Image/isTruncated``): delivered and written, but cached nowhere.
         var truncated = false
@@ -114,6 +117,7 @@ struct ImageJob: Sendable {
                 result.layer = response.cacheLayer.rawValue
                 result.revalidated = response.isRevalidated
                 result.staleOnArrival = response.isStaleOnArrival
+                result.servedStale = response.isRevalidatingInBackground
                 result.width = image.width
                 result.height = image.height
                 result.truncated = image.isTruncated

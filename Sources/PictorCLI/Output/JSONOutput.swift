@@ -6,7 +6,7 @@ import Pictor
 /// absent values are omitted, never `null`.
 enum JSONOutput {
     /// One image: `{"type":"image","url":…,"status":"ok"|"failed"|"cancelled","layer":…,"revalidated":…,
-    /// "stale_on_arrival":…,"coalesced":…,"truncated":…,"width":…,"height":…,"bytes":…,"ms":…,"output":…,
+    /// "stale_on_arrival":…,"coalesced":…,"served_stale":…,"truncated":…,"width":…,"height":…,"bytes":…,"ms":…,"output":…,
     /// "output_bytes":…,"error":…}`.
     struct ImageRecord: Encodable {
         let type = "image"
@@ -18,6 +18,9 @@ enum JSONOutput {
         /// Whether the image joined work already running for the same URL (no transfer or
         /// decode of its own), as the report's `coalesced` column and the summary count it.
         var coalesced: Bool?
+        /// Whether the image came from a cache's stale bytes, served at once while the server
+        /// was asked in the background (`stale-while-revalidate`).
+        var served_stale: Bool?
         /// Whether the image was decoded from data cut short (an animation's complete frames):
         /// delivered and written, cached nowhere, so a warm run downloads it again.
         var truncated: Bool?
@@ -40,6 +43,7 @@ enum JSONOutput {
                 stale_on_arrival = r.staleOnArrival
                 coalesced = r.wasShared
                 truncated = r.truncated
+                served_stale = r.servedStale
                 if r.width > 0 { width = r.width; height = r.height }
                 bytes = r.bytes
                 output = r.outputPath
@@ -54,7 +58,7 @@ enum JSONOutput {
     }
 
     /// The run: `{"type":"summary","images":…,"ok":…,"failed":…,"cancelled":…,"layers":{…},"revalidated":…,
-    /// "stale_on_arrival":…,"coalesced":…,"bytes":…,"seconds":…,"images_per_second":…,"interrupted":…,"not_started":…,"fleet":{…}}`.
+    /// "stale_on_arrival":…,"coalesced":…,"served_stale":…,"bytes":…,"seconds":…,"images_per_second":…,"interrupted":…,"not_started":…,"fleet":{…}}`.
     struct SummaryRecord: Encodable {
         let type = "summary"
         var images: Int
@@ -66,6 +70,8 @@ enum JSONOutput {
         var revalidated: Int
         var stale_on_arrival: Int
         var coalesced: Int
+        /// Images served from stale bytes while the server was asked in the background.
+        var served_stale: Int
         var bytes: Int64
         var seconds: Double
         var images_per_second: Double
@@ -85,6 +91,7 @@ enum JSONOutput {
             revalidated = summary.revalidated
             stale_on_arrival = summary.staleOnArrival
             coalesced = summary.coalesced
+            served_stale = summary.servedStale
             bytes = summary.bytesRead
             seconds = (summary.elapsed * 1000).rounded() / 1000
             images_per_second = (Double(images) / max(summary.elapsed, 1e-6) * 10).rounded() / 10

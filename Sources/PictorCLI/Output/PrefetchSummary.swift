@@ -25,6 +25,8 @@ struct PrefetchSummary {
     /// an `Expires` in the past), downloads and 304s alike: each later use asks the server
     /// first. Work shared inside the process counts once.
     var staleOnArrival: Int { results.filter { $0.status == .ok && $0.staleOnArrival && !$0.wasShared }.count }
+    /// Images served from stale bytes while the server was asked in the background.
+    var servedStale: Int { results.filter { $0.status == .ok && $0.servedStale }.count }
     /// Images that joined work already running in this process.
     var coalesced: Int { results.filter { $0.status == .ok && $0.wasShared }.count }
     /// Bytes of originals read; work shared inside the process counts once.
@@ -71,6 +73,11 @@ struct PrefetchSummary {
             "  revalidated: \(revalidated) cached images confirmed by the server (HTTP 304: a request each, no download)",
             "  stale on arrival: \(staleOnArrival) stored already stale (max-age=0, no-cache, a past Expires): each use asks the server first",
             "  coalesced:   \(shared) joined work already running for the same URL (no extra transfer or decode)",
+        ]
+        if servedStale > 0 {
+            lines.append("  served stale: \(servedStale) at once from stale bytes, the server asked in the background (stale-while-revalidate)")
+        }
+        lines += [
             "  bytes:       \(Formatting.bytes(bytes)) of originals read (network or disk)" + (written > 0 ? ", \(Formatting.bytes(written)) written" : ""),
             "  time:        \(Formatting.fixed(elapsed, digits: 2)) s, \(Formatting.fixed(Double(results.count) / max(elapsed, 1e-6), digits: 1)) images/s",
         ]
