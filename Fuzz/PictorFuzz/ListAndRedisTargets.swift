@@ -66,14 +66,14 @@ enum ListAndRedisTargets {
         var index = 0
         while index < b.count {
             if [UInt8(ascii: "*"), UInt8(ascii: "%"), UInt8(ascii: "~"), UInt8(ascii: ">"), UInt8(ascii: "|")].contains(b[index]) {
-                var value = 0, digits = 0
+                var value = 0
                 var next = index + 1
-                while next < b.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b[next]), digits < 19 {
+                while next < b.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(b[next]) {
                     value = value * 10 + Int(b[next] - UInt8(ascii: "0"))
-                    digits += 1
+                    // Stops before the value can overflow.
+                    if value > 65_536 { return true }
                     next += 1
                 }
-                if value > 65_536 || digits >= 19 { return true }
             }
             index += 1
         }
