@@ -34,6 +34,10 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        // Progressive JPEG previews: libjpeg's buffered-image mode over a suspending source, in C
+        // (libjpeg reports errors with setjmp/longjmp, which Swift cannot do).
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
+        .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         // The PNG fast path: libspng reads and checks the header chunks and decodes the rarer
         // variants; libdeflate inflates the common 8-bit images (about 1.5× zlib's speed here).
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
@@ -55,7 +59,7 @@ let package = Package(
         // Backends.
         .target(name: "PictorCrypto", dependencies: ["PictorCore", "COpenSSL"]),
         .target(name: "PictorDiskCache", dependencies: ["PictorCore", "PictorCrypto", "CSQLite"]),
-        .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim", "CTurboJPEG", "CSpng", "CPNGShim", "CWebP"]),
+        .target(name: "PictorVips", dependencies: ["PictorCore", "CVips", "CVipsShim", "CTurboJPEG", "CJPEGShim", "CSpng", "CPNGShim", "CWebP"]),
         .target(name: "PictorCurl", dependencies: ["PictorCore", "CCurl", "CCurlShim"]),
         .target(name: "PictorRedis", dependencies: ["PictorCore", "PictorCrypto", "CHiredis"]),
         // The image service's request grammar: imports no C module itself.

@@ -29,6 +29,7 @@ BUILD=(
   libssl-dev        # PictorCrypto: SHA-256, HMAC, HKDF, AES-256-GCM (libcrypto)
   libsqlite3-dev    # PictorDiskCache: the cache index
   libturbojpeg0-dev # PictorVips: TurboJPEG header probes / JPEG fast path
+  libjpeg62-turbo-dev # PictorVips: progressive JPEG previews (libjpeg's buffered-image mode, CJPEGShim)
   libspng-dev       # PictorVips: PNG fast path (header chunks, palette/16-bit/interlaced decode)
   libdeflate-dev    # PictorVips: PNG fast path (whole-buffer inflate, ~1.5x zlib 1.2 here)
   libwebp-dev       # PictorVips: WebP fast path (libwebp scaled decode, libwebpdemux container)

@@ -165,8 +165,13 @@ final class CurlTransfer {
             abortReason = .responseTooLarge(limit: limit)
             return 0
         }
+        let offset = Int64(body.count)
         guard body.append(bytes, count: length) else { return outOfMemory() }
         if body.capacity != accountedCapacity { trackBuffer() }
+        if let bodyReceived = exchange.request.bodyReceived, exchange.isWaiting {
+            // A copy only for a caller that streams (previews): the body itself is kept once.
+            bodyReceived(head.statusCode ?? 0, offset, Data(bytes: bytes, count: length))
+        }
         return length
     }
 

@@ -12,7 +12,7 @@ enum TurboJPEGEncoder {
     /// (libvips flattens it over white) or any libjpeg-turbo failure.
     ///
     /// - Parameter quality: 1...100, already clamped.
-    static func encode(_ image: Image, quality: Int32) -> Data? {
+    static func encode(_ image: Image, quality: Int32, progressive: Bool = false) -> Data? {
         guard !image.hasAlpha, let frame = image.frames.first else { return nil }
         guard let handle = tjInitCompress() else { return nil }
         defer { tjDestroy(handle) }
@@ -23,7 +23,8 @@ enum TurboJPEGEncoder {
         var size: UInt = 0
         let status = frame.pixels.withUnsafeBytes { raw in
             tjCompress2(handle, raw.bindMemory(to: UInt8.self).baseAddress, Int32(image.width), 0, Int32(image.height),
-                        Int32(format.rawValue), &buffer, &size, Int32(subsampling.rawValue), quality, TJFLAG_ACCURATEDCT)
+                        Int32(format.rawValue), &buffer, &size, Int32(subsampling.rawValue), quality,
+                        TJFLAG_ACCURATEDCT | (progressive ? TJFLAG_PROGRESSIVE : 0))
         }
         guard status == 0, let buffer else {
             if let buffer { tjFree(buffer) }
@@ -32,5 +33,16 @@ enum TurboJPEGEncoder {
         return Data(bytesNoCopy: buffer, count: Int(size), deallocator: .custom { pointer, _ in
             tjFree(pointer.assumingMemoryBound(to: UInt8.self))
         })
+    }
+}
+
+extension Image {
+    /// This opaque image as a progressive JPEG (libjpeg-turbo's default scan script: 10 scans
+    /// for colour, 6 for grey), for tests and benchmarks of previews; `nil` for an image with
+    /// alpha or on a libjpeg-turbo failure.
+    ///
+    /// - Parameter quality: 1...100.
+    package func progressiveJPEG(quality: Int = 85) -> Data? {
+        TurboJPEGEncoder.encode(self, quality: Int32(max(1, min(100, quality))), progressive: true)
     }
 }

@@ -40,6 +40,14 @@ enum DocumentationSamples {
         return pipeline
     }
 
+    /// ThePipeline.md, "Previews while the bytes arrive".
+    static func previews(_ pipeline: ImagePipeline, url: URL, show: @escaping @Sendable (Image) -> Void) async throws {
+        let task = pipeline.imageTask(for: ImageRequest(url: url, thumbnail: ThumbnailOptions(width: 512),
+                                                        options: [.progressivePreviews]))
+        Task { for await preview in task.previews { show(preview.image) } }   // coarse to fine
+        show(try await task.image)                                             // always after the last preview
+    }
+
     /// GettingStarted.md, "Resize".
     static func resize(url: URL) -> [ImageRequest] {
         let fitted = ImageRequest(url: url, processors: [.resize(width: 256)])

@@ -20,6 +20,7 @@ enum FetchCommand {
     EXAMPLES:
       pictor fetch https://example.org/a.jpg --resize 256 -o a-256.webp
       pictor fetch URL1 URL2 --resize 512x -o thumbs --name '{stem}-{w}x{h}.{ext}'
+      pictor fetch https://example.org/big.jpg -o big.png --previews steps
     """
 
     static func run(_ arguments: [String], context: CommandContext) async throws -> Int32 {
@@ -30,6 +31,8 @@ enum FetchCommand {
         let cachesThumbnails = !parser.flag(.noCacheThumbnails)
         let strictDecoding = parser.flag(.strictDecoding)
         let output = try parser.option(.fetchOutput)
+        let previews = try parser.option(.previews)
+        if previews?.isEmpty == true { throw CLIError.usage("invalid value '' for '--previews': name a directory") }
         let template = try parser.option(.name).map(NameTemplate.parse)
         if output == "-" || output?.isEmpty == true {
             throw CLIError.usage("invalid value '\(output ?? "")' for '-o': name a file or a directory (standard output is not supported)")
@@ -57,6 +60,16 @@ enum FetchCommand {
         } else {
             outputIsDirectory = try output.map { try Self.outputIsDirectory($0, urlCount: urls.count, format: format) } ?? false
         }
+        if let previews {
+            if FileManager.default.fileExists(atPath: previews), !Self.isDirectory(previews) {
+                throw CLIError.usage("'--previews \(previews)' is a file: pass a directory")
+            }
+            do {
+                try FileManager.default.createDirectory(atPath: previews, withIntermediateDirectories: true)
+            } catch {
+                throw CLIError.failure("cannot create previews directory '\(previews)'")
+            }
+        }
         if let output, outputIsDirectory {
             do {
                 try FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
@@ -77,6 +90,7 @@ enum FetchCommand {
         for (index, url) in urls.enumerated() {
             var job = ImageJob(url: url, index: index + 1, resize: resize, format: format, quality: quality, headers: headers)
             job.offline = offline
+            job.previewDirectory = previews
             let result = await job.run(pipeline: stack.pipeline, output: output, outputIsDirectory: outputIsDirectory, naming: naming)
             results.append(result)
             if json {
@@ -89,6 +103,7 @@ enum FetchCommand {
                 var line = "\(Formatting.url(url))  \(result.layer)  \(result.width)×\(result.height)  \(result.bytes.map(Formatting.bytes) ?? "no original read")  \(Formatting.milliseconds(result.seconds))"
                 if let written = result.outputPath { line += "  → \(written) (\(Formatting.bytes(result.writtenBytes)))" }
                 if result.truncated { line += "  (cut short: complete frames only, not cached)" }
+                if previews != nil { line += "  (\(result.previewCount) preview\(result.previewCount == 1 ? "" : "s"))" }
                 context.console.print(line)
             case .failed(let reason):
                 context.console.error("\(Formatting.url(url))  failed: \(reason)")

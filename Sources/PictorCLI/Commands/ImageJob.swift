@@ -53,6 +53,8 @@ struct ImageJob: Sendable {
         /// The written file: the output directory as given joined with its name, or the file
         /// as given (`--report` and `--json` show this path).
         var outputPath: String?
+        /// Previews written (`fetch --previews`).
+        var previewCount = 0
         /// What names the written file while it waits under a temporary name at
         /// ``outputPath`` for ``OutputNaming`` to name it in input order; `nil` once named.
         var pendingName: NameTemplate.Values?
@@ -71,6 +73,9 @@ struct ImageJob: Sendable {
     /// (``/PictorCore/ImageRequest/Options/returnCacheDataDontLoad``); `file:` and `data:` URLs
     /// are local and read as usual.
     var offline = false
+    /// Where previews are written while the image downloads (`fetch --previews DIR`); `nil`
+    /// for none.
+    var previewDirectory: String?
 
     func makeRequest() -> ImageRequest {
         var processors: [any ImageProcessing] = []
@@ -112,7 +117,14 @@ struct ImageJob: Sendable {
                 result.layer = CacheLayer.disk.rawValue
                 (result.width, result.height) = (kept.width, kept.height)
             } else {
-                let response = try await pipeline.image(for: request)
+                let response: ImageResponse
+                if let previewDirectory {
+                    (response, result.previewCount) = try await loadWithPreviews(
+                        request, pipeline: pipeline, into: previewDirectory, output: output, outputIsDirectory: outputIsDirectory,
+                        naming: naming)
+                } else {
+                    response = try await pipeline.image(for: request)
+                }
                 let image = response.image
                 result.layer = response.cacheLayer.rawValue
                 result.revalidated = response.isRevalidated
@@ -163,6 +175,53 @@ struct ImageJob: Sendable {
             result.status = Self.isCancellation(error) ? .cancelled : .failed(Self.reason(error))
         }
         return finished(result, start)
+    }
+
+    /// Loads `request` as a task that makes previews, and writes each one as it comes into
+    /// `directory` as `<name>-preview-<n>.png`, numbered from 1, where `<name>` is the image's
+    /// own file name without its extension: `-o FILE`'s, else the one the run's naming gives
+    /// (the `--name` template rendered with the preview's size, or the default name). Every
+    /// preview is written before the final image is returned; a preview that cannot be
+    /// written is skipped with a warning.
+    ///
+    /// - Returns: the final response and the number of previews written.
+    private func loadWithPreviews(
+        _ request: ImageRequest, pipeline: ImagePipeline, into directory: String, output: String?, outputIsDirectory: Bool,
+        naming: OutputNaming
+    ) async throws -> (ImageResponse, Int) {
+        var request = request
+        request.options.insert(.progressivePreviews)
+        let task = pipeline.imageTask(for: request)
+        let url = self.url, index = self.index
+        let base: @Sendable (Image) -> String = { image in
+            if let output, !outputIsDirectory {
+                return ((output as NSString).lastPathComponent as NSString).deletingPathExtension
+            }
+            let values = NameTemplate.Values(url: url, index: index, format: .png, width: image.width, height: image.height)
+            let name = naming.template?.render(values) ?? OutputNaming.defaultName(for: url, format: .png)
+            return (name as NSString).deletingPathExtension
+        }
+        let writer = Task {
+            var written = 0
+            for await preview in task.previews {
+                let path = (directory as NSString).appendingPathComponent("\(base(preview.image))-preview-\(written + 1).png")
+                do {
+                    let png = try await Self.encode(preview.image, as: .png, quality: CLIOption.defaultQuality)
+                    try await Self.onOutputQueue { try Self.write(png, to: path) }
+                    written += 1
+                } catch {
+                    naming.console?.error("pictor: warning: cannot write the preview '\(path)': \(Self.reason(error))")
+                }
+            }
+            return written
+        }
+        do {
+            let response = try await task.response
+            return (response, await writer.value)
+        } catch {
+            writer.cancel()
+            throw error
+        }
     }
 
     /// `result` with its time since `start`.

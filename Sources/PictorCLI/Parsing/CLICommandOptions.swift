@@ -20,8 +20,8 @@ struct CLICommandOptions: Sendable {
 
     static let pictor = CLICommandOptions(command: "", options: [.topLevelHelp, .version])
     static let fetch = CLICommandOptions(command: "fetch", options: [
-        .resize, .fit, .header, .noCacheThumbnails, .strictDecoding, .fetchOutput, .name, .format, .quality, .json, .quiet,
-        .offline,
+        .resize, .fit, .header, .noCacheThumbnails, .strictDecoding, .fetchOutput, .name, .format, .quality, .previews, .json,
+        .quiet, .offline,
     ] + tlsOptions + loadingCacheOptions)
     static let prefetch = CLICommandOptions(command: "prefetch", options: [
         .concurrency, .resize, .fit, .header, .noCacheThumbnails, .strictDecoding, .prefetchOutput, .name, .prefetchFormat,

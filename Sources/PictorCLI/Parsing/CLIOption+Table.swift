@@ -29,6 +29,10 @@ extension CLIOption {
             + "is cached, as browsers show it)")
     static let fetchOutput = CLIOption(
         ["-o", "--output"], also: ["--out"], value: "FILE|DIR", "write the image to FILE, or into DIR (--out too)")
+    static let previews = CLIOption(
+        ["--previews"], value: "DIR",
+        "also write the previews made while a progressive JPEG downloads into DIR, as PNG, numbered: <name>-preview-1.png, … "
+            + "(<name> is the image's own file name without its extension); none when the image comes from a cache")
     static let prefetchOutput = CLIOption(
         ["--out"], also: ["-o", "--output"], value: "DIR", "also write each image into DIR (-o, --output too)")
     static let name = CLIOption(

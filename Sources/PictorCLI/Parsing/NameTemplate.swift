@@ -183,7 +183,8 @@ final class OutputNaming: Sendable {
     /// Whether names are claimed in input order (see above); `fetch` runs its URLs one after
     /// another, so it claims them in that order without this.
     let namesInInputOrder: Bool
-    private let console: Console?
+    /// Where warnings go (a name taken by another URL, a preview not written).
+    let console: Console?
     private let claimed = Mutex<[String: URL]>([:])
 
     private struct Order {

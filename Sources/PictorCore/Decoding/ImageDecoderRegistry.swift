@@ -115,4 +115,17 @@ public struct ImageDecoderRegistry: ImageDecoding {
         }
         return try decoder.decode(data, format: format, options: options)
     }
+
+    /// The first preview decoder that a decoder registered for `format` makes, in registration
+    /// order; `nil` when none makes one.
+    ///
+    /// - Parameters:
+    ///   - format: the format sniffed from the first bytes.
+    ///   - options: the final decode's options.
+    public func makePreviewDecoder(format: ImageFormat, options: ImageDecodingOptions) -> (any ImagePreviewDecoding)? {
+        for entry in entries where entry.formats.contains(format) {
+            if let previews = entry.decoder.makePreviewDecoder(format: format, options: options) { return previews }
+        }
+        return nil
+    }
 }

@@ -45,6 +45,20 @@ public protocol ImageDecoding: Sendable {
     ///   - options: the decode's options, already valid (``ImageDecodingOptions/validate()``).
     /// - Returns: `true` when this decoder decodes `data` with `options`; `true` by default.
     func accepts(_ data: Data, format: ImageFormat, options: ImageDecodingOptions) -> Bool
+
+    /// A decoder of previews for a file of `format` that is still arriving, or `nil` when this
+    /// decoder makes none for it (the default). ``ImagePipeline`` asks once per download that a
+    /// caller wants previews of (``ImageRequest/Options/progressivePreviews``,
+    /// ``ImagePipeline/Configuration/isProgressiveDecodingEnabled``), when the first bytes have
+    /// shown the format.
+    ///
+    /// - Parameters:
+    ///   - format: the format sniffed from the first bytes.
+    ///   - options: the final decode's options: its ``ImageDecodingOptions/thumbnail`` is the
+    ///     size previews are made at (or above: a decoder may stop at a cheaper scale that
+    ///     still covers it), its ``ImageDecodingOptions/maximumPixelCount`` the limit they obey.
+    /// - Returns: a fresh preview decoder, or `nil`.
+    func makePreviewDecoder(format: ImageFormat, options: ImageDecodingOptions) -> (any ImagePreviewDecoding)?
 }
 
 extension ImageDecoding {

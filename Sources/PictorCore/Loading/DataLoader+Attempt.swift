@@ -31,7 +31,8 @@ extension DataLoader {
     ///
     /// - Returns: the successful attempt's outcome.
     nonisolated(nonsending) func performWithRetries(
-        _ request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?, redirectTargets: RedirectTargetLookup? = nil
+        _ request: URLRequest, progress: (@Sendable (TransferProgress) -> Void)?, redirectTargets: RedirectTargetLookup? = nil,
+        bodyReceived: (@Sendable (Int64, Data) -> Void)? = nil
     ) async throws -> AttemptOutcome {
         let policy = configuration.retryPolicy
         let deadline = Deadline(seconds: configuration.timeout)
@@ -40,7 +41,7 @@ extension DataLoader {
         while true {
             do {
                 return try await performFollowingRedirects(
-                    request, deadline: deadline, progress: progress, redirectTargets: redirectTargets)
+                    request, deadline: deadline, progress: progress, redirectTargets: redirectTargets, bodyReceived: bodyReceived)
             } catch let failure as AttemptFailure {
                 // The error says what happened over all attempts: a transport's text speaks of the
                 // last attempt only ("after 0 ms" for a refusal that took seconds over retries).
@@ -70,14 +71,14 @@ extension DataLoader {
     /// attempt there, or make the request conditional on that entry's validators.
     nonisolated(nonsending) func performFollowingRedirects(
         _ original: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?,
-        redirectTargets: RedirectTargetLookup? = nil
+        redirectTargets: RedirectTargetLookup? = nil, bodyReceived: (@Sendable (Int64, Data) -> Void)? = nil
     ) async throws -> AttemptOutcome {
         var request = original
         var redirects = RedirectPolicy(
             maximumRedirects: configuration.maximumRedirects, start: original.url, filter: configuration.redirectFilter)
         var followed: [HTTPResponseHead] = []
         while true {
-            let exchange = try await exchange(request, deadline: deadline, progress: progress)
+            let exchange = try await exchange(request, deadline: deadline, progress: progress, bodyReceived: bodyReceived)
             switch ResponseValidation.status(of: exchange.head, for: request) {
             case .redirect(let target):
                 do {
@@ -114,17 +115,24 @@ extension DataLoader {
 
     /// One transport exchange within what is left of `deadline`.
     nonisolated(nonsending) func exchange(
-        _ request: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?
+        _ request: URLRequest, deadline: Deadline, progress: (@Sendable (TransferProgress) -> Void)?,
+        bodyReceived: (@Sendable (Int64, Data) -> Void)? = nil
     ) async throws -> TransportResponse {
         let remaining = deadline.remaining
         guard remaining > 0 else { throw AttemptFailure(error: .timedOut(seconds: deadline.seconds)) }
-        let exchange = TransportRequest(
+        var exchange = TransportRequest(
             urlRequest: request,
             connectTimeout: min(configuration.connectTimeout, remaining),
             idleTimeout: min(configuration.idleTimeout, request.timeoutInterval > 0 ? request.timeoutInterval : .infinity, remaining),
             timeout: remaining, reportedTimeout: deadline.seconds,
             maximumBodySize: configuration.maximumResponseSize, progress: progress,
             defaultHeaders: configuration.acceptHeader.map { ["Accept": $0] } ?? [:])
+        if let bodyReceived {
+            // Only a body that may be the image: a redirect's or an error page's never is.
+            exchange.bodyReceived = { status, offset, piece in
+                if (200..<300).contains(status) { bodyReceived(offset, piece) }
+            }
+        }
         do {
             return try await transport.send(exchange)
         } catch let error as DataLoadingError {

@@ -116,7 +116,8 @@ public final class DataLoader: DataLoading, Sendable {
         }
         if let status = failedURLs?.status(for: url.absoluteString) { throw DataLoadingError.knownFailure(statusCode: status) }
         let outcome = try await slots.withSlot(priority: options.priorityHandle) {
-            try await performWithRetries(request, progress: options.progress, redirectTargets: options.redirectTargets)
+            try await performWithRetries(
+                request, progress: options.progress, redirectTargets: options.redirectTargets, bodyReceived: options.bodyReceived)
         }
         var result = DataLoadResult(data: outcome.data, loaded: LoadedResponse(head: outcome.head), redirects: outcome.redirects)
         result.endsAtCachedTarget = outcome.endsAtCachedTarget

@@ -123,6 +123,12 @@ public struct DataLoadOptions: Sendable {
     }
     /// Called as body bytes arrive, on any thread; `nil` by default.
     public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// Called with each piece of a successful (2xx) response's decoded body as it arrives, on
+    /// any thread: `offset` is where the piece starts in the body, and `0` starts a new body
+    /// (a retry, or a redirect's target), so earlier pieces must be forgotten. Keep it cheap.
+    /// The pipeline sets it for previews; a loader that cannot stream ignores it (no previews).
+    /// `nil` by default.
+    public var bodyReceived: (@Sendable (_ offset: Int64, _ piece: Data) -> Void)?
 
     private var fixedPriority: RequestPriority
     /// The live priority of the pipeline job behind this load: it changes while the load

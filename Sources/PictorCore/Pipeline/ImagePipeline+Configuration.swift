@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -109,6 +110,20 @@ extension ImagePipeline {
         public var varyKeyHashing: (any CacheKeyHashing)?
         /// The current time, for freshness; replaced in tests.
         package var now: @Sendable () -> Date = { Date() }
+        /// Whether every ``ImageTask`` of this pipeline delivers previews while its bytes arrive
+        /// (``ImageTask/previews``): for a progressive JPEG, one each time a scan completes,
+        /// decoded at the request's thumbnail size (or the DCT scale just above it), with no
+        /// processor applied. Previews cost a second, partial decode and are never cached. A
+        /// request can ask on its own with ``ImageRequest/Options/progressivePreviews``.
+        /// `false` by default (Nuke's `isProgressiveDecodingEnabled`).
+        public var isProgressiveDecodingEnabled = false
+        /// The shortest time between two previews of one download: bytes that complete a scan
+        /// sooner wait for the next bytes after it. 100 ms by default.
+        public var previewInterval: Duration = .milliseconds(100)
+        /// A monotonic clock for ``previewInterval``; replaced in tests (a manual clock).
+        package var monotonicNow: @Sendable () -> Duration = {
+            .nanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds))
+        }
         /// Decodes original bytes (and processed variants read from disk). Required.
         public var decoder: any ImageDecoding
         /// Encodes processed variants for the disk cache; `nil` (the default) stores none.

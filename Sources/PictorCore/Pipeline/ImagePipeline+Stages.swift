@@ -6,11 +6,12 @@ import Synchronization
 extension ImagePipeline {
     /// Runs an image request end to end and counts its outcome.
     func perform(
-        _ request: ImageRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
+        _ request: ImageRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
+        previews: (any PreviewTarget)? = nil
     ) async throws(Error) -> ImageResponse {
         let prepared = PreparedRequest(request, pipeline: self)
         if let hit = memoryHit(prepared) { return hit }
-        return try await load(prepared, priority: priority, progress: progress, start: ContinuousClock.now)
+        return try await load(prepared, priority: priority, progress: progress, previews: previews, start: ContinuousClock.now)
     }
 
     /// The response from the memory cache, counted as a request, or `nil` on a miss (then
@@ -29,7 +30,7 @@ extension ImagePipeline {
     /// Runs a request the memory cache did not answer.
     func load(
         _ prepared: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
-        start: ContinuousClock.Instant
+        previews: (any PreviewTarget)? = nil, start: ContinuousClock.Instant
     ) async throws(Error) -> ImageResponse {
         let request = prepared.request
         counters.withLock { $0.requests += 1 }
@@ -39,7 +40,7 @@ extension ImagePipeline {
         do {
             var joined = false
             let output = try await loads.value(
-                for: prepared.loadKey, priority: priority, progress: progress, joined: { joined = $0 }
+                for: prepared.loadKey, priority: priority, progress: progress, preview: previews, joined: { joined = $0 }
             ) { [self] context in
                 try await self.runLoadJob(prepared, context)
             }
@@ -141,7 +142,8 @@ extension ImagePipeline {
             await store(variant.image, p, writesVariant: false, original: nil, priority: context.priority)
             return variant
         }
-        var output = try await processed(p, count: p.processors.count, priority: context.priority, progress: context.reportProgress)
+        var output = try await processed(
+            p, count: p.processors.count, priority: context.priority, progress: context.reportProgress, previews: context.previews)
         output.discardedCachedEntry = output.discardedCachedEntry || discarded
         await store(output.image, p, writesVariant: true, original: output.original, priority: context.priority)
         // Stale bytes answered: the image is made again, once for every caller of this load,
@@ -154,16 +156,18 @@ extension ImagePipeline {
 
     /// Applies the first `count` processors of the chain; `count == 0` is the decoded image.
     private func processed(
-        _ p: PreparedRequest, count: Int, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
+        _ p: PreparedRequest, count: Int, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
+        previews: any PreviewTarget
     ) async throws -> StageOutput {
-        guard count > 0 else { return try await decoded(p, priority: priority, progress: progress) }
+        guard count > 0 else { return try await decoded(p, priority: priority, progress: progress, previews: previews) }
         let key = ProcessKey(decode: p.decodeKey, processors: p.processors.prefix(count).map(ImageProcessors.cacheIdentifier(of:)))
         var joined = false
         var output = try await processings.value(
-            for: key, priority: priority, progress: progress, joined: { joined = $0 }
+            for: key, priority: priority, progress: progress, preview: previews, joined: { joined = $0 }
         ) { [self] context in
             self.counters.withLock { $0.processingsStarted += 1 }
-            let input = try await self.processed(p, count: count - 1, priority: context.priority, progress: context.reportProgress)
+            let input = try await self.processed(
+                p, count: count - 1, priority: context.priority, progress: context.reportProgress, previews: context.previews)
             return try await self.process(input, with: p.processors[count - 1], priority: context.priority)
         }
         if joined {
@@ -200,14 +204,16 @@ extension ImagePipeline {
     /// Decodes the original bytes (at the thumbnail size); a cached entry that fails to decode
     /// is removed (from the disk and the shared tier) and fetched again past the caches.
     private func decoded(
-        _ p: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?
+        _ p: PreparedRequest, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
+        previews: any PreviewTarget
     ) async throws -> StageOutput {
         var joined = false
         var output = try await decodes.value(
-            for: p.decodeKey, priority: priority, progress: progress, joined: { joined = $0 }
+            for: p.decodeKey, priority: priority, progress: progress, preview: previews, joined: { joined = $0 }
         ) { [self] context in
             let first = try await self.fetch(
-                p, p.fetchKey, priority: context.priority, progress: context.reportProgress, storesToDisk: p.storesOriginal())
+                p, p.fetchKey, priority: context.priority, progress: context.reportProgress, previews: context.previews,
+                storesToDisk: p.storesOriginal())
             do {
                 var output = try await self.decode(first.output, p, priority: context.priority)
                 output.metrics.wasShared = first.joined

@@ -193,8 +193,10 @@ public final class ImagePipeline: Sendable {
     /// - Parameter request: what to load.
     public func imageTask(for request: ImageRequest) -> ImageTask {
         let task = ImageTask(request: request)
+        let previews = takesPreviews(request)
         task.start { [self] task in
-            try await self.perform(request, priority: task.priorityHandle, progress: { task.didProgress($0) })
+            try await self.perform(
+                request, priority: task.priorityHandle, progress: { task.didProgress($0) }, previews: previews ? task : nil)
         }
         return task
     }
@@ -220,8 +222,10 @@ public final class ImagePipeline: Sendable {
     ) -> ImageTask {
         let task = ImageTask(request: request)
         task.setCallbacks(queue: queue, progress: progress, completion: completion)
+        let previews = takesPreviews(request)
         task.start { [self] task in
-            try await self.perform(request, priority: task.priorityHandle, progress: { task.didProgress($0) })
+            try await self.perform(
+                request, priority: task.priorityHandle, progress: { task.didProgress($0) }, previews: previews ? task : nil)
         }
         return task
     }
@@ -231,6 +235,11 @@ public final class ImagePipeline: Sendable {
 
     /// Whether no work runs at any stage (for tests).
     var isIdle: Bool { encodedResults.count + loads.count + processings.count + decodes.count + fetches.count == 0 }
+
+    /// Whether a task of `request` makes previews (the pipeline's or the request's opt-in).
+    func takesPreviews(_ request: ImageRequest) -> Bool {
+        configuration.isProgressiveDecodingEnabled || request.options.contains(.progressivePreviews)
+    }
 
     func readsMemory(_ request: ImageRequest) -> Bool {
         !request.options.contains(.reloadIgnoringCachedData) && !request.options.contains(.disableMemoryCacheReads)

@@ -157,6 +157,11 @@ extension ImageRequest {
         /// cached image. ``ImagePipeline/data(for:)-(ImageRequest)`` is the direct way to get the bytes.
         public static let skipDecode = Options(rawValue: 1 << 6)
 
+        /// Deliver previews while the bytes arrive (``ImageTask/previews``), even when the
+        /// pipeline's ``ImagePipeline/Configuration/isProgressiveDecodingEnabled`` is off.
+        /// Only tasks (``ImagePipeline/imageTask(for:)``) deliver them.
+        public static let progressivePreviews = Options(rawValue: 1 << 7)
+
         /// Alias of ``returnCacheDataDontLoad``: caches only, never the network.
         public static let cacheOnly: Options = .returnCacheDataDontLoad
         /// Keep the result in memory only: ``disableDiskCacheWrites``.

@@ -63,12 +63,18 @@ public struct ImageResponse: Sendable {
     public var isRevalidatingInBackground: Bool { revalidation != nil }
     /// The background revalidation behind a stale answer.
     var revalidation: ImageRevalidation?
+    /// Whether this is a preview made while the bytes arrived (``ImageTask/previews``), not the
+    /// final image: decoded from part of the file, at the thumbnail size or the DCT scale
+    /// just above it, without processors, and never cached. `false` by default.
+    public var isPreview: Bool = false
 
     /// Creates a response.
     public init(
         image: Image, request: ImageRequest, cacheLayer: CacheLayer, isRevalidated: Bool = false, isStaleOnArrival: Bool = false,
-        urlResponse: URLResponse? = nil, discardedCachedEntry: Bool = false, metrics: ImageTaskMetrics = ImageTaskMetrics()
+        urlResponse: URLResponse? = nil, discardedCachedEntry: Bool = false, metrics: ImageTaskMetrics = ImageTaskMetrics(),
+        isPreview: Bool = false
     ) {
+        self.isPreview = isPreview
         self.image = image
         self.request = request
         self.cacheLayer = cacheLayer

@@ -59,6 +59,7 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
         var waiters: [Int: CheckedContinuation<ImageResponse, any Swift.Error>] = [:]
         var events: [Int: AsyncStream<Event>.Continuation] = [:]
         var progress: [Int: AsyncStream<TransferProgress>.Continuation] = [:]
+        var previews: [Int: AsyncStream<ImageResponse>.Continuation] = [:]
         var callbacks: Callbacks?
         var lastProgress: TransferProgress?
         /// Whether the event streams stay open after the result, for ``Event/updated(_:)``.
@@ -156,6 +157,34 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
         return stream
     }
 
+    /// Previews from now on, while the bytes arrive, finishing when the task completes (before
+    /// ``response`` returns): each an ``ImageResponse`` with ``ImageResponse/isPreview`` set,
+    /// more detailed than the one before. For a progressive JPEG, one each time a scan
+    /// completes, at most one per ``ImagePipeline/Configuration/previewInterval``, decoded at
+    /// the request's thumbnail size (or the DCT scale just above it) without processors. Made
+    /// only for a download (never from a cache), when the pipeline's
+    /// ``ImagePipeline/Configuration/isProgressiveDecodingEnabled`` or the request's
+    /// ``ImageRequest/Options/progressivePreviews`` asks; a download shared with other tasks
+    /// is previewed once for all of them, when the task that started it asked. Never cached,
+    /// never delivered after the final image. Each access makes a new stream (newest 8 kept).
+    ///
+    /// ```swift
+    /// let task = pipeline.imageTask(for: ImageRequest(url: url, options: [.progressivePreviews]))
+    /// Task { for await preview in task.previews { show(preview.image) } }
+    /// show(try await task.image)
+    /// ```
+    public var previews: AsyncStream<ImageResponse> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ImageResponse.self, bufferingPolicy: .bufferingNewest(8))
+        let key = SubscriberIDs.next()
+        let finished = storage.withLock { s -> Bool in
+            if s.result != nil { return true }
+            s.previews[key] = continuation
+            return false
+        }
+        if finished { continuation.finish() }
+        return stream
+    }
+
     /// The task's events from now on, ending with ``Event/finished(_:)`` (or, after a stale
     /// response, the ``Event/updated(_:)`` that may follow it). Each access makes a new
     /// stream; accessed after the task finished, it yields the final event, then the update
@@ -229,6 +258,17 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
         }
     }
 
+    /// A preview reached the task: yielded to its preview streams unless the task finished.
+    /// Yielded under the lock that ``finish(_:)`` sets the result under, so a preview either
+    /// precedes the result or is dropped.
+    func didPreview(_ image: Image) {
+        storage.withLock { s in
+            guard s.result == nil, !s.previews.isEmpty else { return }
+            let preview = ImageResponse(image: image, request: request, cacheLayer: .network, isPreview: true)
+            for stream in s.previews.values { stream.yield(preview) }
+        }
+    }
+
     private func emit(_ event: Event) {
         let events = storage.withLock { Array($0.events.values) }
         for stream in events { stream.yield(event) }
@@ -240,6 +280,9 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
         let taken = storage.withLock { s -> Storage? in
             guard s.result == nil else { return nil }
             s.result = result
+            // Ended here, with the result: no preview can be yielded after it.
+            for stream in s.previews.values { stream.finish() }
+            s.previews.removeAll()
             let taken = s
             s.waiters.removeAll()
             s.progress.removeAll()
@@ -283,4 +326,10 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
             stream.finish()
         }
     }
+}
+
+/// An image task takes previews for itself: it is the top of the stages' preview chain.
+extension ImageTask: PreviewTarget {
+    func deliverPreview(_ preview: Image) { didPreview(preview) }
+    var wantsPreviews: Bool { state == .running }
 }

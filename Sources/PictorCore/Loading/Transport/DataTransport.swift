@@ -58,6 +58,11 @@ public struct TransportRequest: Sendable {
     /// of an unencoded response, else `-1`): once when the headers arrive, then as the body
     /// streams. May be called on any thread; keep it cheap.
     public var progress: (@Sendable (TransferProgress) -> Void)?
+    /// Called with each piece of the decoded body as it arrives, with the response's status
+    /// code and the piece's offset in the body (`0` starts a new body: forget earlier pieces).
+    /// May be called on any thread; keep it cheap. A transport that cannot stream never calls
+    /// it. `nil` by default.
+    public var bodyReceived: (@Sendable (_ status: Int, _ offset: Int64, _ piece: Data) -> Void)?
     /// Headers sent only when ``urlRequest`` has none of the same name (names compared without
     /// regard to case); empty by default. ``DataLoader`` puts its
     /// ``DataLoader/Configuration/acceptHeader`` here rather than into the request: on Linux,

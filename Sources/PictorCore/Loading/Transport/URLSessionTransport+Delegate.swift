@@ -114,9 +114,13 @@ extension URLSessionTransport {
         /// (`networkReceived`), which run ahead of the chunks delivered when the delegate queue
         /// lags behind a fast sender, so an overrun is seen at the next callback.
         func didReceive(data: Data, networkReceived: Int64) {
+            let status = (state.withLock { $0.response } as? HTTPURLResponse)?.statusCode ?? 0
             let progress = state.withLock { s -> TransferProgress? in
                 guard !s.isFinished else { return nil }
+                let offset = Int64(s.body.count)
                 s.body.append(data)
+                // Under the lock, so that pieces reach the callback in order.
+                exchange.bodyReceived?(status, offset, data)
                 s.reported = max(s.reported, Int64(s.body.count), s.expected >= 0 ? min(networkReceived, s.expected) : Int64(s.body.count))
                 return TransferProgress(completed: s.reported, total: s.expected)
             }

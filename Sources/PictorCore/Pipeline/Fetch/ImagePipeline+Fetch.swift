@@ -16,11 +16,11 @@ extension ImagePipeline {
     ///   written writes it itself, so callers that differ only there still share one download.
     nonisolated(nonsending) func fetch(
         _ p: PreparedRequest, _ key: FetchKey, priority: PriorityHandle, progress: (@Sendable (TransferProgress) -> Void)?,
-        storesToDisk: Bool
+        previews: (any PreviewTarget)? = nil, storesToDisk: Bool
     ) async throws -> (output: FetchOutput, joined: Bool) {
         var joined = false
         let output = try await fetches.value(
-            for: key, priority: priority, progress: progress, joined: { joined = $0 }
+            for: key, priority: priority, progress: progress, preview: previews, joined: { joined = $0 }
         ) { [self] context in
             self.counters.withLock { $0.fetchesStarted += 1 }
             let start = ContinuousClock.now
@@ -170,6 +170,10 @@ extension ImagePipeline {
         if let lastModified = validators?.lastModified { request.setValue(lastModified, forHTTPHeaderField: "If-Modified-Since") }
         let requested = configuration.now()
         var options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
+        // Previews only of a download someone above asked them of: never of cached bytes.
+        let previews = context.previews.wantsPreviews ? makePreviewProducer(p, context) : nil
+        defer { previews?.close() }
+        if let previews { options.bodyReceived = { previews.received(offset: $0, $1) } }
         let probe = machine.redirectTargetRules.flatMap { redirectTargetProbe(p, rules: $0, shared: shared) }
         options.redirectTargets = probe?.lookup
         let observer = configuration.stageObserver
@@ -216,6 +220,16 @@ extension ImagePipeline {
             let entry = await shared.entry(for: key)
             return rules.lookupShared(key: key, entry: entry, request: request, now: now()) ?? target
         }
+    }
+
+    /// The producer of one download's previews, delivered to the job's callers.
+    @inline(never)
+    private func makePreviewProducer(_ p: PreparedRequest, _ context: SharedWorkPool<FetchKey, FetchOutput>.Context) -> PreviewProducer {
+        var options = configuration.decodingOptions
+        options.thumbnail = p.thumbnail
+        return PreviewProducer(
+            decoder: configuration.decoder, options: options, interval: configuration.previewInterval, queue: decodeQueue,
+            priority: context.priority, now: configuration.monotonicNow, sink: context.previews)
     }
 
     private func store(_ result: FetchResult, for key: String, in cache: any DataCaching) {

@@ -11,7 +11,7 @@ import Synchronization
 ///   or finished it accepts no new subscriber, so the pool starts fresh work for later callers.
 ///
 /// Lock order: the pool's lock may be held while taking a job's lock, never the reverse.
-final class SharedJob<Value: Sendable>: Sendable {
+final class SharedJob<Value: Sendable>: Sendable, PreviewTarget {
     /// Unsafe rather than checked: a checked continuation asks the runtime for its generic type
     /// metadata on every copy and resume (a dozen lookups per request, about 4,000 instructions;
     /// `pipeline.bookkeeping.instant-transport` in the benchmark suite). Each is resumed exactly
@@ -97,6 +97,24 @@ final class SharedJob<Value: Sendable>: Sendable {
         for callback in callbacks { callback(progress) }
     }
 
+    /// Forwards a preview to every subscriber that takes previews; a finished job has no
+    /// subscribers left, so a preview made after the outcome reaches no one.
+    func deliverPreview(_ preview: Image) {
+        let targets = state.withLock { s in
+            s.contains { $0.preview != nil } ? s.subscribers.compactMap(\.preview) : []
+        }
+        for target in targets { target.deliverPreview(preview) }
+    }
+
+    /// Whether some subscriber, or some caller above it, takes previews now. The sinks are
+    /// asked outside this job's lock: each asks the job above it in turn.
+    var wantsPreviews: Bool {
+        let targets = state.withLock { s in
+            s.contains { $0.preview != nil } ? s.subscribers.compactMap(\.preview) : []
+        }
+        return targets.contains { $0.wantsPreviews }
+    }
+
     /// Number of current subscribers (for tests and statistics).
     var subscriberCount: Int { state.withLock { $0.count } }
 
@@ -114,14 +132,16 @@ struct SharedJobSubscriber {
     var continuation: ErasedContinuation
     var priority: PriorityHandle
     var progress: (@Sendable (TransferProgress) -> Void)?
+    var preview: (any PreviewTarget)?
 
     init<Value: Sendable>(
         continuation: UnsafeContinuation<Value, any Error>, priority: PriorityHandle,
-        progress: (@Sendable (TransferProgress) -> Void)?
+        progress: (@Sendable (TransferProgress) -> Void)?, preview: (any PreviewTarget)? = nil
     ) {
         self.continuation = ErasedContinuation(continuation)
         self.priority = priority
         self.progress = progress
+        self.preview = preview
     }
 }
 

@@ -13,6 +13,8 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         let priority: PriorityHandle
         /// Forwards progress to every subscriber.
         let reportProgress: @Sendable (TransferProgress) -> Void
+        /// Forwards previews to every subscriber that takes them; pass it to dependencies.
+        let previews: any PreviewTarget
     }
 
     private let jobs = Mutex<[Key: SharedJob<Value>]>([:])
@@ -33,6 +35,8 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
     /// - Parameters:
     ///   - priority: the caller's priority; the job runs at the highest of its callers'.
     ///   - progress: called with progress the work reports, while this caller is subscribed.
+    ///   - preview: where previews the work reports go while this caller is subscribed; `nil`
+    ///     for a caller that takes none.
     ///   - joined: called with `true` when the caller joined running work, `false` when it
     ///     started it (synchronously, before any await).
     /// - Throws: what `work` throws, or `CancellationError` when the calling task is cancelled.
@@ -44,6 +48,7 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
         for key: Key,
         priority: PriorityHandle,
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
+        preview: (any PreviewTarget)? = nil,
         joined: (Bool) -> Void = { _ in },
         work: nonisolated(nonsending) @escaping @Sendable (Context) async throws -> Value
     ) async throws -> Value {
@@ -57,7 +62,7 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
                     return
                 }
                 let subscriber = SharedJob<Value>.Subscriber(
-                    continuation: continuation, priority: priority, progress: progress)
+                    continuation: continuation, priority: priority, progress: progress, preview: preview)
                 let id = registration.id
                 var created: SharedJob<Value>?
                 let job: SharedJob<Value> = jobs.withLock { dict in
@@ -74,7 +79,9 @@ final class SharedWorkPool<Key: Hashable & Sendable, Value: Sendable>: Sendable 
                     // A strong reference, not a weak one (which would give every job a side
                     // table): the job holds its task only while it runs, and the task lets go
                     // of this closure when it ends.
-                    let context = Context(priority: created.priority, reportProgress: { created.reportProgress($0) })
+                    let context = Context(
+                        priority: created.priority, reportProgress: { created.reportProgress($0) },
+                        previews: created)
                     created.start { [weak self] in
                         let result: Result<Value, any Error>
                         do { result = .success(try await work(context)) } catch { result = .failure(error) }

@@ -1,0 +1,79 @@
+import Foundation
+import Pictor
+import PictorTestSupport
+import Testing
+
+/// `pictor fetch --previews DIR` against a server that pauses at each scan boundary of a
+/// progressive JPEG until the preview of that scan is on disk (and the preview interval has
+/// passed), so the previews written do not depend on timing.
+@Suite(.serialized, .timeLimit(.minutes(3)), .enabled(if: BinaryRunner.isAvailable, "needs the built pictor binary"))
+struct PreviewsCLITests {
+    static func progressiveJPEG() throws -> Data {
+        let width = 320, height = 240
+        var bytes = [UInt8]()
+        for y in 0..<height {
+            for x in 0..<width {
+                bytes += [UInt8(truncatingIfNeeded: x * 3 + (x * y) % 17), UInt8(truncatingIfNeeded: y * 5 + (x ^ y) % 13),
+                          UInt8((x / 5 + y / 5) % 2 == 0 ? 200 : 50)]
+            }
+        }
+        return try #require(Image(width: width, height: height, layout: .rgb, pixels: Data(bytes)).progressiveJPEG(quality: 90))
+    }
+
+    /// The file cut just after each scan's following marker (a scan is complete for libjpeg
+    /// once the next marker shows).
+    static func scanPieces(_ data: Data) -> [Data] {
+        let bytes = [UInt8](data)
+        let starts = (2..<(bytes.count - 1)).filter { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDA }
+        var pieces: [Data] = [], start = 0
+        for cut in starts.dropFirst().map({ $0 + 2 }) + [bytes.count] {
+            pieces.append(data.subdata(in: start..<cut))
+            start = cut
+        }
+        return pieces
+    }
+
+    @Test func fetchWritesNumberedPreviewsBeforeTheFinalImage() async throws {
+        let root = try makeTemporaryDirectory("previews")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let previews = root.appendingPathComponent("steps")
+        let output = root.appendingPathComponent("big.png").path
+        let pieces = Self.scanPieces(try Self.progressiveJPEG())
+        let server = try SteppedHTTPServer(pieces: pieces) { sent in
+            // Until the preview of the scan just completed is written (bounded), then past the
+            // default 100 ms interval, so the next scan's bytes make their own preview.
+            let path = previews.appendingPathComponent("big-preview-\(sent).png").path
+            let deadline = Date().addingTimeInterval(30)
+            while !FileManager.default.fileExists(atPath: path), Date() < deadline { usleep(10_000) }
+            usleep(150_000)
+        }
+        defer { server.stop() }
+        let run = try await BinaryRunner.run([
+            "fetch", server.url(path: "/big.jpg").absoluteString, "-o", output, "--previews", previews.path, "--no-cache",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("previews)"), "\(run.stdout)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: previews.path).sorted()
+        let expected = (1..<pieces.count).map { "big-preview-\($0).png" }
+        #expect(Set(expected).isSubset(of: Set(names)), "\(names)")
+        #expect(names.count >= 2 && names.count <= pieces.count, "\(names)")
+        for name in names {
+            let png = try Data(contentsOf: previews.appendingPathComponent(name))
+            #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "\(name) is a PNG")
+        }
+        // The final image goes where it always goes, whole.
+        let final = try Data(contentsOf: URL(fileURLWithPath: output))
+        #expect(final.starts(with: [0x89, 0x50, 0x4E, 0x47]))
+        #expect(server.requestCount == 1)
+    }
+
+    @Test func previewsMustNameADirectory() async throws {
+        let root = try makeTemporaryDirectory("previews-file")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = root.appendingPathComponent("f")
+        try Data("x".utf8).write(to: file)
+        let (code, console) = await runPictor(["fetch", "data:image/png;base64,AA==", "--previews", file.path, "--no-cache"])
+        #expect(code == 64, "\(console.errors)")
+        #expect(console.errors.contains("'--previews \(file.path)' is a file"))
+    }
+}
