@@ -78,7 +78,7 @@ import Testing
 
     /// Every relative link of the Markdown pages leads to a file of the repository, and every
     /// `#anchor` to a heading of the page it names.
-    @Test(arguments: ["README.md", "CHANGELOG.md", "docs/architecture.md", "docs/benchmarks.md"])
+    @Test(arguments: ["README.md", "CHANGELOG.md", "docs/architecture.md", "docs/benchmarks.md", "docs/sanitizers.md"])
     func relativeLinksLeadSomewhere(_ path: String) throws {
         let text = try Self.text(path)
         let folder = (path as NSString).deletingLastPathComponent

@@ -175,7 +175,7 @@ struct DiskCacheBasicTests {
         // Then no file name and no file (index, WAL included) holds the URL or its host
         for name in try FileManager.default.subpathsOfDirectory(atPath: directory.path) {
             #expect(!name.contains("secret-host"))
-            let contents = FileManager.default.contents(atPath: directory.path + "/" + name) ?? Data()
+            let contents = fileContents(atPath: directory.path + "/" + name) ?? Data()
             #expect(contents.range(of: Data("secret-host".utf8)) == nil, "found in \(name)")
         }
     }

@@ -106,7 +106,7 @@ struct DiskCacheCipherHookTests {
         #expect(try open().entry(for: "k")?.metadata == metadata)
         // But no file in the directory (index, WAL) holds the validators or the blob
         for name in try FileManager.default.subpathsOfDirectory(atPath: directory.path) {
-            let contents = FileManager.default.contents(atPath: directory.path + "/" + name) ?? Data()
+            let contents = fileContents(atPath: directory.path + "/" + name) ?? Data()
             for needle in ["content-hash-1234", "2030", "max-age=99", "user-secret"] {
                 #expect(contents.range(of: Data(needle.utf8)) == nil, "\(needle) in \(name)")
             }

@@ -122,14 +122,17 @@ struct DiskCacheSourcesAndPinsTests {
         let clock = TestClock()
         configuration.now = { clock.now }
         let cache = try DiskCache(configuration: configuration)
+        // Flushed before the clock moves: a write's access time is read when the writer queue
+        // lands it, and a drain that ran after the advance would give an entry its successor's
+        // time; the tie would let the trim evict either.
         cache.store(testBytes(1_000, seed: 1), for: "pinned", metadata: DataCacheMetadata())
-        clock.advance(10)
         cache.flush()
+        clock.advance(10)
         try cache.pin("pinned")
         for i in 2...5 {
             cache.store(testBytes(1_000, seed: UInt64(i)), for: "e\(i)", metadata: DataCacheMetadata())
-            clock.advance(10)
             cache.flush()
+            clock.advance(10)
         }
         cache.trim()
         // The limit holds three; the pinned one is the oldest yet stays, so only two others fit.

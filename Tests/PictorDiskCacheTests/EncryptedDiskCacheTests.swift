@@ -30,7 +30,7 @@ enum EncryptedFixtures {
             let path = directory.path + "/" + relative
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
-               let data = FileManager.default.contents(atPath: path) {
+               let data = fileContents(atPath: path) {
                 out.append((relative, data))
             }
         }

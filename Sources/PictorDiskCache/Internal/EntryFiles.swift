@@ -182,10 +182,12 @@ struct EntryFiles: Sendable {
         guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
         var result: [String] = []
+        // The name is read in place, up to its NUL. Not `entry.pointee.d_name`: that copies all
+        // 256 bytes of the array, but glibc packs records of their own length (`d_reclen`)
+        // into its buffer, so a short name at the buffer's end is followed by no more bytes.
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
+            let name = String(cString: (UnsafeRawPointer(entry) + nameOffset).assumingMemoryBound(to: CChar.self))
             if name != "." && name != ".." { result.append(name) }
         }
         return result
