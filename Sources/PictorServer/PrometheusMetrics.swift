@@ -15,6 +15,7 @@ import PictorService
 /// | `pictor_stage_seconds` | histogram | `stage`: seconds of each run of a stage of making results, `queue` (waiting for a decode or processing slot), `download`, `decode`, `process` (one processor), `encode`; buckets from 0.5 ms to 10 s (``/PictorService/StageHistogram/bounds``), `_sum` and `_count` (every stage, 0 included) |
 /// | `pictor_server_in_flight_requests` | gauge | image requests (and `/health` requests waiting for a probe of the tiers) being answered now |
 /// | `pictor_server_draining_refusals_total` | counter | requests answered 503 while the server drained |
+/// | `pictor_server_client_aborts_total` | counter | requests whose client hung up while their answer was being made (logged 499, their work cancelled) |
 /// | `pictor_server_draining` | gauge | 1 while the server drains, else 0 |
 /// | `pictor_server_refusals_total` | counter | `status`: requests refused before the service saw them: 408 (head not complete within the header timeout), 414 and 431 (head over the limit) always, libmicrohttpd's own refusals (400, 505, …) as seen |
 ///
@@ -27,6 +28,9 @@ public enum PrometheusMetrics {
         public var inFlight = 0
         /// Requests answered 503 because the server was draining.
         public var drainingRefusals = 0
+        /// Requests whose client hung up while their answer was being made: logged 499 with
+        /// no bytes, their work cancelled.
+        public var clientAborts = 0
         /// Whether the server is draining.
         public var draining = false
         /// Requests refused by the server itself (not the service), by status: 408 for a
@@ -73,6 +77,8 @@ public enum PrometheusMetrics {
         family("pictor_server_in_flight_requests", "gauge", "Image requests being answered now.", [("", server.inFlight)])
         family("pictor_server_draining_refusals_total", "counter", "Requests answered 503 while the server drained.",
                [("", server.drainingRefusals)])
+        family("pictor_server_client_aborts_total", "counter", "Requests whose client hung up while their answer was being made.",
+               [("", server.clientAborts)])
         family("pictor_server_draining", "gauge", "1 while the server drains.", [("", server.draining ? 1 : 0)])
         var serverRefusals = server.refusalsByStatus
         for status in [408, 414, 431] where serverRefusals[status] == nil { serverRefusals[status] = 0 }

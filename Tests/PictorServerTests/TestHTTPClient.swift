@@ -74,6 +74,12 @@ final class TestHTTPClient: Sendable {
 
     deinit { close(fd) }
 
+    /// Shuts the connection down both ways, as a client that hangs up (the descriptor is
+    /// closed with the client).
+    func hangUp() {
+        shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     /// Sends `GET target` (or another method) with `headers` and reads its response.
     func request(_ target: String, method: String = "GET", headers: [(String, String)] = []) throws -> Response {
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"

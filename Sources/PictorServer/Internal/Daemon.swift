@@ -61,7 +61,7 @@ final class Daemon: @unchecked Sendable {
         guard let connection else { return nil }
         let exchange = Exchange(
             target: uri.map { String(cString: $0) } ?? "", client: clientAddress(connection),
-            connection: ConnectionHandle(pointer: connection))
+            connection: ConnectionHandle(pointer: connection), socket: pmhd_connection_fd(connection))
         server(context).started(exchange)
         return Unmanaged.passRetained(exchange).toOpaque()
     }

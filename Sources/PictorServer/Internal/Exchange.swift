@@ -32,6 +32,9 @@ final class Exchange: Sendable {
         case ready(ServiceResponse, closes: Bool)
         /// The answer was queued.
         case answered
+        /// The client hung up while the answer was being made; the connection was resumed to
+        /// be closed, with no answer.
+        case abandoned
     }
 
     struct State: Sendable {
@@ -40,6 +43,9 @@ final class Exchange: Sendable {
         var headers: [(name: String, value: String)] = []
         var discardedBytes = 0
         var task: Task<Void, Never>?
+        /// Whether the work for the answer is no longer wanted (the client hung up, or the
+        /// drain answered for it): a task stored after this is cancelled at once.
+        var workCancelled = false
         /// Whether the drain waits for this exchange (it went to the service).
         var counted = false
         var status: Int?
@@ -51,14 +57,18 @@ final class Exchange: Sendable {
     let target: String
     let client: String
     let connection: ConnectionHandle
+    /// The connection's socket (-1 when libmicrohttpd did not give it), only looked at while
+    /// the connection is suspended (``HangUpWatch``).
+    let socket: Int32
     let arrival = ContinuousClock.now
     let arrivalDate = Date()
     let state = Mutex(State())
 
-    init(target: String, client: String, connection: ConnectionHandle) {
+    init(target: String, client: String, connection: ConnectionHandle, socket: Int32) {
         self.target = target
         self.client = client
         self.connection = connection
+        self.socket = socket
     }
 
     /// The target's path (before `?`).

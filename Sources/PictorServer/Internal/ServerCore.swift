@@ -20,6 +20,8 @@ final class ServerCore: Sendable {
         var inFlight = 0
         var draining = false
         var drainingRefusals = 0
+        /// Requests whose client hung up while their answer was being made.
+        var clientAborts = 0
         /// Requests the server refused before the service saw them, by status: its own 414
         /// and 431, and libmicrohttpd's refusals.
         var refusalsByStatus: [Int: Int] = [:]
@@ -30,11 +32,20 @@ final class ServerCore: Sendable {
     let registry = Mutex(Registry())
     /// Cuts off connections that do not finish a request head in time.
     let headDeadline: HeadDeadline
+    /// Notices clients that hang up while their connection is suspended.
+    let hangUpWatch = HangUpWatch()
 
     init(service: ImageService, configuration: ImageServer.Configuration) {
         self.service = service
         self.configuration = configuration
         headDeadline = HeadDeadline(timeout: .seconds(configuration.headerTimeout))
+        hangUpWatch.start { [weak self] exchanges in self?.clientsHungUp(exchanges) }
+    }
+
+    /// Stops the server's own threads (the head deadline's and the hang-up watch's).
+    func stopWatching() {
+        headDeadline.stop()
+        hangUpWatch.stop()
     }
 
     // MARK: Connections
@@ -112,6 +123,12 @@ final class ServerCore: Sendable {
             return answer(exchange, call, response, closes: closes)
         case .working, .answered:
             return true
+        case .abandoned:
+            // Resumed only to be closed. libmicrohttpd does not read while it waits for an
+            // answer, so it closes the connection at its idle timeout, as aborted by the client
+            // (logged 499, no bytes); the work was cancelled already. Refusing the call would
+            // close it at once, but as an application error in libmicrohttpd's log.
+            return true
         }
     }
 
@@ -171,6 +188,7 @@ final class ServerCore: Sendable {
                 return false
             }
             registry.suspended[ObjectIdentifier(exchange)] = exchange
+            hangUpWatch.watch(exchange)
             registry.inFlight += 1
             exchange.state.withLock {
                 $0.phase = .working
@@ -185,7 +203,12 @@ final class ServerCore: Sendable {
             let response = await work()
             finish(exchange, with: response)
         }
-        exchange.state.withLock { $0.task = task }
+        let unwanted = exchange.state.withLock { state in
+            state.task = task
+            return state.workCancelled
+        }
+        // The client hung up (or the drain answered) before the task was stored.
+        if unwanted { task.cancel() }
         return true
     }
 
@@ -204,10 +227,34 @@ final class ServerCore: Sendable {
     private func finish(_ exchange: Exchange, with response: ServiceResponse) {
         registry.withLock { registry in
             guard registry.suspended.removeValue(forKey: ObjectIdentifier(exchange)) != nil else { return }
+            hangUpWatch.unwatch(exchange)
             let closes = registry.draining
             exchange.state.withLock { $0.phase = .ready(response, closes: closes) }
             Connection(handle: exchange.connection).resume()
         }
+    }
+
+    /// The clients of `exchanges` hung up while their answers were being made: each one still
+    /// suspended is resumed to be closed (logged 499 with no bytes) and its work cancelled.
+    /// Work it shares with other requests goes on for them: the service leaves a shared job
+    /// when one of its requests is cancelled, and stops it only when none waits any more.
+    private func clientsHungUp(_ exchanges: [Exchange]) {
+        let tasks = registry.withLock { registry -> [Task<Void, Never>] in
+            var tasks: [Task<Void, Never>] = []
+            for exchange in exchanges {
+                // Absent when its answer was made (and its connection resumed) meanwhile.
+                guard registry.suspended.removeValue(forKey: ObjectIdentifier(exchange)) != nil else { continue }
+                registry.clientAborts += 1
+                exchange.state.withLock { state in
+                    state.phase = .abandoned
+                    state.workCancelled = true
+                    if let task = state.task { tasks.append(task) }
+                }
+                Connection(handle: exchange.connection).resume()
+            }
+            return tasks
+        }
+        tasks.forEach { $0.cancel() }
     }
 
     /// The connection is done with `exchange` (its response sent, or the connection closed).
@@ -251,6 +298,7 @@ final class ServerCore: Sendable {
             var counters = PrometheusMetrics.ServerCounters()
             counters.inFlight = registry.inFlight
             counters.drainingRefusals = registry.drainingRefusals
+            counters.clientAborts = registry.clientAborts
             counters.draining = registry.draining
             counters.refusalsByStatus = registry.refusalsByStatus
             return counters
@@ -316,8 +364,10 @@ final class ServerCore: Sendable {
         let tasks = registry.withLock { registry -> [Task<Void, Never>] in
             var tasks: [Task<Void, Never>] = []
             for exchange in registry.suspended.values {
+                hangUpWatch.unwatch(exchange)
                 exchange.state.withLock { state in
                     state.phase = .ready(Self.shuttingDown, closes: true)
+                    state.workCancelled = true
                     if let task = state.task { tasks.append(task) }
                 }
                 Connection(handle: exchange.connection).resume()

@@ -1,0 +1,121 @@
+import Foundation
+import PictorService
+import PictorTestSupport
+import Testing
+@testable import PictorServer
+
+/// A client that hangs up while its image is being made: the request's work is cancelled and
+/// it is logged 499 with no bytes, without waiting for the request timeout (600 s in the
+/// harness, so a server that did not notice would make these tests hang, not pass). The source
+/// is the fault server's `/no-headers` (silent until its client hangs up) or `/hold`.
+@Suite(.serialized, .enabled(if: serverTestsCanRun && FaultServer.isAvailable, "needs nginx, python3 and ../shared/corpus"))
+struct HangUpTests {
+    /// Sends `GET target` on a connection of its own, waits until the origin has received the
+    /// request for `prefix` (so the request is suspended, its source being loaded), and closes
+    /// the connection.
+    static func requestAndHangUp(port: Int, _ target: String, fault: FaultServer, prefix: String, count: Int = 1) async throws {
+        try await offPool {
+            let client = try TestHTTPClient(port: port)
+            try client.send(Data("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+            while try fault.requestCount(prefix: prefix) < count { usleep(5_000) }
+            withExtendedLifetime(client) {}
+        }
+    }
+
+    struct NeverHappened: Error {}
+
+    /// Waits until `condition` holds (a poll every 5 ms, off the cooperative pool); throws after
+    /// `hangGuard` seconds, so that a server that never gets there fails the test instead of
+    /// hanging it.
+    static func waitUntil(hangGuard: Double = 120, _ condition: @escaping @Sendable () -> Bool) async throws {
+        try await offPool {
+            let start = Date()
+            while !condition() {
+                guard Date().timeIntervalSince(start) < hangGuard else { throw NeverHappened() }
+                usleep(5_000)
+            }
+        }
+    }
+
+    static func abortedLines(_ h: ServerHarness) -> [String] {
+        h.log.all.filter { $0.contains("\" 499 0 ") }
+    }
+
+    @Test func aClientThatHangsUpHasItsWorkCancelledAndIsLogged499() async throws {
+        let fault = try await offPool { try FaultServer() }
+        defer { fault.stop() }
+        let h = try await ServerHarness()
+        let port = h.port
+        let target = DrainTests.target(h, source: fault.url("/no-headers?key=abort-cancel"))
+        try await Self.requestAndHangUp(port: port, target, fault: fault, prefix: "/no-headers?key=abort-cancel")
+
+        // The pipeline closes its connection to the source: the work was cancelled.
+        let source = try await offPool { try fault.bytesWritten(key: "abort-cancel") }
+        #expect(source.finished && source.hungUp, "the source connection was closed by the pipeline")
+        let server = h.server
+        try await Self.waitUntil { server.core.serverCounters.inFlight == 0 && !Self.abortedLines(h).isEmpty }
+        let page = server.metricsPage
+        #expect(page.contains("pictor_server_client_aborts_total 1\n"), "\(page)")
+        #expect(page.contains("pictor_server_in_flight_requests 0\n"))
+        #expect(Self.abortedLines(h).count == 1, "\(h.log.all)")
+        #expect(h.log.all.count == 1, "\(h.log.all)")
+        await h.stop()
+    }
+
+    /// Two requests share one job; the one that hangs up leaves it, and the other still gets
+    /// its image from the one download when the source answers.
+    @Test func sharedWorkGoesOnForTheClientStillWaiting() async throws {
+        let fault = try await offPool { try FaultServer() }
+        defer { fault.stop() }
+        let h = try await ServerHarness()
+        let port = h.port
+        let server = h.server
+        let target = DrainTests.target(h, source: fault.url("/hold?key=abort-shared"))
+        let waiting = Task { try await offPool { try TestHTTPClient.get(port: port, target) } }
+        try await DrainTests.waitForOrigin(fault, prefix: "/hold?key=abort-shared")
+        let leaving = try await offPool { try TestHTTPClient(port: port) }
+        try await offPool { try leaving.send(Data("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)) }
+        try await Self.waitUntil { server.core.serverCounters.inFlight == 2 }
+        leaving.hangUp()
+        try await Self.waitUntil { server.core.serverCounters.inFlight == 1 && !Self.abortedLines(h).isEmpty }
+
+        try await offPool { try fault.release(key: "abort-shared") }
+        let answered = try await waiting.value
+        #expect(answered.status == 200)
+        #expect(answered.header("Content-Type") == "image/png")
+        #expect(try await offPool { try fault.requestCount(prefix: "/hold?key=abort-shared") } == 1, "one download")
+        #expect(server.metricsPage.contains("pictor_server_client_aborts_total 1\n"))
+        await h.stop()
+        #expect(Self.abortedLines(h).count == 1, "\(h.log.all)")
+        #expect(h.log.all.count == 2, "\(h.log.all)")
+    }
+
+    /// A request pipelined behind one that is suspended leaves bytes waiting on the socket:
+    /// not a hang-up. Both are answered, in order, once the source answers.
+    @Test func aPipelinedRequestIsNotAHangUp() async throws {
+        let fault = try await offPool { try FaultServer() }
+        defer { fault.stop() }
+        let h = try await ServerHarness()
+        let port = h.port
+        let server = h.server
+        let target = DrainTests.target(h, source: fault.url("/hold?key=abort-pipelined"))
+        let client = try await offPool { try TestHTTPClient(port: port) }
+        try await offPool { try client.send(Data("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)) }
+        try await DrainTests.waitForOrigin(fault, prefix: "/hold?key=abort-pipelined")
+        // The first request is suspended: the second stays in the socket's buffer, where the
+        // watch sees it, until the first is answered.
+        try await offPool { try client.send(Data("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)) }
+        let looks = server.core.hangUpWatch.lookCount
+        try await Self.waitUntil { server.core.hangUpWatch.lookCount >= looks + 3 }
+
+        try await offPool { try fault.release(key: "abort-pipelined") }
+        let first = try await offPool { try client.readResponse() }
+        let second = try await offPool { try client.readResponse() }
+        #expect(first.status == 200)
+        #expect(first.header("Content-Type") == "image/png")
+        #expect(second.status == 200)
+        #expect(server.metricsPage.contains("pictor_server_client_aborts_total 0\n"))
+        await h.stop()
+        #expect(Self.abortedLines(h).isEmpty, "\(h.log.all)")
+    }
+}
