@@ -103,7 +103,7 @@ final class ProgressiveJPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
 }
 
 extension TurboJPEGDecoder {
-    /// Previews for a progressive JPEG (``ProgressiveJPEGPreviews``); `nil` for another format.
+    /// Previews for a progressive JPEG (`ProgressiveJPEGPreviews`); `nil` for another format.
     ///
     /// - Parameters:
     ///   - format: the sniffed format; only ``/PictorCore/ImageFormat/jpeg`` gets previews.
