@@ -10,7 +10,7 @@ import Darwin
 /// them until the test says to go on: for what a client does with part of a download
 /// (previews of a progressive JPEG at its scan boundaries). Every GET, whatever its path, gets
 /// `200`, a `Content-Length`, `Content-Type: image/jpeg`, `Cache-Control: max-age=3600`, then
-/// the pieces; before each piece after the first, ``pause`` is called on the server's own
+/// the pieces; before each piece after the first, `pause` is called on the server's own
 /// thread (it may block: it never runs on Swift's cooperative pool) with the number of pieces
 /// already sent. Connections are served one after another, then closed.
 ///
