@@ -18,14 +18,21 @@ enum EnvironmentOptions {
     /// The options of `options` whose values `merge` takes from `environment` (those the
     /// command line does not name), each with its variable: `--workers` → `PICTOR_WORKERS`.
     static func supplied(_ arguments: [String], options: [CLIOption], environment: [String: String]) -> [(option: String, variable: String)] {
+        fromEnvironment(arguments, options: options, environment: environment).map { ($0.option.longName, $0.variable) }
+    }
+
+    /// The one rule of both: each option of `options` but `--help` that `arguments` (before a
+    /// `--`) do not name, as `--name`, `-n` or `--name=value`, and whose variable is set.
+    private static func fromEnvironment(_ arguments: [String], options: [CLIOption], environment: [String: String])
+        -> [(option: CLIOption, variable: String, text: String)] {
         let optionTokens = arguments.prefix { $0 != "--" }
         return options.compactMap { option in
             let variable = variable(for: option)
-            guard option != .help, environment[variable] != nil else { return nil }
+            guard option != .help, let text = environment[variable] else { return nil }
             let named = optionTokens.contains { token in
                 option.allNames.contains { token == $0 || ($0.hasPrefix("--") && token.hasPrefix($0 + "=")) }
             }
-            return named ? nil : (option.longName, variable)
+            return named ? nil : (option, variable, text)
         }
     }
 
@@ -46,15 +53,8 @@ enum EnvironmentOptions {
     ///
     /// - Throws: ``CLIError/usage(_:)`` for a flag's variable that is not a yes or a no.
     static func merge(_ arguments: [String], options: [CLIOption], environment: [String: String]) throws -> [String] {
-        let optionTokens = arguments.prefix { $0 != "--" }
         var added: [String] = []
-        for option in options where option != .help {
-            let variable = variable(for: option)
-            guard let text = environment[variable] else { continue }
-            let named = optionTokens.contains { token in
-                option.allNames.contains { token == $0 || ($0.hasPrefix("--") && token.hasPrefix($0 + "=")) }
-            }
-            if named { continue }
+        for (option, variable, text) in fromEnvironment(arguments, options: options, environment: environment) {
             guard option.value != nil else {
                 switch text.lowercased() {
                 case "1", "true", "yes", "on": added.append(option.longName)
