@@ -93,6 +93,20 @@ struct CacheDirectoryTests {
         return LoopbackHTTP.waitForExit(process) == 0
     }
 
+    /// Remounts the tmpfs at `path` read-only. The filling cache's last background work can
+    /// still hold a file open for writing for a moment after it is released, and the kernel
+    /// refuses to remount then (EBUSY): tried again for up to 10 s.
+    static func remountReadOnly(_ path: String) async -> Bool {
+        let remounted = try? await offPool {
+            for _ in 0..<200 {
+                if mount("/bin/mount", ["-o", "remount,ro", path]) { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        return remounted ?? false
+    }
+
     @Test(.enabled(if: getuid() == 0, "needs root to mount a tmpfs"))
     func aReadOnlyCacheIsReportedByStatsListAndVerify() async throws {
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -100,7 +114,7 @@ struct CacheDirectoryTests {
         guard Self.mount("/bin/mount", ["-t", "tmpfs", "-o", "size=1024k", "tmpfs", directory.path]) else { return }
         defer { _ = Self.mount("/bin/umount", ["-l", directory.path]) }
         try fill()
-        #expect(Self.mount("/bin/mount", ["-o", "remount,ro", directory.path]))
+        #expect(await Self.remountReadOnly(directory.path))
         let (stats, statsConsole) = await run(["cache", "stats", "--cache-dir", directory.path])
         #expect(stats == 0, "\(statsConsole.errors)")
         #expect(statsConsole.output.contains("entries:     3"), "\(statsConsole.output)")
@@ -127,7 +141,7 @@ struct CacheDirectoryTests {
         guard Self.mount("/bin/mount", ["-t", "tmpfs", "-o", "size=1024k", "tmpfs", directory.path]) else { return }
         defer { _ = Self.mount("/bin/umount", ["-l", directory.path]) }
         try fill()
-        #expect(Self.mount("/bin/mount", ["-o", "remount,ro", directory.path]))
+        #expect(await Self.remountReadOnly(directory.path))
         let commands: [[String]] = [
             ["cache", "rm", "https://example.org/0.png"],
             ["cache", "trim", "--size-limit", "1"],

@@ -31,4 +31,22 @@ struct AccessLogLineTests {
         let text = AccessLogLine.render(Self.entry(target: "/sig/rs:fit:16:16/plain/a.jpg"), as: .text)
         #expect(text == "1970-01-01T00:00:00.000Z 127.0.0.1 \"GET /sig/rs:fit:16:16/plain/a.jpg\" 414 0 1.0ms")
     }
+
+    /// The hand-written timestamp is what an ISO 8601 formatter with milliseconds writes, in UTC.
+    @Test(arguments: [0, 1.5, 59.999, 86_399.001, 951_782_400.25, 1_796_000_000.125, 4_102_444_799.999])
+    func timestampsAreISO8601InUTCWithMilliseconds(_ seconds: Double) {
+        let date = Date(timeIntervalSince1970: seconds)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        let expected = formatter.string(from: date)
+        #expect(AccessLogLine.timestamp(date) == expected)
+    }
+
+    @Test func fieldsWithQuotesAndBackslashesAreStillEscaped() {
+        #expect(AccessLogLine.escapedText(#"a"b\c"#) == #"a\x22b\x5cc"#)
+        #expect(AccessLogLine.escapedText("plain/ascii") == "plain/ascii")
+        #expect(AccessLogLine.jsonString(#"a"b\c"#) == #""a\"b\\c""#)
+        #expect(AccessLogLine.jsonString("plain") == #""plain""#)
+    }
 }

@@ -62,6 +62,21 @@ struct HangUpTests {
         await h.stop()
     }
 
+    /// The connection of a client that hung up is closed when the hang-up is noticed, not at
+    /// the idle timeout: with a timeout of 600 s, a server that waited for it would make this
+    /// test fail at the hang guard. Nothing is logged but the 499 line (no error of
+    /// libmicrohttpd's).
+    @Test func theConnectionOfAClientThatHungUpIsClosedWithoutWaitingForTheIdleTimeout() async throws {
+        let fault = try await offPool { try FaultServer() }
+        defer { fault.stop() }
+        let h = try await ServerHarness { $0.idleTimeout = 600 }
+        let target = DrainTests.target(h, source: fault.url("/no-headers?key=abort-close"))
+        try await Self.requestAndHangUp(port: h.port, target, fault: fault, prefix: "/no-headers?key=abort-close")
+        try await Self.waitUntil(hangGuard: 60) { !Self.abortedLines(h).isEmpty }
+        #expect(h.log.all.count == 1, "\(h.log.all)")
+        await h.stop()
+    }
+
     /// Two requests share one job; the one that hangs up leaves it, and the other still gets
     /// its image from the one download when the source answers.
     @Test func sharedWorkGoesOnForTheClientStillWaiting() async throws {

@@ -25,8 +25,29 @@ public struct Console: Sendable {
     /// The process's standard output and error.
     public static var standard: Console {
         Console(isTerminal: isatty(STDOUT_FILENO) == 1, isErrorTerminal: isatty(STDERR_FILENO) == 1,
-                out: { FileHandle.standardOutput.write(Data($0.utf8)) },
-                err: { FileHandle.standardError.write(Data($0.utf8)) })
+                out: { writeAll($0, to: STDOUT_FILENO) },
+                err: { writeAll($0, to: STDERR_FILENO) })
+    }
+
+    /// `text` written whole to `descriptor`, straight from the string's bytes: `serve` writes
+    /// a line per request, and a `Data` copy and `FileHandle` call cost more than the line.
+    /// A descriptor that fails (closed, a full disk) drops the rest of the text, as
+    /// `FileHandle` did; logging never stops the caller.
+    private static func writeAll(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Foundation.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
     }
 
     /// Writes `line` and a newline to standard output, control characters escaped (see

@@ -72,5 +72,9 @@ final class Exchange: Sendable {
     }
 
     /// The target's path (before `?`).
-    var path: Substring { target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? "" }
+    var path: Substring {
+        // By byte: `?` is ASCII, and a Character-wise split costs a warm request 5 % of its CPU.
+        guard let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return target[...] }
+        return target[..<question]
+    }
 }

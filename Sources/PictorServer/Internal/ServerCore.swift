@@ -34,6 +34,11 @@ final class ServerCore: Sendable {
     let headDeadline: HeadDeadline
     /// Notices clients that hang up while their connection is suspended.
     let hangUpWatch = HangUpWatch()
+    /// Connections closed on purpose by refusing the access call (a client that hung up), whose
+    /// "internal error" message from libmicrohttpd is not yet dropped: the close is ours, not
+    /// an error.
+    private let deliberateCloses = Atomic<Int>(0)
+    static let internalErrorMessage = "Application reported internal error"
 
     init(service: ImageService, configuration: ImageServer.Configuration) {
         self.service = service
@@ -85,7 +90,20 @@ final class ServerCore: Sendable {
     /// A message of the server's own (libmicrohttpd's errors), in the access log's format: a
     /// JSON object in json mode, so that the sink receives only JSON lines.
     func logMessage(_ message: String) {
+        if message.hasPrefix(Self.internalErrorMessage), takeDeliberateClose() { return }
         log((configuration.accessLog ?? .text).messageLine("pictor-server: " + message))
+    }
+
+    /// Counts one deliberate close as reported; `false` when none was owed.
+    private func takeDeliberateClose() -> Bool {
+        var owed = deliberateCloses.load(ordering: .relaxed)
+        while owed > 0 {
+            let (exchanged, original) = deliberateCloses.compareExchange(
+                expected: owed, desired: owed - 1, ordering: .relaxed)
+            if exchanged { return true }
+            owed = original
+        }
+        return false
     }
 
     // MARK: The access handler
@@ -124,11 +142,13 @@ final class ServerCore: Sendable {
         case .working, .answered:
             return true
         case .abandoned:
-            // Resumed only to be closed. libmicrohttpd does not read while it waits for an
-            // answer, so it closes the connection at its idle timeout, as aborted by the client
-            // (logged 499, no bytes); the work was cancelled already. Refusing the call would
-            // close it at once, but as an application error in libmicrohttpd's log.
-            return true
+            // Resumed only to be closed (logged 499, no bytes; the work was cancelled already).
+            // Refusing the call closes it now; accepting it would leave it to the idle
+            // timeout, since libmicrohttpd does not read while it waits for an answer, and
+            // hold its descriptor and slot that long. libmicrohttpd logs the refusal as an
+            // application error, which `logMessage` drops.
+            deliberateCloses.add(1, ordering: .relaxed)
+            return false
         }
     }
 

@@ -71,11 +71,36 @@ public struct SourceGuard: Sendable, Hashable {
     /// Whether `path` (percent-encoded, as sent) has a `.` or `..` segment, counting `%2e` as a
     /// dot and `%2f`, `%5c` and `\` as separators, since servers decode and split them.
     static func hasDotSegment(_ path: String) -> Bool {
-        var decoded = path.replacingOccurrences(of: "%2e", with: ".", options: .caseInsensitive)
-        for separator in ["%2f", "%5c", "\\"] {
-            decoded = decoded.replacingOccurrences(of: separator, with: "/", options: .caseInsensitive)
+        // One pass over the bytes (a check on every request: the string replacements it
+        // stands for cost a tenth of a warm request's CPU).
+        var dots = 0  // dots in the segment so far, or -1 once it has anything else
+        var bytes = path.utf8.makeIterator()
+        var pending: [UInt8] = []  // bytes read ahead after a `%` that were not an escape
+        func next() -> UInt8? { pending.isEmpty ? bytes.next() : pending.removeFirst() }
+        while let byte = next() {
+            var unit = byte
+            if byte == UInt8(ascii: "%") {
+                let high = next(), low = next()
+                switch (high, low.map { $0 | 0x20 }) {
+                case (UInt8(ascii: "2"), UInt8(ascii: "e")): unit = UInt8(ascii: ".")
+                case (UInt8(ascii: "2"), UInt8(ascii: "f")), (UInt8(ascii: "5"), UInt8(ascii: "c")): unit = UInt8(ascii: "/")
+                default:
+                    // Not an escape of ours: the `%` is an ordinary byte, and what followed it
+                    // is read again (it may start an escape itself).
+                    pending = [high, low].compactMap { $0 }
+                }
+            }
+            switch unit {
+            case UInt8(ascii: "/"), UInt8(ascii: "\\"):
+                if dots == 1 || dots == 2 { return true }
+                dots = 0
+            case UInt8(ascii: "."):
+                if dots >= 0 { dots += 1 }
+            default:
+                dots = -1
+            }
         }
-        return decoded.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }
+        return dots == 1 || dots == 2
     }
 
     /// The class of `host` when it is a literal address that is not public, or `loopback` for

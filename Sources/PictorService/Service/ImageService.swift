@@ -71,6 +71,14 @@ public final class ImageService: Sendable {
     public let pipeline: ImagePipeline
     let sourceGuard: SourceGuard
     let results: MemoryCache<String, ResultEntry>
+    /// The plans of requests seen recently, by ``planMemoKey(path:accept:)``: at most
+    /// ``maxKeptPlans`` and ``keptPlansCost`` bytes (each costs twice its key's bytes, its
+    /// result key's and ``planOverhead``: the plan's request repeats the path's source), the
+    /// least recently used dropped first.
+    let plans = MemoryCache<String, PreparedPlan>(costLimit: ImageService.keptPlansCost, countLimit: ImageService.maxKeptPlans)
+    static let maxKeptPlans = 4096
+    static let keptPlansCost = 8 << 20
+    static let planOverhead = 512
     /// Results being made, by key: how many requests wait for each. Its count is what
     /// ``Configuration/maxWorkInFlight`` bounds; a request for a key already in it is a joiner.
     let making = Mutex<[String: Int]>([:])
@@ -174,8 +182,11 @@ public final class ImageService: Sendable {
         var response = response
         if request.method == "HEAD" { response.body = Data() }
         counters.withLock { m in
-            m.requests += 1
-            m.responsesByStatus[response.status, default: 0] += 1
+            // A cancelled request's caller left: nobody reads its 503, so only its kind counts.
+            if refusal?.kind != .cancelled {
+                m.requests += 1
+                m.responsesByStatus[response.status, default: 0] += 1
+            }
             if let layer { m.responsesByLayer[layer, default: 0] += 1 }
             if let refusal { m.refusalsByKind[refusal.kind, default: 0] += 1 }
         }
@@ -187,10 +198,27 @@ public final class ImageService: Sendable {
         guard request.method == "GET" || request.method == "HEAD" else {
             throw ServiceError(.methodNotAllowed, reason: "method not allowed (GET and HEAD only)")
         }
+        let accept = request.header("Accept")
+        // The plan is a function of the path and `Accept` alone (the keys, presets and rules
+        // are fixed for the service's life), and it was most of a warm request's CPU: a pair
+        // seen before reuses it. Only plans are kept, never refusals, so a path that failed
+        // is checked whole again.
+        let memoKey = Self.planMemoKey(path: request.path, accept: accept)
+        if let prepared = plans.value(for: memoKey) { return (prepared.plan, prepared.key) }
         let url = try configuration.parser.parse(request.path)
         let source = try sourceGuard.check(url.source.url)
-        let plan = try ResultPlan(url, source: source, accept: request.header("Accept"), configuration: configuration)
-        return (plan, pipeline.encodedResultKey(for: plan.request, format: plan.format, quality: plan.quality))
+        let plan = try ResultPlan(url, source: source, accept: accept, configuration: configuration)
+        let key = pipeline.encodedResultKey(for: plan.request, format: plan.format, quality: plan.quality)
+        plans.set(PreparedPlan(plan: plan, key: key), for: memoKey, cost: 2 * memoKey.utf8.count + key.utf8.count + Self.planOverhead)
+        return (plan, key)
+    }
+
+    /// The key of a (path, `Accept`) pair among the kept plans: `-` and the path without an
+    /// `Accept`, else its length in bytes, `:`, the field and the path, so that no two pairs
+    /// share a key whatever bytes either holds.
+    static func planMemoKey(path: String, accept: String?) -> String {
+        guard let accept else { return "-" + path }
+        return "\(accept.utf8.count):" + accept + path
     }
 
     /// The result for `plan` (not in memory): made, or joined, through the pipeline.

@@ -91,3 +91,10 @@ struct ResultPlan: Sendable {
         if !o.stripMetadata { throw refuse("strip_metadata", "results never keep the source's metadata") }
     }
 }
+
+/// A request's plan and its result key, as ``ImageService`` keeps them for the next request
+/// with the same path and `Accept`.
+struct PreparedPlan: Sendable {
+    var plan: ResultPlan
+    var key: String
+}

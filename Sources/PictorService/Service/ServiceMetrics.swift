@@ -29,9 +29,12 @@ public enum ResultLayer: String, Sendable, Hashable, CaseIterable {
 /// The service's counters since it started, as a value a server renders (Prometheus text,
 /// JSON) however it likes. Read with ``ImageService/metrics``.
 public struct ServiceMetrics: Sendable, Hashable {
-    /// Requests answered, every status included.
+    /// Requests answered, every status included; a request cancelled by its caller (a client
+    /// that hung up) is not: it is counted in ``refusalsByKind`` as
+    /// ``ServiceError/Kind/cancelled`` alone.
     public var requests = 0
-    /// Responses by HTTP status, e.g. `[200: 95, 304: 3, 404: 2]`.
+    /// Responses by HTTP status, e.g. `[200: 95, 304: 3, 404: 2]`; as ``requests``, without
+    /// the cancelled ones, whose 503 nobody reads.
     public var responsesByStatus: [Int: Int] = [:]
     /// Image responses (200 and 304) by where the image came from.
     public var responsesByLayer: [ResultLayer: Int] = [:]

@@ -97,6 +97,34 @@ struct ServiceCachingTests {
         #expect(plain.header("Vary") == nil)
     }
 
+    /// A request seen before reuses its plan, so the kept plans must tell apart what the plan
+    /// depends on: the path and `Accept`.
+    @Test func aKeptPlanIsReusedOnlyForTheSamePathAndAccept() async {
+        let h = ServiceHarness { $0.autoFormats = [.avif, .webp] }
+        h.stubSource()
+        let order = ["image/avif,image/webp", "image/webp", nil, "image/avif,image/webp", "image/webp", nil]
+        var types: [String?] = []
+        for accept in order {
+            let response = await h.image("rs:fit:64:64", headers: accept.map { [("Accept", $0)] } ?? [])
+            types.append(response.header("Content-Type"))
+        }
+        #expect(types == ["image/avif", "image/webp", "image/jpeg", "image/avif", "image/webp", "image/jpeg"])
+        let other = await h.image("rs:fit:32:32", headers: [("Accept", "image/webp")])
+        #expect(other.pixelSize?.width == 32)
+        #expect(h.encoder.encodeCount == 4)
+        // A refusal is not kept: the same path is refused again, with its reason.
+        for _ in 0..<2 {
+            let refused = await h.image("rs:fit:64:64/zz:1")
+            #expect(refused.status == 400)
+        }
+    }
+
+    @Test func planKeysOfDifferentPairsDiffer() {
+        let pairs: [(String, String?)] = [("/a", nil), ("/a", ""), ("-/a", nil), ("/a", "-"), ("1:x/a", nil), ("/a", "1:x"), ("x/a", "")]
+        let keys = pairs.map { ImageService.planMemoKey(path: $0.0, accept: $0.1) }
+        #expect(Set(keys).count == pairs.count, "\(keys)")
+    }
+
     @Test func cacheControlPassthroughAndLastModified() async {
         let h = ServiceHarness { $0.cacheControl = .passthrough(fallback: 60) }
         h.stubSource(headers: ["Cache-Control": "max-age=600", "Last-Modified": "Wed, 21 Oct 2015 07:28:00 GMT"])

@@ -43,6 +43,11 @@ struct ServiceSharingTests {
         #expect(h.loader.loadCount == 1)
         #expect(h.encoder.encodeCount == 1)
         #expect(h.service.metrics.encodes == 1)
+        // Its caller left, so nobody was answered 503: the cancellation is counted by its
+        // kind, and the statuses count only the answer that was read.
+        #expect(h.service.metrics.responsesByStatus == [200: 1])
+        #expect(h.service.metrics.requests == 1)
+        #expect(h.service.metrics.refusalsByKind == [.cancelled: 1])
     }
 
     @Test func whenEveryRequestForAResultLeavesItsWorkStops() async {

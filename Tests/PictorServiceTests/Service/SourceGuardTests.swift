@@ -1,3 +1,4 @@
+import Foundation
 import PictorCore
 import Testing
 @testable import PictorService
@@ -48,5 +49,26 @@ struct SourceGuardTests {
     func dotsThatAreNotSegmentsAreFine(_ source: String) throws {
         let guardrail = SourceGuard(allowedSourcePrefixes: ["http://127.0.0.1:18080/allowed/"], allowsPrivateNetwork: true)
         #expect(try guardrail.check(source).absoluteString == source)
+    }
+
+    /// The one-pass scan says what decoding the escapes and splitting says, for every path
+    /// made of the pieces that matter (dots, separators in each spelling, a `%` that starts
+    /// no escape, letters), up to four pieces long.
+    @Test func theScanAgreesWithDecodingAndSplitting() {
+        let pieces = [".", "/", "%2e", "%2E", "%2f", "%5C", "\\", "%", "%2", "a", "%%2e"]
+        func reference(_ path: String) -> Bool {
+            var decoded = path.replacingOccurrences(of: "%2e", with: ".", options: .caseInsensitive)
+            for separator in ["%2f", "%5c", "\\"] {
+                decoded = decoded.replacingOccurrences(of: separator, with: "/", options: .caseInsensitive)
+            }
+            return decoded.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }
+        }
+        var paths = [""]
+        var disagreements: [String] = []
+        for _ in 0..<4 {
+            paths = paths.flatMap { path in pieces.map { path + $0 } }
+            for path in paths where SourceGuard.hasDotSegment(path) != reference(path) { disagreements.append(path) }
+        }
+        #expect(disagreements.isEmpty, "\(disagreements.prefix(10))")
     }
 }
