@@ -22,12 +22,11 @@ extension ImageServer {
         /// client that trickles a byte within every period is cut off by ``headerTimeout``
         /// instead. A request being answered is not idle.
         public var idleTimeout: Int = 10
-        /// Seconds a connection has to send a complete request head (request line and header
-        /// fields), counted from its opening and again from the end of each exchange on it,
-        /// 1...3600. Default 10. A connection past it is closed without an answer (logged 408
-        /// when it had sent no complete request); this is what stops clients that trickle their
-        /// header a byte at a time to hold every connection (slowloris), which the idle timeout
-        /// cannot. It also closes a keep-alive connection idle for that long between requests.
+        /// Seconds a connection has to send a complete request (request line, header fields
+        /// and body, if any), counted from its opening and again from the end of each exchange
+        /// on it, 1...3600. Default 10. A connection past it is closed without an answer
+        /// (logged 408); this is what stops clients that trickle their header or a body a byte
+        /// at a time to hold every connection (slowloris), which the idle timeout cannot. It also closes a keep-alive connection idle for that long between requests.
         /// Checked a few times a second: a connection may last up to a second longer.
         public var headerTimeout: Int = 10
         /// The most connections open at once, 1...65536, divided among the ``workers``. A

@@ -82,6 +82,24 @@ struct ServerLimitTests {
         #expect(timeouts.count == 4, "\(h.log.all)")
     }
 
+    /// The head arrives whole but a body trickles in a byte at a time: the deadline covers the
+    /// body too (a request must be complete within the header timeout), so the connection is
+    /// cut and logged 408 with its method and path. Without it, the idle timeout restarting at
+    /// each byte would let one request hold its connection for as long as the body lasts.
+    @Test func aBodyThatTricklesIsCutOffByTheDeadline() async throws {
+        let h = try await ServerHarness(accessLog: .json) { $0.headerTimeout = 1 }
+        let port = h.port
+        let closed = try await offPool {
+            let client = try TestHTTPClient(port: port)
+            try client.send(Data("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000\r\n\r\n".utf8))
+            return client.trickleUntilClosed(Data(repeating: UInt8(ascii: "a"), count: 1000))
+        }
+        await h.stop()
+        #expect(closed, "the server closed the connection")
+        let cut = h.log.all.filter { $0.contains(#""method":"GET","path":"/health","status":408,"#) }
+        #expect(cut.count == 1, "\(h.log.all)")
+    }
+
     /// One client address holds at most `maxConnectionsPerIP` connections: one more is closed
     /// at once, without an answer.
     @Test func aConnectionOverThePerIPLimitIsClosed() async throws {

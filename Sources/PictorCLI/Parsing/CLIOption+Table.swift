@@ -195,8 +195,8 @@ extension CLIOption {
             + "machine every connection comes from its address: raise it, or listen on a Unix socket (not counted)")
     static let headerTimeout = CLIOption(
         ["--header-timeout"], value: "SECONDS", grammar: .integer(1...3600), default: "10",
-        "close a connection that has not sent a complete request head within SECONDS of opening or of its previous "
-            + "response (clients that trickle their header, slowloris; idle keep-alive connections)")
+        "close a connection that has not sent a complete request (head and any body) within SECONDS of opening or of "
+            + "its previous response (clients that trickle their header or body, slowloris; idle keep-alive connections)")
     static let drainTimeout = CLIOption(
         ["--drain-timeout"], value: "SECONDS", grammar: .integer(0...3600), default: "10",
         "on SIGTERM or SIGINT, close the listening socket (new connections are refused; a new request on an open "

@@ -5,9 +5,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// The deadline for a request's head: every open connection must finish the head of its next
-/// request (request line and header fields) within ``timeout`` of opening, or of the end of its
-/// previous exchange. libmicrohttpd's own timeout only closes a connection that stays silent,
+/// The deadline for a request's head (and body): every open connection must finish its next
+/// request (request line, header fields and any body) within ``timeout`` of opening, or of the
+/// end of its previous exchange. libmicrohttpd's own timeout only closes a connection that stays silent,
 /// so a client that trickles a byte at a time would otherwise hold its connection, and enough of
 /// them every connection slot (slowloris).
 ///
@@ -68,7 +68,8 @@ final class HeadDeadline: Sendable {
         state.withLock { $0.connections[connection]?.inExchange = true }
     }
 
-    /// The connection's request head is complete: no deadline while its exchange lasts.
+    /// The connection's request is complete (head and body): no deadline while its exchange
+    /// lasts.
     func headRead(_ connection: UInt) {
         state.withLock { $0.connections[connection]?.deadline = nil }
     }

@@ -128,14 +128,15 @@ final class ServerCore: Sendable {
         switch phase {
         case .started:
             // The first call: the head is read; a body, if any, is read (and dropped) before
-            // the next call.
-            headDeadline.headRead(exchange.connection.key)
+            // the next call, still under the head deadline, which the next call stops.
             if let refusal = headRefusal(exchange, call) {
                 countRefusal(refusal.status)
                 return answer(exchange, call, refusal, closes: true)
             }
             return true
         case .headerRead:
+            // The request is whole (head and body): its deadline is met.
+            headDeadline.headRead(exchange.connection.key)
             return route(exchange, call)
         case .ready(let response, let closes):
             return answer(exchange, call, response, closes: closes)
