@@ -70,12 +70,15 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
     public let id: Int
     /// The request this task loads.
     public let request: ImageRequest
+    /// The previews this task takes (the request's and the pipeline's opt-ins); empty for none.
+    let previewKinds: ImagePreviewKinds
     let priorityHandle: PriorityHandle
     private let storage = Mutex(Storage())
 
-    init(request: ImageRequest) {
+    init(request: ImageRequest, previewKinds: ImagePreviewKinds = []) {
         self.id = SubscriberIDs.next()
         self.request = request
+        self.previewKinds = previewKinds
         self.priorityHandle = PriorityHandle(request.priority)
     }
 
@@ -330,6 +333,8 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
 
 /// An image task takes previews for itself: it is the top of the stages' preview chain.
 extension ImageTask: PreviewTarget {
-    func deliverPreview(_ preview: Image) { didPreview(preview) }
-    var wantsPreviews: Bool { state == .running }
+    func deliverPreview(_ preview: Image, kind: ImagePreviewKinds) {
+        if previewKinds.contains(kind) { didPreview(preview) }
+    }
+    var wantedPreviews: ImagePreviewKinds { state == .running ? previewKinds : [] }
 }

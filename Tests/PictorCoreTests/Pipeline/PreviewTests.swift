@@ -112,7 +112,7 @@ import Testing
         func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
             try base.decode(Data(data.dropFirst(Self.signature.count)), options: options)
         }
-        func makePreviewDecoder(format: ImageFormat, options: ImageDecodingOptions) -> (any ImagePreviewDecoding)? {
+        func makePreviewDecoder(format: ImageFormat, options: ImageDecodingOptions, kinds: ImagePreviewKinds) -> (any ImagePreviewDecoding)? {
             made.add(1, ordering: .relaxed)
             return WidthPreviews()
         }
