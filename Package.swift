@@ -34,8 +34,9 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        // Progressive JPEG previews: libjpeg's buffered-image mode over a suspending source, in C
-        // (libjpeg reports errors with setjmp/longjmp, which Swift cannot do).
+        // JPEG previews: libjpeg's buffered-image mode (progressive files) or scanline decoding
+        // (baseline files) over a suspending source, in C (libjpeg reports errors with
+        // setjmp/longjmp, which Swift cannot do).
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         // The PNG fast path: libspng reads and checks the header chunks and decodes the rarer

@@ -167,9 +167,15 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
     /// the request's thumbnail size (or the DCT scale just above it) without processors. Made
     /// only for a download (never from a cache), when the pipeline's
     /// ``ImagePipeline/Configuration/isProgressiveDecodingEnabled`` or the request's
-    /// ``ImageRequest/Options/progressivePreviews`` asks; a download shared with other tasks
-    /// is previewed once for all of them, when the task that started it asked. Never cached,
-    /// never delivered after the final image. Each access makes a new stream (newest 8 kept).
+    /// ``ImageRequest/Options/progressivePreviews`` asks. With
+    /// ``ImagePipeline/Configuration/isIncrementalDecodingEnabled`` or
+    /// ``ImageRequest/Options/incrementalPreviews`` (off by default), also for a baseline JPEG
+    /// or a PNG: the rows decoded so far, each time more have arrived, the rest mid-grey
+    /// (transparent where the image has alpha), and for an interlaced PNG a coarse whole image
+    /// per Adam7 pass; every preview has the final image's size. A download shared with other
+    /// tasks is previewed once for all of them, when the task that started it asked, and each
+    /// task takes only the kinds (``ImagePreviewKinds``) it asked for. Never cached, never
+    /// delivered after the final image. Each access makes a new stream (newest 8 kept).
     ///
     /// ```swift
     /// let task = pipeline.imageTask(for: ImageRequest(url: url, options: [.progressivePreviews]))
