@@ -34,15 +34,17 @@ let package = Package(
         .systemLibrary(name: "COpenSSL", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
-        // Progressive JPEG previews: libjpeg's buffered-image mode over a suspending source, in C
-        // (libjpeg reports errors with setjmp/longjmp, which Swift cannot do).
+        // JPEG previews: libjpeg's buffered-image mode (progressive files) or scanline decoding
+        // (baseline files) over a suspending source, in C (libjpeg reports errors with
+        // setjmp/longjmp, which Swift cannot do).
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg62-turbo-dev"])]),
         .target(name: "CJPEGShim", dependencies: ["CJPEG"]),
         // The PNG fast path: libspng reads and checks the header chunks and decodes the rarer
         // variants; libdeflate inflates the common 8-bit images (about 1.5× zlib's speed here).
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
-        .target(name: "CPNGShim", dependencies: ["CDeflate"]),
+        // zlib's streaming inflate: incremental PNG previews inflate the image data as it arrives.
+        .target(name: "CPNGShim", dependencies: ["CDeflate"], linkerSettings: [.linkedLibrary("z")]),
         // The WebP fast path: libwebp decodes still images (with scaled decode for thumbnails)
         // and encodes them; libwebpdemux reads the container as libvips' loader does.
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),

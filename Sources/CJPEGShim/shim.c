@@ -1,4 +1,5 @@
-// Progressive JPEG previews over libjpeg's buffered-image mode (see CJPEGShim.h).
+// Progressive JPEG previews over libjpeg's buffered-image mode, and baseline JPEG previews of
+// the rows decoded so far over its ordinary scanline decoding (see CJPEGShim.h).
 //
 // The source manager never blocks: fill_input_buffer answers FALSE ("suspend") when the bytes
 // appended so far are used up, and libjpeg backs up to the start of the unit it was reading
@@ -13,7 +14,7 @@
 #include <string.h>
 #include <jpeglib.h>
 
-enum phase { PHASE_HEADER, PHASE_READY, PHASE_SCANNING, PHASE_DEAD };
+enum phase { PHASE_HEADER, PHASE_READY, PHASE_STARTING, PHASE_SCANNING, PHASE_DEAD };
 
 struct error_manager {
     struct jpeg_error_mgr pub;
@@ -38,6 +39,13 @@ struct pjpeg_decoder {
     int finishing_output;
     uint64_t max_pixels;
     size_t max_buffered;
+    /// Whether a single-scan (baseline or extended sequential) file is decoded row by row.
+    int allows_rows;
+    /// Whether this file is decoded row by row (single scan) rather than scan by scan.
+    int sequential;
+    /// The rows decoded so far at the output scale, the rest mid-grey (sequential only).
+    uint8_t *rows;
+    size_t rows_size;
     char message[JMSG_LENGTH_MAX];
 };
 
@@ -80,11 +88,12 @@ static int die(pjpeg_decoder *decoder, int status) {
     return status;
 }
 
-pjpeg_decoder *pjpeg_new(uint64_t max_pixels, size_t max_buffered) {
+pjpeg_decoder *pjpeg_new(uint64_t max_pixels, size_t max_buffered, int allows_rows) {
     pjpeg_decoder *decoder = calloc(1, sizeof(pjpeg_decoder));
     if (!decoder) return NULL;
     decoder->max_pixels = max_pixels;
     decoder->max_buffered = max_buffered;
+    decoder->allows_rows = allows_rows != 0;
     decoder->cinfo.err = jpeg_std_error(&decoder->error.pub);
     decoder->error.pub.error_exit = error_exit;
     decoder->error.pub.output_message = output_message;
@@ -112,6 +121,7 @@ void pjpeg_free(pjpeg_decoder *decoder) {
     if (!decoder) return;
     jpeg_destroy_decompress(&decoder->cinfo);
     free(decoder->buffer);
+    free(decoder->rows);
     free(decoder);
 }
 
@@ -153,7 +163,16 @@ static int consume(pjpeg_decoder *decoder) {
         int header = jpeg_read_header(cinfo, TRUE);
         if (header == JPEG_SUSPENDED) return PJPEG_NEED_MORE;
         if (header != JPEG_HEADER_OK) return die(decoder, PJPEG_UNSUPPORTED);
-        if (!cinfo->progressive_mode || cinfo->data_precision != 8) return die(decoder, PJPEG_UNSUPPORTED);
+        if (cinfo->data_precision != 8) return die(decoder, PJPEG_UNSUPPORTED);
+        if (cinfo->progressive_mode) {
+            decoder->sequential = 0;
+        } else if (!jpeg_has_multiple_scans(cinfo) && decoder->allows_rows) {
+            decoder->sequential = 1;
+        } else {
+            // A sequential file in several scans (one per component) would show its first
+            // component alone, in false colours: no previews.
+            return die(decoder, PJPEG_UNSUPPORTED);
+        }
         if (cinfo->num_components == 1) {
             cinfo->out_color_space = JCS_GRAYSCALE;
         } else if (cinfo->num_components == 3 && (cinfo->jpeg_color_space == JCS_YCbCr || cinfo->jpeg_color_space == JCS_RGB)) {
@@ -167,6 +186,23 @@ static int consume(pjpeg_decoder *decoder) {
         decoder->phase = PHASE_READY;
     }
     if (decoder->phase == PHASE_READY) return PJPEG_HEADER_READY;
+    if (decoder->phase == PHASE_STARTING) {
+        if (!jpeg_start_decompress(cinfo)) return PJPEG_NEED_MORE;
+        decoder->phase = PHASE_SCANNING;
+    }
+    if (decoder->sequential) {
+        size_t stride = (size_t)cinfo->output_width * (size_t)cinfo->output_components;
+        while (cinfo->output_scanline < cinfo->output_height) {
+            JSAMPROW rows[32];
+            JDIMENSION count = cinfo->output_height - cinfo->output_scanline;
+            if (count > 32) count = 32;
+            for (JDIMENSION i = 0; i < count; i++) rows[i] = decoder->rows + (size_t)(cinfo->output_scanline + i) * stride;
+            // 0 when the next row group's data has not arrived: libjpeg backs up to the start
+            // of the MCU row it was reading and resumes there on the next call.
+            if (jpeg_read_scanlines(cinfo, rows, count) == 0) return PJPEG_NEED_MORE;
+        }
+        return PJPEG_OK;
+    }
     while (!jpeg_input_complete(cinfo)) {
         switch (jpeg_consume_input(cinfo)) {
         case JPEG_SUSPENDED:
@@ -214,6 +250,19 @@ int pjpeg_start(pjpeg_decoder *decoder, unsigned scale_denominator) {
     }
     cinfo->scale_num = 1;
     cinfo->scale_denom = scale_denominator;
+    if (decoder->sequential) {
+        // libjpeg's defaults (accurate DCT, fancy upsampling), as TurboJPEG's final decode, so
+        // that the rows shown are the final image's rows.
+        jpeg_calc_output_dimensions(cinfo);
+        size_t stride = (size_t)cinfo->output_width * (size_t)cinfo->output_components;
+        if (cinfo->output_height && stride > SIZE_MAX / cinfo->output_height) return die(decoder, PJPEG_EMEMORY);
+        decoder->rows_size = stride * cinfo->output_height;
+        decoder->rows = malloc(decoder->rows_size ? decoder->rows_size : 1);
+        if (!decoder->rows) return die(decoder, PJPEG_EMEMORY);
+        memset(decoder->rows, 128, decoder->rows_size);
+        decoder->phase = PHASE_STARTING;
+        return consume(decoder);
+    }
     cinfo->buffered_image = TRUE;
     cinfo->dct_method = JDCT_IFAST;
     // Block smoothing of an early scan wants the DC values of the two rows below the last one
@@ -226,7 +275,15 @@ int pjpeg_start(pjpeg_decoder *decoder, unsigned scale_denominator) {
 }
 
 int pjpeg_completed_scans(const pjpeg_decoder *decoder) {
-    return decoder->phase == PHASE_SCANNING ? decoder->completed_scans : 0;
+    return decoder->phase == PHASE_SCANNING && !decoder->sequential ? decoder->completed_scans : 0;
+}
+
+int pjpeg_is_sequential(const pjpeg_decoder *decoder) {
+    return decoder->phase != PHASE_HEADER && decoder->phase != PHASE_DEAD && decoder->sequential;
+}
+
+uint32_t pjpeg_completed_rows(const pjpeg_decoder *decoder) {
+    return decoder->phase == PHASE_SCANNING && decoder->sequential ? decoder->cinfo.output_scanline : 0;
 }
 
 int pjpeg_output_size(const pjpeg_decoder *decoder, uint32_t *width, uint32_t *height, uint32_t *channels) {
@@ -240,8 +297,14 @@ int pjpeg_output_size(const pjpeg_decoder *decoder, uint32_t *width, uint32_t *h
 
 int pjpeg_render(pjpeg_decoder *decoder, uint8_t *pixels, size_t capacity) {
     if (decoder->phase == PHASE_DEAD) return decoder->status_when_dead;
-    if (decoder->phase != PHASE_SCANNING || decoder->completed_scans == 0) return PJPEG_NEED_MORE;
     j_decompress_ptr cinfo = &decoder->cinfo;
+    if (decoder->sequential) {
+        if (decoder->phase != PHASE_SCANNING || cinfo->output_scanline == 0) return PJPEG_NEED_MORE;
+        if (capacity < decoder->rows_size) return PJPEG_EMEMORY;
+        memcpy(pixels, decoder->rows, decoder->rows_size);
+        return PJPEG_OK;
+    }
+    if (decoder->phase != PHASE_SCANNING || decoder->completed_scans == 0) return PJPEG_NEED_MORE;
     size_t stride = (size_t)cinfo->output_width * (size_t)cinfo->output_components;
     if (cinfo->output_height && stride > capacity / cinfo->output_height) return PJPEG_EMEMORY;
     if (setjmp(decoder->error.jump)) {

@@ -67,6 +67,55 @@ struct PreviewsCLITests {
         #expect(server.requestCount == 1)
     }
 
+    /// A PNG (rows filtered and compressed) cut in four.
+    static func pngPieces() throws -> (Data, [Data]) {
+        let width = 240, height = 160
+        var bytes = [UInt8]()
+        for y in 0..<height {
+            for x in 0..<width {
+                bytes += [UInt8(truncatingIfNeeded: x * 3 + (x * y) % 17), UInt8(truncatingIfNeeded: y * 5 + (x ^ y) % 13),
+                          UInt8((x / 5 + y / 5) % 2 == 0 ? 200 : 50)]
+            }
+        }
+        let data = try Image(width: width, height: height, layout: .rgb, pixels: Data(bytes)).encoded(as: .png)
+        let cuts = [data.count / 4, data.count / 2, 3 * data.count / 4, data.count]
+        var pieces: [Data] = [], start = 0
+        for cut in cuts {
+            pieces.append(data.subdata(in: start..<cut))
+            start = cut
+        }
+        return (data, pieces)
+    }
+
+    @Test func fetchWritesTheRowsSoFarOfAPNG() async throws {
+        let root = try makeTemporaryDirectory("previews-png")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let previews = root.appendingPathComponent("steps")
+        let output = root.appendingPathComponent("rows.png").path
+        let (_, pieces) = try Self.pngPieces()
+        let server = try SteppedHTTPServer(pieces: pieces) { sent in
+            let path = previews.appendingPathComponent("rows-preview-\(sent).png").path
+            let deadline = Date().addingTimeInterval(30)
+            while !FileManager.default.fileExists(atPath: path), Date() < deadline { usleep(10_000) }
+            usleep(150_000)
+        }
+        defer { server.stop() }
+        let run = try await BinaryRunner.run([
+            "fetch", server.url(path: "/rows.png").absoluteString, "-o", output, "--previews", previews.path, "--no-cache",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: previews.path).sorted()
+        let expected = (1..<pieces.count).map { "rows-preview-\($0).png" }
+        #expect(Set(expected).isSubset(of: Set(names)), "\(names)")
+        let final = try ImageDecoderRegistry.vips.decode(try Data(contentsOf: URL(fileURLWithPath: output)), options: ImageDecodingOptions())
+        let first = try ImageDecoderRegistry.vips.decode(
+            try Data(contentsOf: previews.appendingPathComponent("rows-preview-1.png")), options: ImageDecodingOptions())
+        #expect(first.width == final.width && first.height == final.height)
+        let stride = final.width * final.layout.bands
+        #expect(first.pixels.prefix(stride * 4) == final.pixels.prefix(stride * 4), "the top rows are the final image's")
+        #expect(first.pixels.suffix(stride * 4).allSatisfy { $0 == 128 }, "the rows not received are mid-grey")
+    }
+
     @Test func previewsMustNameADirectory() async throws {
         let root = try makeTemporaryDirectory("previews-file")
         defer { try? FileManager.default.removeItem(at: root) }

@@ -3,7 +3,7 @@ import PictorCore
 @testable import PictorVips
 import Testing
 
-/// Previews of progressive JPEGs fed in pieces (``ProgressiveJPEGPreviews`` over CJPEGShim).
+/// Previews of progressive JPEGs fed in pieces (``JPEGPreviews`` over CJPEGShim).
 @Suite struct ProgressivePreviewTests {
     /// A textured opaque image, so that every scan adds visible detail.
     static func texture(_ width: Int, _ height: Int) -> Image {
@@ -40,7 +40,7 @@ import Testing
 
     /// Feeds `data` cut at `cuts` and returns the previews made after each piece.
     static func previews(of data: Data, cutAt cuts: [Int], options: ImageDecodingOptions = ImageDecodingOptions()) throws -> [Image] {
-        let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: options))
+        let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: options, kinds: .progressive))
         var previews: [Image] = []
         var start = 0
         for end in cuts + [data.count] where end > start {
@@ -86,21 +86,21 @@ import Testing
 
     @Test func baselineJPEGsMakeNoPreviews() throws {
         let data = try #require(TurboJPEGEncoder.encode(Self.texture(64, 48), quality: 80))
-        let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: ImageDecodingOptions()))
+        let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: ImageDecodingOptions(), kinds: .progressive))
         #expect(throws: ImageDecodingError.self) { _ = try decoder.preview(appending: data) }
-        #expect(TurboJPEGDecoder().makePreviewDecoder(format: .png, options: ImageDecodingOptions()) == nil)
+        #expect(TurboJPEGDecoder().makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: .progressive) == nil)
     }
 
     @Test func theRegistryAsksItsJPEGDecoder() {
-        #expect(ImageDecoderRegistry.vips.makePreviewDecoder(format: .jpeg, options: ImageDecodingOptions()) != nil)
-        #expect(ImageDecoderRegistry.vips.makePreviewDecoder(format: .png, options: ImageDecodingOptions()) == nil)
+        #expect(ImageDecoderRegistry.vips.makePreviewDecoder(format: .jpeg, options: ImageDecodingOptions(), kinds: .progressive) != nil)
+        #expect(ImageDecoderRegistry.vips.makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: .progressive) == nil)
     }
 
     @Test func tooManyPixelsStopPreviewsBeforeAnyScan() throws {
         let data = try #require(Self.texture(200, 100).progressiveJPEG())
         var options = ImageDecodingOptions()
         options.maximumPixelCount = 10_000
-        let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: options))
+        let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: options, kinds: .progressive))
         #expect(throws: ImageDecodingError.self) { _ = try decoder.preview(appending: data) }
     }
 
@@ -115,7 +115,7 @@ import Testing
             bytes[i] = UInt8(truncatingIfNeeded: seed >> 24)
         }
         let damaged = Data(bytes.prefix(bytes.count - 40))
-        let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: ImageDecodingOptions()))
+        let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: ImageDecodingOptions(), kinds: .progressive))
         var previews = 0
         for start in stride(from: 0, to: damaged.count, by: 100) {
             do {

@@ -56,4 +56,50 @@ int cpng_has_chunk_before_idat(const uint8_t *png, size_t length, const char *ty
 int cpng_check_image_data(const uint8_t *png, size_t length, uint32_t bits_per_pixel, uint32_t width, uint32_t height,
                           int interlaced);
 
+// Previews of a PNG while its bytes arrive: the chunks are read as they come and the image data
+// is inflated with zlib's streaming inflate (libdeflate has none) and unfiltered row by row
+// into an image at full size, so that what has arrived can be shown at any time. Every colour
+// type and bit depth is read; samples become 8 bits (16-bit: the high byte), a palette RGB,
+// and a tRNS chunk an alpha band. Checksums (CRC, Adler-32) are not checked: the final decode
+// judges the file, and a preview is best effort.
+
+/// The result codes of the cpng_rows_* calls, beside the negative cpng_status values.
+enum cpng_rows_status {
+    /// More bytes are needed before anything new can be decoded (also: go on).
+    CPNG_ROWS_NEED_MORE = 1,
+    /// The image has more pixels than the limit given to cpng_rows_new.
+    CPNG_ROWS_ETOOLARGE = -20,
+    /// Not a PNG, or a header or chunk that cannot be read.
+    CPNG_ROWS_EFORMAT = -21,
+};
+
+typedef struct cpng_rows cpng_rows;
+
+/// A decoder. `max_pixels` bounds the declared image (0: no bound), checked before the image is
+/// allocated. NULL when out of memory.
+cpng_rows *cpng_rows_new(uint64_t max_pixels);
+
+/// Frees the decoder; NULL is ignored.
+void cpng_rows_free(cpng_rows *decoder);
+
+/// Reads the next `count` bytes of the file (it keeps none of them beyond a chunk header, a
+/// palette or a tRNS chunk). Returns CPNG_OK, CPNG_ROWS_NEED_MORE, or a negative status (then
+/// the decoder is dead and keeps answering it).
+int cpng_rows_append(cpng_rows *decoder, const uint8_t *bytes, size_t count);
+
+/// The image's size and output channels (1 grey, 2 grey + alpha, 3 RGB, 4 RGBA) and whether
+/// it is interlaced (Adam7), once its image data has started (else CPNG_ROWS_NEED_MORE).
+int cpng_rows_info(const cpng_rows *decoder, uint32_t *width, uint32_t *height, uint32_t *channels, int *interlaced);
+
+/// How much of the image is decoded: rows for a non-interlaced image, completed Adam7 passes
+/// (0...7) for an interlaced one.
+uint32_t cpng_rows_progress(const cpng_rows *decoder);
+
+/// Copies the image so far into `out` (`width × height × channels` bytes, rows packed;
+/// `capacity` is checked): the rows decoded so far, the rest mid-grey (128) with alpha 0; for
+/// an interlaced image, each pixel from the nearest one above-left that the completed passes
+/// hold (a coarse whole image, as browsers show Adam7 passes). CPNG_ROWS_NEED_MORE before the
+/// first row (or pass).
+int cpng_rows_render(const cpng_rows *decoder, uint8_t *out, size_t capacity);
+
 #endif

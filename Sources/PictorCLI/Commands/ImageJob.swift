@@ -190,7 +190,8 @@ struct ImageJob: Sendable {
         naming: OutputNaming
     ) async throws -> (ImageResponse, Int) {
         var request = request
-        request.options.insert(.progressivePreviews)
+        // Every kind: a progressive JPEG's scans, and a baseline JPEG's or a PNG's rows so far.
+        request.options.insert(.incrementalPreviews)
         let task = pipeline.imageTask(for: request)
         let url = self.url, index = self.index
         let base: @Sendable (Image) -> String = { image in

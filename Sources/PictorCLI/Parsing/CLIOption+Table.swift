@@ -31,8 +31,8 @@ extension CLIOption {
         ["-o", "--output"], also: ["--out"], value: "FILE|DIR", "write the image to FILE, or into DIR (--out too)")
     static let previews = CLIOption(
         ["--previews"], value: "DIR",
-        "also write the previews made while a progressive JPEG downloads into DIR, as PNG, numbered: <name>-preview-1.png, … "
-            + "(<name> is the image's own file name without its extension); none when the image comes from a cache")
+        "also write the previews made while the image downloads (a progressive JPEG's scans, a baseline JPEG's or a "
+            + "PNG's rows so far over grey) into DIR, as PNG, numbered: <name>-preview-1.png, … (<name> is the image's own file name without its extension); none when the image comes from a cache")
     static let prefetchOutput = CLIOption(
         ["--out"], also: ["-o", "--output"], value: "DIR", "also write each image into DIR (-o, --output too)")
     static let name = CLIOption(

@@ -122,9 +122,12 @@ public struct ImageDecoderRegistry: ImageDecoding {
     /// - Parameters:
     ///   - format: the format sniffed from the first bytes.
     ///   - options: the final decode's options.
-    public func makePreviewDecoder(format: ImageFormat, options: ImageDecodingOptions) -> (any ImagePreviewDecoding)? {
+    ///   - kinds: the kinds of previews wanted.
+    public func makePreviewDecoder(
+        format: ImageFormat, options: ImageDecodingOptions, kinds: ImagePreviewKinds
+    ) -> (any ImagePreviewDecoding)? {
         for entry in entries where entry.formats.contains(format) {
-            if let previews = entry.decoder.makePreviewDecoder(format: format, options: options) { return previews }
+            if let previews = entry.decoder.makePreviewDecoder(format: format, options: options, kinds: kinds) { return previews }
         }
         return nil
     }

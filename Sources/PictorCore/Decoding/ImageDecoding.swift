@@ -49,7 +49,9 @@ public protocol ImageDecoding: Sendable {
     /// A decoder of previews for a file of `format` that is still arriving, or `nil` when this
     /// decoder makes none for it (the default). ``ImagePipeline`` asks once per download that a
     /// caller wants previews of (``ImageRequest/Options/progressivePreviews``,
-    /// ``ImagePipeline/Configuration/isProgressiveDecodingEnabled``), when the first bytes have
+    /// ``ImageRequest/Options/incrementalPreviews``, or the pipeline's
+    /// ``ImagePipeline/Configuration/isProgressiveDecodingEnabled`` and
+    /// ``ImagePipeline/Configuration/isIncrementalDecodingEnabled``), when the first bytes have
     /// shown the format.
     ///
     /// - Parameters:
@@ -57,8 +59,10 @@ public protocol ImageDecoding: Sendable {
     ///   - options: the final decode's options: its ``ImageDecodingOptions/thumbnail`` is the
     ///     size previews are made at (or above: a decoder may stop at a cheaper scale that
     ///     still covers it), its ``ImageDecodingOptions/maximumPixelCount`` the limit they obey.
+    ///   - kinds: the kinds of previews the download's callers want (never empty); a decoder
+    ///     makes no preview of another kind (its ``ImagePreviewDecoding/kind``).
     /// - Returns: a fresh preview decoder, or `nil`.
-    func makePreviewDecoder(format: ImageFormat, options: ImageDecodingOptions) -> (any ImagePreviewDecoding)?
+    func makePreviewDecoder(format: ImageFormat, options: ImageDecodingOptions, kinds: ImagePreviewKinds) -> (any ImagePreviewDecoding)?
 }
 
 extension ImageDecoding {

@@ -117,6 +117,15 @@ extension ImagePipeline {
         /// request can ask on its own with ``ImageRequest/Options/progressivePreviews``.
         /// `false` by default (Nuke's `isProgressiveDecodingEnabled`).
         public var isProgressiveDecodingEnabled = false
+        /// Whether every ``ImageTask`` of this pipeline also delivers incremental previews
+        /// (``ImagePreviewKinds/incremental``): for a baseline (sequential) JPEG or a
+        /// non-interlaced PNG, the rows decoded so far, the rows not received yet mid-grey
+        /// (transparent where the image has alpha), as browsers paint them; for an interlaced
+        /// PNG, a coarse whole image per completed Adam7 pass. Same size, throttle and rules as
+        /// progressive previews, which it implies. A request can ask on its own with
+        /// ``ImageRequest/Options/incrementalPreviews``. `false` by default (SDWebImage's
+        /// `progressiveLoad`, ImageIO's incremental image sources).
+        public var isIncrementalDecodingEnabled = false
         /// The shortest time between two previews of one download: bytes that complete a scan
         /// sooner wait for the next bytes after it. 100 ms by default.
         public var previewInterval: Duration = .milliseconds(100)

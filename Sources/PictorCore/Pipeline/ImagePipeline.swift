@@ -192,11 +192,11 @@ public final class ImagePipeline: Sendable {
     ///
     /// - Parameter request: what to load.
     public func imageTask(for request: ImageRequest) -> ImageTask {
-        let task = ImageTask(request: request)
-        let previews = takesPreviews(request)
+        let task = ImageTask(request: request, previewKinds: previewKinds(request))
         task.start { [self] task in
             try await self.perform(
-                request, priority: task.priorityHandle, progress: { task.didProgress($0) }, previews: previews ? task : nil)
+                request, priority: task.priorityHandle, progress: { task.didProgress($0) },
+                previews: task.previewKinds.isEmpty ? nil : task)
         }
         return task
     }
@@ -220,12 +220,12 @@ public final class ImagePipeline: Sendable {
         progress: (@Sendable (TransferProgress) -> Void)? = nil,
         completion: @escaping @Sendable (Result<ImageResponse, Error>) -> Void
     ) -> ImageTask {
-        let task = ImageTask(request: request)
+        let task = ImageTask(request: request, previewKinds: previewKinds(request))
         task.setCallbacks(queue: queue, progress: progress, completion: completion)
-        let previews = takesPreviews(request)
         task.start { [self] task in
             try await self.perform(
-                request, priority: task.priorityHandle, progress: { task.didProgress($0) }, previews: previews ? task : nil)
+                request, priority: task.priorityHandle, progress: { task.didProgress($0) },
+                previews: task.previewKinds.isEmpty ? nil : task)
         }
         return task
     }
@@ -236,9 +236,16 @@ public final class ImagePipeline: Sendable {
     /// Whether no work runs at any stage (for tests).
     var isIdle: Bool { encodedResults.count + loads.count + processings.count + decodes.count + fetches.count == 0 }
 
-    /// Whether a task of `request` makes previews (the pipeline's or the request's opt-in).
-    func takesPreviews(_ request: ImageRequest) -> Bool {
-        configuration.isProgressiveDecodingEnabled || request.options.contains(.progressivePreviews)
+    /// The previews a task of `request` takes (the pipeline's or the request's opt-ins; the
+    /// incremental kind implies the progressive one); empty for none.
+    func previewKinds(_ request: ImageRequest) -> ImagePreviewKinds {
+        var kinds: ImagePreviewKinds = []
+        if configuration.isIncrementalDecodingEnabled || request.options.contains(.incrementalPreviews) {
+            kinds = [.progressive, .incremental]
+        } else if configuration.isProgressiveDecodingEnabled || request.options.contains(.progressivePreviews) {
+            kinds = .progressive
+        }
+        return kinds
     }
 
     func readsMemory(_ request: ImageRequest) -> Bool {

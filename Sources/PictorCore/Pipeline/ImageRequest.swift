@@ -162,6 +162,14 @@ extension ImageRequest {
         /// Only tasks (``ImagePipeline/imageTask(for:)``) deliver them.
         public static let progressivePreviews = Options(rawValue: 1 << 7)
 
+        /// Deliver incremental previews too (``ImagePreviewKinds/incremental``): the rows
+        /// decoded so far of a baseline (sequential) JPEG or a PNG, the rest mid-grey (or
+        /// transparent where the image has alpha), and a coarse whole image per Adam7 pass of
+        /// an interlaced PNG; implies ``progressivePreviews``. Off unless set here or by the
+        /// pipeline's ``ImagePipeline/Configuration/isIncrementalDecodingEnabled``: each such
+        /// preview costs a copy (and a resample) of the image so far.
+        public static let incrementalPreviews = Options(rawValue: 1 << 8)
+
         /// Alias of ``returnCacheDataDontLoad``: caches only, never the network.
         public static let cacheOnly: Options = .returnCacheDataDontLoad
         /// Keep the result in memory only: ``disableDiskCacheWrites``.

@@ -70,12 +70,15 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
     public let id: Int
     /// The request this task loads.
     public let request: ImageRequest
+    /// The previews this task takes (the request's and the pipeline's opt-ins); empty for none.
+    let previewKinds: ImagePreviewKinds
     let priorityHandle: PriorityHandle
     private let storage = Mutex(Storage())
 
-    init(request: ImageRequest) {
+    init(request: ImageRequest, previewKinds: ImagePreviewKinds = []) {
         self.id = SubscriberIDs.next()
         self.request = request
+        self.previewKinds = previewKinds
         self.priorityHandle = PriorityHandle(request.priority)
     }
 
@@ -164,9 +167,15 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
     /// the request's thumbnail size (or the DCT scale just above it) without processors. Made
     /// only for a download (never from a cache), when the pipeline's
     /// ``ImagePipeline/Configuration/isProgressiveDecodingEnabled`` or the request's
-    /// ``ImageRequest/Options/progressivePreviews`` asks; a download shared with other tasks
-    /// is previewed once for all of them, when the task that started it asked. Never cached,
-    /// never delivered after the final image. Each access makes a new stream (newest 8 kept).
+    /// ``ImageRequest/Options/progressivePreviews`` asks. With
+    /// ``ImagePipeline/Configuration/isIncrementalDecodingEnabled`` or
+    /// ``ImageRequest/Options/incrementalPreviews`` (off by default), also for a baseline JPEG
+    /// or a PNG: the rows decoded so far, each time more have arrived, the rest mid-grey
+    /// (transparent where the image has alpha), and for an interlaced PNG a coarse whole image
+    /// per Adam7 pass; every preview has the final image's size. A download shared with other
+    /// tasks is previewed once for all of them, when the task that started it asked, and each
+    /// task takes only the kinds (``ImagePreviewKinds``) it asked for. Never cached, never
+    /// delivered after the final image. Each access makes a new stream (newest 8 kept).
     ///
     /// ```swift
     /// let task = pipeline.imageTask(for: ImageRequest(url: url, options: [.progressivePreviews]))
@@ -330,6 +339,8 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
 
 /// An image task takes previews for itself: it is the top of the stages' preview chain.
 extension ImageTask: PreviewTarget {
-    func deliverPreview(_ preview: Image) { didPreview(preview) }
-    var wantsPreviews: Bool { state == .running }
+    func deliverPreview(_ preview: Image, kind: ImagePreviewKinds) {
+        if previewKinds.contains(kind) { didPreview(preview) }
+    }
+    var wantedPreviews: ImagePreviewKinds { state == .running ? previewKinds : [] }
 }

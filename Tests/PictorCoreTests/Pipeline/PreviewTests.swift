@@ -95,7 +95,9 @@ import Testing
 
     /// Previews as wide as the bytes seen so far (a new one whenever bytes come).
     final class WidthPreviews: ImagePreviewDecoding, @unchecked Sendable {
+        let kind: ImagePreviewKinds
         private var seen = 0
+        init(kind: ImagePreviewKinds = .progressive) { self.kind = kind }
         func preview(appending bytes: Data) throws -> Image? {
             guard !bytes.isEmpty else { return nil }
             seen += bytes.count
@@ -103,18 +105,24 @@ import Testing
         }
     }
 
-    /// The test codec's decoder, with ``WidthPreviews``, for the test codec's bytes behind a
-    /// BMP signature: previews are asked of a decoder once the first bytes show a format.
+    /// The test codec's decoder, with ``WidthPreviews`` of one kind, for the test codec's bytes
+    /// behind a BMP signature: previews are asked of a decoder once the first bytes show a
+    /// format, and it makes them only when their kind is among those asked.
     final class PreviewingDecoder: ImageDecoding {
         static let signature = Data([0x42, 0x4D] + [UInt8](repeating: 0, count: 12) + [40, 0, 0, 0])
         let base = CountingImageDecoder()
         let made = Atomic<Int>(0)
+        let kind: ImagePreviewKinds
+        let asked = Mutex<[ImagePreviewKinds]>([])
+        init(kind: ImagePreviewKinds = .progressive) { self.kind = kind }
         func decode(_ data: Data, options: ImageDecodingOptions) throws -> Image {
             try base.decode(Data(data.dropFirst(Self.signature.count)), options: options)
         }
-        func makePreviewDecoder(format: ImageFormat, options: ImageDecodingOptions) -> (any ImagePreviewDecoding)? {
+        func makePreviewDecoder(format: ImageFormat, options: ImageDecodingOptions, kinds: ImagePreviewKinds) -> (any ImagePreviewDecoding)? {
+            asked.withLock { $0.append(kinds) }
+            guard kinds.contains(kind) else { return nil }
             made.add(1, ordering: .relaxed)
-            return WidthPreviews()
+            return WidthPreviews(kind: kind)
         }
     }
 
@@ -235,5 +243,63 @@ import Testing
         #expect(response.cacheLayer == .disk)
         #expect(await previews.next() == nil)
         #expect(loader.loads.load(ordering: .relaxed) == 1)
+    }
+
+    // MARK: Incremental previews
+
+    @Test func incrementalPreviewsTakeTheirOwnOptIn() async throws {
+        // Progressive previews alone: the decoder is asked for that kind only, and makes none.
+        let loader = PieceLoader(pieces: Self.pieces())
+        let rows = PreviewingDecoder(kind: .incremental)
+        let off = pipeline(loader, rows, enabled: true)
+        let plain = off.imageTask(for: ImageRequest(url: Self.url, options: [.progressivePreviews]))
+        var none = plain.previews.makeAsyncIterator()
+        await step(loader)
+        while rows.asked.withLock({ $0.isEmpty }) { await Task.yield() }
+        for _ in 1...Self.pieces().count { await step(loader) }
+        _ = try await plain.response
+        #expect(await none.next() == nil)
+        #expect(rows.asked.withLock { $0 } == [.progressive])
+
+        // The request's option, then the pipeline's flag: previews of rows arrive.
+        for pipelineWide in [false, true] {
+            let loader = PieceLoader(pieces: Self.pieces())
+            let rows = PreviewingDecoder(kind: .incremental)
+            var configuration = ImagePipeline.Configuration(
+                dataLoader: loader, decoder: rows, imageCache: RecordingImageCache(), dataCache: nil)
+            configuration.previewInterval = .zero
+            configuration.isIncrementalDecodingEnabled = pipelineWide
+            let pipeline = ImagePipeline(configuration: configuration)
+            let task = pipeline.imageTask(for: ImageRequest(url: Self.url, options: pipelineWide ? [] : [.incrementalPreviews]))
+            var previews = task.previews.makeAsyncIterator()
+            await step(loader)
+            #expect(try #require(await previews.next()).isPreview)
+            for _ in 1...Self.pieces().count { await step(loader) }
+            _ = try await task.response
+            #expect(rows.asked.withLock { $0 } == [[.progressive, .incremental]])
+        }
+    }
+
+    @Test func aSharedDownloadGivesIncrementalPreviewsOnlyToTasksThatAskedForThem() async throws {
+        let loader = PieceLoader(pieces: Self.pieces())
+        let decoder = PreviewingDecoder(kind: .incremental)
+        let pipeline = pipeline(loader, decoder)
+        let rows = pipeline.imageTask(for: ImageRequest(url: Self.url, options: [.incrementalPreviews]))
+        // A different thumbnail: its own decode, the same download.
+        let scans = pipeline.imageTask(for: ImageRequest(url: Self.url, thumbnail: ThumbnailOptions(width: 4),
+                                                         options: [.progressivePreviews]))
+        var a = rows.previews.makeAsyncIterator()
+        let b = scans.previews
+        await loader.gate.waitUntil(waiting: 1)
+        while pipeline.fetches.subscriberCount < 2 { await Task.yield() }
+        for _ in Self.pieces() {
+            await step(loader)
+            _ = try #require(await a.next())
+        }
+        await step(loader)
+        _ = try await (rows.response, scans.response)
+        var late = b.makeAsyncIterator()
+        #expect(await late.next() == nil, "the progressive-only task took none of the rows")
+        #expect(decoder.made.load(ordering: .relaxed) == 1)
     }
 }

@@ -171,7 +171,8 @@ extension ImagePipeline {
         let requested = configuration.now()
         var options = DataLoadOptions(handle: context.priority, progress: context.reportProgress)
         // Previews only of a download someone above asked them of: never of cached bytes.
-        let previews = context.previews.wantsPreviews ? makePreviewProducer(p, context) : nil
+        let wanted = context.previews.wantedPreviews
+        let previews = wanted.isEmpty ? nil : makePreviewProducer(p, context, kinds: wanted)
         defer { previews?.close() }
         if let previews { options.bodyReceived = { previews.received(offset: $0, $1) } }
         let probe = machine.redirectTargetRules.flatMap { redirectTargetProbe(p, rules: $0, shared: shared) }
@@ -224,11 +225,13 @@ extension ImagePipeline {
 
     /// The producer of one download's previews, delivered to the job's callers.
     @inline(never)
-    private func makePreviewProducer(_ p: PreparedRequest, _ context: SharedWorkPool<FetchKey, FetchOutput>.Context) -> PreviewProducer {
+    private func makePreviewProducer(
+        _ p: PreparedRequest, _ context: SharedWorkPool<FetchKey, FetchOutput>.Context, kinds: ImagePreviewKinds
+    ) -> PreviewProducer {
         var options = configuration.decodingOptions
         options.thumbnail = p.thumbnail
         return PreviewProducer(
-            decoder: configuration.decoder, options: options, interval: configuration.previewInterval, queue: decodeQueue,
+            decoder: configuration.decoder, options: options, kinds: kinds, interval: configuration.previewInterval, queue: decodeQueue,
             priority: context.priority, now: configuration.monotonicNow, sink: context.previews)
     }
 

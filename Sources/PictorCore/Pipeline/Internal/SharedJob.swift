@@ -99,20 +99,20 @@ final class SharedJob<Value: Sendable>: Sendable, PreviewTarget {
 
     /// Forwards a preview to every subscriber that takes previews; a finished job has no
     /// subscribers left, so a preview made after the outcome reaches no one.
-    func deliverPreview(_ preview: Image) {
+    func deliverPreview(_ preview: Image, kind: ImagePreviewKinds) {
         let targets = state.withLock { s in
             s.contains { $0.preview != nil } ? s.subscribers.compactMap(\.preview) : []
         }
-        for target in targets { target.deliverPreview(preview) }
+        for target in targets { target.deliverPreview(preview, kind: kind) }
     }
 
-    /// Whether some subscriber, or some caller above it, takes previews now. The sinks are
-    /// asked outside this job's lock: each asks the job above it in turn.
-    var wantsPreviews: Bool {
+    /// The kinds of previews some subscriber, or some caller above it, takes now. The sinks
+    /// are asked outside this job's lock: each asks the job above it in turn.
+    var wantedPreviews: ImagePreviewKinds {
         let targets = state.withLock { s in
             s.contains { $0.preview != nil } ? s.subscribers.compactMap(\.preview) : []
         }
-        return targets.contains { $0.wantsPreviews }
+        return targets.reduce(into: []) { $0.formUnion($1.wantedPreviews) }
     }
 
     /// Number of current subscribers (for tests and statistics).

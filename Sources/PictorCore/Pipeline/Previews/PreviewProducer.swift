@@ -30,18 +30,21 @@ final class PreviewProducer: Sendable {
     private let state: Mutex<State>
     private let decoder: any ImageDecoding
     private let options: ImageDecodingOptions
+    /// The kinds the download's callers wanted when it started.
+    private let kinds: ImagePreviewKinds
     private let queue: WorkQueue
     private let priority: PriorityHandle
     private let now: @Sendable () -> Duration
     private let sink: any PreviewTarget
 
     init(
-        decoder: any ImageDecoding, options: ImageDecodingOptions, interval: Duration, queue: WorkQueue,
-        priority: PriorityHandle, now: @escaping @Sendable () -> Duration, sink: any PreviewTarget
+        decoder: any ImageDecoding, options: ImageDecodingOptions, kinds: ImagePreviewKinds, interval: Duration,
+        queue: WorkQueue, priority: PriorityHandle, now: @escaping @Sendable () -> Duration, sink: any PreviewTarget
     ) {
         self.state = Mutex(State(schedule: PreviewSchedule(interval: interval)))
         self.decoder = decoder
         self.options = options
+        self.kinds = kinds
         self.queue = queue
         self.priority = priority
         self.now = now
@@ -116,7 +119,7 @@ final class PreviewProducer: Sendable {
             if let preview, s.schedule.previewMade(now: now()) {
                 // Delivered under the lock: a close that follows waits for it, so nothing is
                 // delivered after the fetch job closed the producer.
-                sink.deliverPreview(preview)
+                sink.deliverPreview(preview, kind: fedDecoder.kind)
             }
         }
     }
@@ -137,7 +140,7 @@ final class PreviewProducer: Sendable {
             guard let format = ImageFormat.sniff(batch) else {
                 return batch.count < Self.sniffLength ? .needsMoreForFormat : .barren
             }
-            previewDecoder = decoder.makePreviewDecoder(format: format, options: options)
+            previewDecoder = decoder.makePreviewDecoder(format: format, options: options, kinds: kinds)
         }
         guard let previewDecoder else { return .barren }
         do {

@@ -2,19 +2,24 @@ import Foundation
 import PictorCore
 internal import CJPEGShim
 
-/// Previews of a progressive JPEG while it downloads (``/PictorCore/ImagePreviewDecoding``):
-/// libjpeg's buffered-image mode, in `CJPEGShim`, consumes the bytes as they come and, each
-/// time a scan has arrived completely, renders the scans so far at the DCT scale (1/1, 1/2,
-/// 1/4 or 1/8) just above the thumbnail, which ``PixelResampler`` then brings to the final
-/// image's size and EXIF orientation (the plan ``TurboJPEGDecoder`` follows), so that every
-/// preview has the final image's shape.
+/// Previews of a JPEG while it downloads (``/PictorCore/ImagePreviewDecoding``), by
+/// `CJPEGShim` over the bytes as they come, at the DCT scale (1/1, 1/2, 1/4 or 1/8) just above
+/// the thumbnail, which ``PixelResampler`` then brings to the final image's size and EXIF
+/// orientation (the plan ``TurboJPEGDecoder`` follows), so that every preview has the final
+/// image's shape:
+/// - a progressive file (``/PictorCore/ImagePreviewKinds/progressive``): libjpeg's
+///   buffered-image mode renders the scans so far each time one has arrived completely;
+/// - a baseline (single-scan) file, when ``/PictorCore/ImagePreviewKinds/incremental`` is
+///   asked for: libjpeg decodes rows as their bytes arrive, and a preview shows the rows
+///   decoded so far, the rest mid-grey (128), each time more rows have come.
 ///
-/// Only progressive 8-bit grey, YCbCr or RGB JPEGs are previewed: a baseline file, CMYK, or
-/// damage stops the previews (``preview(appending:)`` throws), never the final decode. The
-/// declared pixel count is checked against the decode's limit before any coefficient is read;
-/// the shim keeps only the bytes libjpeg has not consumed (at most ``maximumUnreadBytes``),
-/// and libjpeg the image's coefficients (2 bytes per sample).
-final class ProgressiveJPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
+/// Only 8-bit grey, YCbCr or RGB JPEGs are previewed: a baseline file without the incremental
+/// kind, a sequential file in several scans, CMYK, or damage stops the previews
+/// (``preview(appending:)`` throws), never the final decode. The declared pixel count is
+/// checked against the decode's limit before any coefficient or row buffer is allocated; the
+/// shim keeps only the bytes libjpeg has not consumed (at most ``maximumUnreadBytes``), and
+/// libjpeg the image's coefficients (2 bytes per sample) or the scaled rows (1 byte per sample).
+final class JPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
     /// The most unread bytes the shim keeps: libjpeg consumes every whole unit it is given, so
     /// only a marker segment or an MCU cut by a chunk boundary waits (16 MiB covers any
     /// APPn/ICC segment chain).
@@ -25,17 +30,22 @@ final class ProgressiveJPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
     // Unchecked Sendable: the pipeline calls one preview decoder from one thread at a time.
     private let decoder: OpaquePointer
     private let options: ImageDecodingOptions
+    private let kinds: ImagePreviewKinds
     /// The file's start, until the header is read (its markers give the EXIF orientation).
     private var header = Data()
     private var plan: TurboJPEGDecoder.Plan?
     private var orientation = 1
     private var renderedScans = 0
+    private var renderedRows = 0
+    private(set) var kind: ImagePreviewKinds = .progressive
 
-    init?(options: ImageDecodingOptions) {
+    init?(options: ImageDecodingOptions, kinds: ImagePreviewKinds) {
         let limit = UInt64(clamping: max(0, options.maximumPixelCount))
-        guard let decoder = pjpeg_new(limit, Self.maximumUnreadBytes) else { return nil }
+        let rows: Int32 = kinds.contains(.incremental) ? 1 : 0
+        guard let decoder = pjpeg_new(limit, Self.maximumUnreadBytes, rows) else { return nil }
         self.decoder = decoder
         self.options = options
+        self.kinds = kinds
     }
 
     deinit { pjpeg_free(decoder) }
@@ -47,8 +57,20 @@ final class ProgressiveJPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
         }
         if status == Int32(PJPEG_HEADER_READY.rawValue) { status = try start() }
         try check(status)
-        let completed = Int(pjpeg_completed_scans(decoder))
-        guard completed > renderedScans, let plan else { return nil }
+        guard let plan else { return nil }
+        if pjpeg_is_sequential(decoder) != 0 {
+            kind = .incremental
+            let rows = Int(pjpeg_completed_rows(decoder))
+            guard rows > renderedRows else { return nil }
+            renderedRows = rows
+        } else {
+            guard kinds.contains(.progressive) else {
+                throw ImageDecodingError.unsupportedVariant(.jpeg, detail: "no previews of this kind of JPEG")
+            }
+            let completed = Int(pjpeg_completed_scans(decoder))
+            guard completed > renderedScans else { return nil }
+            renderedScans = completed
+        }
         var width: UInt32 = 0, height: UInt32 = 0, channels: UInt32 = 0
         try check(pjpeg_output_size(decoder, &width, &height, &channels))
         let scaledWidth = Int(width), scaledHeight = Int(height), bands = Int(channels)
@@ -56,7 +78,6 @@ final class ProgressiveJPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
         let pixels = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, count))
         defer { pixels.deallocate() }
         try check(pjpeg_render(decoder, pixels, count))
-        renderedScans = completed
         let result: Data
         if scaledWidth == plan.outputWidth, scaledHeight == plan.outputHeight, orientation == 1 {
             result = Data(bytes: pixels, count: count)
@@ -93,7 +114,7 @@ final class ProgressiveJPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
         guard status < 0 else { return }
         switch status {
         case Int32(PJPEG_UNSUPPORTED.rawValue):
-            throw ImageDecodingError.unsupportedVariant(.jpeg, detail: "previews are made of progressive JPEGs only")
+            throw ImageDecodingError.unsupportedVariant(.jpeg, detail: "no previews of this kind of JPEG")
         case Int32(PJPEG_ETOOLARGE.rawValue):
             throw ImageDecodingError.unsupportedVariant(.jpeg, detail: "more pixels than the decoding limit")
         default:
@@ -103,14 +124,19 @@ final class ProgressiveJPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
 }
 
 extension TurboJPEGDecoder {
-    /// Previews for a progressive JPEG (`ProgressiveJPEGPreviews`); `nil` for another format.
+    /// Previews for a JPEG (`JPEGPreviews`): a progressive file's scans, and with
+    /// ``/PictorCore/ImagePreviewKinds/incremental`` a baseline file's rows so far; `nil` for
+    /// another format.
     ///
     /// - Parameters:
     ///   - format: the sniffed format; only ``/PictorCore/ImageFormat/jpeg`` gets previews.
     ///   - options: the final decode's options: its thumbnail is the previews' size, its pixel
     ///     limit theirs.
-    public func makePreviewDecoder(format: ImageFormat, options: ImageDecodingOptions) -> (any ImagePreviewDecoding)? {
-        guard format == .jpeg, options.isValid else { return nil }
-        return ProgressiveJPEGPreviews(options: options)
+    ///   - kinds: the kinds of previews wanted.
+    public func makePreviewDecoder(
+        format: ImageFormat, options: ImageDecodingOptions, kinds: ImagePreviewKinds
+    ) -> (any ImagePreviewDecoding)? {
+        guard format == .jpeg, options.isValid, !kinds.isEmpty else { return nil }
+        return JPEGPreviews(options: options, kinds: kinds)
     }
 }

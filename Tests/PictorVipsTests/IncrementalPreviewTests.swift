@@ -1,0 +1,175 @@
+import Foundation
+import PictorCore
+@testable import PictorVips
+import Testing
+
+/// Incremental previews fed in pieces: a baseline JPEG's rows so far (``JPEGPreviews`` over
+/// CJPEGShim's scanline decoding) and a PNG's (``PNGPreviews`` over CPNGShim's row decoder),
+/// an interlaced PNG's Adam7 passes, and the kinds that keep them off.
+@Suite struct IncrementalPreviewTests {
+    static let both: ImagePreviewKinds = [.progressive, .incremental]
+
+    /// The bytes of rows `rows` of `image`.
+    static func rows(_ image: Image, _ rows: Range<Int>) -> [UInt8] {
+        let stride = image.width * image.layout.bands
+        return [UInt8](image.pixels[(rows.lowerBound * stride)..<(rows.upperBound * stride)])
+    }
+
+    /// The mean absolute difference of two byte runs of one length.
+    static func distance(_ x: [UInt8], _ y: [UInt8]) -> Double {
+        precondition(x.count == y.count)
+        var sum = 0
+        for i in 0..<x.count { sum += abs(Int(x[i]) - Int(y[i])) }
+        return Double(sum) / Double(max(1, x.count))
+    }
+
+    /// An opaque or translucent texture.
+    static func texture(_ width: Int, _ height: Int, layout: Image.PixelLayout = .rgb) -> Image {
+        var bytes = [UInt8]()
+        for y in 0..<height {
+            for x in 0..<width {
+                bytes += [UInt8(truncatingIfNeeded: x * 7 + y), UInt8(truncatingIfNeeded: y * 5 + (x ^ y) % 13),
+                          UInt8((x / 4 + y / 4) % 2 == 0 ? 200 : 40)]
+                if layout == .rgba { bytes.append(UInt8(truncatingIfNeeded: 100 + x + y)) }
+            }
+        }
+        return Image(width: width, height: height, layout: layout, pixels: Data(bytes))
+    }
+
+    /// Feeds `data` in `pieces` and returns the previews made after each piece.
+    static func previews(_ decoder: any ImagePreviewDecoding, of data: Data, piece: Int) throws -> [Image] {
+        var previews: [Image] = []
+        for start in stride(from: 0, to: data.count, by: piece) {
+            if let preview = try decoder.preview(appending: data.subdata(in: start..<min(data.count, start + piece))) {
+                previews.append(preview)
+            }
+        }
+        return previews
+    }
+
+    // MARK: Baseline JPEG
+
+    @Test func aBaselineJPEGShowsItsRowsSoFarOverGrey() throws {
+        let data = try #require(TurboJPEGEncoder.encode(Self.texture(160, 120), quality: 90))
+        let final = try TurboJPEGDecoder().decode(data, options: ImageDecodingOptions())
+        let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: ImageDecodingOptions(), kinds: Self.both))
+        let sos = try #require(ProgressivePreviewTests.scanStarts(data).first)
+        let half = sos + (data.count - sos) / 2
+        let first = try #require(try decoder.preview(appending: data.prefix(half)))
+        #expect(decoder.kind == .incremental)
+        #expect(first.width == 160 && first.height == 120 && first.layout == .rgb)
+        #expect(Self.distance(Self.rows(first, 0..<16), Self.rows(final, 0..<16)) < 1, "the top rows are the final image's")
+        #expect(Self.rows(first, 112..<120).allSatisfy { $0 == 128 }, "rows not received are mid-grey")
+        let last = try #require(try decoder.preview(appending: data.subdata(in: half..<data.count)))
+        #expect(Self.distance([UInt8](last.pixels), [UInt8](final.pixels)) < 1)
+        #expect(try decoder.preview(appending: Data()) == nil, "nothing new")
+    }
+
+    @Test func smallPiecesGiveMoreRowsEachTimeAtTheThumbnailsSize() throws {
+        let data = try #require(TurboJPEGEncoder.encode(Self.texture(400, 300), quality: 80))
+        var options = ImageDecodingOptions()
+        options.thumbnail = ThumbnailOptions(width: 90)
+        let final = try TurboJPEGDecoder().decode(data, options: options)
+        let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: options, kinds: Self.both))
+        let previews = try Self.previews(decoder, of: data, piece: 997)
+        #expect(previews.count >= 3)
+        for preview in previews { #expect(preview.width == final.width && preview.height == final.height) }
+        let grey = previews.map { $0.pixels.filter { $0 == 128 }.count }
+        #expect(grey == grey.sorted(by: >), "fewer grey samples each time: \(grey)")
+        // The whole file: every row, the bottom one too (a DCT scale and a resample of their
+        // own put the preview a few levels from the final thumbnail; grey would be ~50 away).
+        let last = try #require(previews.last)
+        #expect(Self.distance([UInt8](last.pixels), [UInt8](final.pixels)) < 6)
+        let bottom = (final.height - 1)..<final.height
+        #expect(Self.distance(Self.rows(last, bottom), Self.rows(final, bottom)) < 10)
+    }
+
+    @Test func aProgressiveJPEGStaysProgressiveWhenBothKindsAreAsked() throws {
+        let data = try #require(Self.texture(96, 64).progressiveJPEG())
+        let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: ImageDecodingOptions(), kinds: Self.both))
+        let previews = try Self.previews(decoder, of: data, piece: 200)
+        #expect(!previews.isEmpty)
+        #expect(decoder.kind == .progressive)
+    }
+
+    // MARK: PNG
+
+    @Test func aPNGShowsItsRowsSoFarTransparentBelow() throws {
+        let image = Self.texture(64, 48, layout: .rgba)
+        let data = try #require(SpngEncoder.encode(image, compression: 6))
+        let decoder = try #require(SpngDecoder().makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: Self.both))
+        #expect(decoder.kind == .incremental)
+        let first = try #require(try decoder.preview(appending: data.prefix(data.count / 2)))
+        #expect(first.width == 64 && first.height == 48 && first.layout == .rgba)
+        #expect(Self.rows(first, 0..<8) == Self.rows(image, 0..<8))
+        let bottom = Self.rows(first, 40..<48)
+        #expect(stride(from: 0, to: bottom.count, by: 4).allSatisfy { bottom[$0..<($0 + 4)] == [128, 128, 128, 0] })
+        let last = try #require(try decoder.preview(appending: data.subdata(in: (data.count / 2)..<data.count)))
+        #expect(last.pixels == image.pixels)
+    }
+
+    @Test func aPNGInAnyPiecesEndsAsTheImage() throws {
+        let image = Self.texture(33, 21)
+        let data = try #require(SpngEncoder.encode(image, compression: 9))
+        let decoder = try #require(SpngDecoder().makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: Self.both))
+        let previews = try Self.previews(decoder, of: data, piece: 3)
+        #expect(previews.count >= 2)
+        #expect(previews.last?.pixels == image.pixels)
+    }
+
+    /// Filter type 0 rows of `image` (RGB), pass by pass (Adam7).
+    static func adam7(_ image: Image) -> [UInt8] {
+        let x0 = [0, 4, 0, 2, 0, 1, 0], y0 = [0, 0, 4, 0, 2, 0, 1], dx = [8, 8, 4, 4, 2, 2, 1], dy = [8, 8, 8, 4, 4, 2, 2]
+        let pixels = [UInt8](image.pixels)
+        var out: [UInt8] = []
+        for pass in 0..<7 {
+            let xs = Array(stride(from: x0[pass], to: image.width, by: dx[pass]))
+            guard !xs.isEmpty else { continue }
+            for y in stride(from: y0[pass], to: image.height, by: dy[pass]) {
+                out.append(0)
+                for x in xs { out += pixels[((y * image.width + x) * 3)..<((y * image.width + x) * 3 + 3)] }
+            }
+        }
+        return out
+    }
+
+    @Test func anInterlacedPNGShowsACoarseWholeImagePerPass() throws {
+        let image = Self.texture(40, 24)
+        let data = HostilePNGTests.png(width: 40, height: 24, depth: 8, colourType: 2, interlace: 1, palette: 0,
+                                       filtered: Self.adam7(image), splitIDAT: true)
+        let final = try ImageDecoderRegistry.vips.decode(data, options: ImageDecodingOptions())
+        #expect(final.pixels == image.pixels)
+        let decoder = try #require(SpngDecoder().makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: Self.both))
+        let previews = try Self.previews(decoder, of: data, piece: 40)
+        #expect(previews.count >= 3 && previews.count <= 7)
+        let first = [UInt8](try #require(previews.first).pixels)
+        // After the first pass, each 8×8 block is its top-left pixel.
+        #expect(first[((5 * 40) + 6) * 3..<((5 * 40) + 6) * 3 + 3] == first[0..<3])
+        #expect(previews.last?.pixels == image.pixels)
+    }
+
+    @Test func aPaletteImageBecomesRGBAsTheFinalDecodeGivesIt() throws {
+        let width = 20, height = 10
+        var filtered: [UInt8] = []
+        for y in 0..<height {
+            filtered.append(0)
+            for x in stride(from: 0, to: width, by: 2) { filtered.append(UInt8(((x + y) % 16) << 4 | ((x + 1 + y) % 16))) }
+        }
+        let data = HostilePNGTests.png(width: UInt32(width), height: UInt32(height), depth: 4, colourType: 3, interlace: 0,
+                                       palette: 16, filtered: filtered, splitIDAT: false)
+        let final = try ImageDecoderRegistry.vips.decode(data, options: ImageDecodingOptions())
+        let decoder = try #require(SpngDecoder().makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: Self.both))
+        let preview = try #require(try Self.previews(decoder, of: data, piece: data.count).last)
+        #expect(preview.layout == final.layout && preview.pixels == final.pixels)
+    }
+
+    @Test func noPNGPreviewsWithoutTheIncrementalKindAndNoneOverTheLimit() throws {
+        #expect(SpngDecoder().makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: .progressive) == nil)
+        #expect(ImageDecoderRegistry.vips.makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: Self.both) != nil)
+        let data = try #require(SpngEncoder.encode(Self.texture(200, 100), compression: 6))
+        var options = ImageDecodingOptions()
+        options.maximumPixelCount = 10_000
+        let decoder = try #require(SpngDecoder().makePreviewDecoder(format: .png, options: options, kinds: Self.both))
+        #expect(throws: ImageDecodingError.self) { _ = try decoder.preview(appending: data) }
+    }
+}
