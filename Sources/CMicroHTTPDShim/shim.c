@@ -40,6 +40,9 @@ struct MHD_Daemon *pmhd_start_daemon(const struct pmhd_settings *settings,
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_PER_IP_CONNECTION_LIMIT, settings->per_ip_connection_limit, NULL};
     if (settings->memory_limit > 0)
         options[n++] = (struct MHD_OptionItem){MHD_OPTION_CONNECTION_MEMORY_LIMIT, (intptr_t)settings->memory_limit, NULL};
+    // Strict: an HTTP/1.1 request without Host, or with a space in its target, is a 400 (RFC
+    // 9112 §3.2 and §3.2), as nginx and Go's server answer, not served.
+    options[n++] = (struct MHD_OptionItem){MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL};
     options[n++] = (struct MHD_OptionItem){MHD_OPTION_END, 0, NULL};
 
     unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ITC;

@@ -6,7 +6,7 @@ import PictorService
 ///
 /// | metric | type | labels |
 /// | --- | --- | --- |
-/// | `pictor_requests_total` | counter | `status`: image requests answered, by HTTP status (the statuses seen so far) |
+/// | `pictor_requests_total` | counter | `status`: image requests by the status the access log writes: the service's answers, the server's own refusals (408, 414, 431, libmicrohttpd's), 503 while draining, 499 when the client left first (the statuses seen so far; `/health` and `/metrics` not counted) |
 /// | `pictor_image_responses_total` | counter | `layer`: 200 and 304 by where the image came from (every layer, 0 included) |
 /// | `pictor_refusals_total` | counter | `kind`: refusals by ``/PictorService/ServiceError/Kind``, in snake case (every kind) |
 /// | `pictor_coalesced_requests_total` | counter | requests that joined a result already being made |
@@ -31,6 +31,9 @@ public enum PrometheusMetrics {
         /// Requests whose client hung up while their answer was being made: logged 499 with
         /// no bytes, their work cancelled.
         public var clientAborts = 0
+        /// Requests logged 499: their client left before the answer was sent (``clientAborts``
+        /// and the clients found gone when their answer was written).
+        public var closedByClient = 0
         /// Whether the server is draining.
         public var draining = false
         /// Requests refused by the server itself (not the service), by status: 408 for a
@@ -52,8 +55,15 @@ public enum PrometheusMetrics {
             out += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
             for sample in samples { out += "\(name)\(sample.labels) \(sample.value)\n" }
         }
-        family("pictor_requests_total", "counter", "Image requests answered, by HTTP status.",
-               service.responsesByStatus.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", $0.value) })
+        // Every status the access log writes for an image request: the service's answers,
+        // the server's own refusals, its 503s while draining, and 499 for a client that left.
+        var statuses = service.responsesByStatus
+        statuses.merge(server.refusalsByStatus, uniquingKeysWith: +)
+        if server.drainingRefusals > 0 { statuses[503, default: 0] += server.drainingRefusals }
+        if server.closedByClient > 0 { statuses[499, default: 0] += server.closedByClient }
+        family("pictor_requests_total", "counter",
+               "Requests by the HTTP status the access log writes (499: the client left first; 408: cut off by the header timeout); /health and /metrics not counted.",
+               statuses.sorted { $0.key < $1.key }.map { ("{status=\"\($0.key)\"}", $0.value) })
         family("pictor_image_responses_total", "counter", "Image responses (200 and 304) by the layer the image came from.",
                ResultLayer.allCases.map { ("{layer=\"\($0.rawValue)\"}", service.responsesByLayer[$0] ?? 0) })
         family("pictor_refusals_total", "counter", "Requests refused (status 400 and above), by kind.",

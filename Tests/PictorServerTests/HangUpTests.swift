@@ -77,6 +77,42 @@ struct HangUpTests {
         await h.stop()
     }
 
+    /// `pictor_requests_total` counts every image request the access log records, by the
+    /// status it logs: the service's answers, the server's 408 and 414, and 499 for the client
+    /// that hung up (a dashboard must see a slowloris and the clients that leave).
+    @Test func theRequestCountsAddUpToTheAccessLog() async throws {
+        let fault = try await offPool { try FaultServer() }
+        defer { fault.stop() }
+        let h = try await ServerHarness(accessLog: .json) { $0.headerTimeout = 1 }
+        let port = h.port
+        let good = h.signed("rs:fit:16:16")
+        let target = DrainTests.target(h, source: fault.url("/no-headers?key=abort-count"))
+        try await Self.requestAndHangUp(port: port, target, fault: fault, prefix: "/no-headers?key=abort-count")
+        try await Self.waitUntil { h.log.all.contains { $0.contains(#""status":499,"#) } }
+        let page = try await offPool { () -> String in
+            _ = try TestHTTPClient.get(port: port, good)
+            _ = try TestHTTPClient.get(port: port, "/x" + String(good.dropFirst(2)))  // a wrong signature: 403
+            _ = try TestHTTPClient.get(port: port, "/" + String(repeating: "a", count: 40_000))  // 414
+            let slow = try TestHTTPClient(port: port)
+            _ = slow.trickleUntilClosed(Data("GET /health HTTP/1.1\r\n".utf8))  // 408
+            return String(decoding: try TestHTTPClient.get(port: port, "/metrics").body, as: UTF8.self)
+        }
+        await h.stop()
+        var logged: [Int: Int] = [:]
+        for line in h.log.all where !line.contains(#""path":"/metrics""#) {
+            guard let range = line.range(of: #""status":"#) else { continue }
+            if let status = Int(line[range.upperBound...].prefix(3)) { logged[status, default: 0] += 1 }
+        }
+        #expect(logged == [200: 1, 403: 1, 408: 1, 414: 1, 499: 1], "\(h.log.all)")
+        // The 408 line says how long the connection tried: at least the header timeout.
+        let cut = try #require(h.log.all.first { $0.contains(#""status":408,"#) })
+        let ms = cut.range(of: #""ms":"#).flatMap { Double(cut[$0.upperBound...].prefix { $0 != "}" }) }
+        #expect((ms ?? 0) >= 1000, "\(cut)")
+        for (status, count) in logged {
+            #expect(page.contains("pictor_requests_total{status=\"\(status)\"} \(count)\n"), "\(status): \(page)")
+        }
+    }
+
     /// Two requests share one job; the one that hangs up leaves it, and the other still gets
     /// its image from the one download when the source answers.
     @Test func sharedWorkGoesOnForTheClientStillWaiting() async throws {

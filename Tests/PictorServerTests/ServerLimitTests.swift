@@ -82,6 +82,23 @@ struct ServerLimitTests {
         #expect(timeouts.count == 4, "\(h.log.all)")
     }
 
+    /// HTTP/1.1 requires `Host` (RFC 9112 §3.2): without it a request is a 400, as nginx
+    /// answers it, not served. A space in the target makes no request line at all: the
+    /// connection is closed (or answered 400), never served.
+    @Test func aRequestWithoutHostIs400AndASpaceInItsTargetIsNotServed() async throws {
+        let h = try await ServerHarness()
+        let (noHost, space) = try await offPool { [port = h.port] () -> (TestHTTPClient.Response, TestHTTPClient.Response?) in
+            let first = try TestHTTPClient(port: port)
+            try first.send(Data("GET /health HTTP/1.1\r\n\r\n".utf8))
+            let second = try TestHTTPClient(port: port)
+            try second.send(Data("GET /hea lth HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8))
+            return (try first.readResponse(), try? second.readResponse())
+        }
+        await h.stop()
+        #expect(noHost.status == 400)
+        #expect(space == nil || space?.status == 400)
+    }
+
     /// The head arrives whole but a body trickles in a byte at a time: the deadline covers the
     /// body too (a request must be complete within the header timeout), so the connection is
     /// cut and logged 408 with its method and path. Without it, the idle timeout restarting at

@@ -25,6 +25,8 @@ final class HeadDeadline: Sendable {
         let socket: Int32
         /// When the head must be complete; `nil` while an exchange is under way.
         var deadline: ContinuousClock.Instant?
+        /// When the clock last started (the connection opened, or its last exchange ended).
+        var clockStart: ContinuousClock.Instant
         /// Whether the deadline passed and the socket was shut down.
         var cut = false
         /// Whether a request line arrived since the last exchange ended: a cut then ends that
@@ -59,8 +61,8 @@ final class HeadDeadline: Sendable {
 
     /// A connection opened on `socket`: its clock starts.
     func opened(_ connection: UInt, socket: Int32) {
-        let deadline = ContinuousClock.now + timeout
-        state.withLock { $0.connections[connection] = Watched(socket: socket, deadline: deadline) }
+        let now = ContinuousClock.now
+        state.withLock { $0.connections[connection] = Watched(socket: socket, deadline: now + timeout, clockStart: now) }
     }
 
     /// The request line of the connection's next request arrived (its head is still being read).
@@ -77,10 +79,11 @@ final class HeadDeadline: Sendable {
     /// The connection's exchange ended; the next request's head has `timeout` from now (so an
     /// idle keep-alive connection is also closed after it).
     func exchangeEnded(_ connection: UInt) {
-        let deadline = ContinuousClock.now + timeout
+        let now = ContinuousClock.now
         state.withLock { state in
             guard state.connections[connection]?.cut == false else { return }
-            state.connections[connection]?.deadline = deadline
+            state.connections[connection]?.deadline = now + timeout
+            state.connections[connection]?.clockStart = now
             state.connections[connection]?.inExchange = false
             state.connections[connection]?.served = true
         }
@@ -91,12 +94,14 @@ final class HeadDeadline: Sendable {
         state.withLock { $0.connections[connection]?.cut ?? false }
     }
 
-    /// The connection closed: whether its deadline cut it off before it sent a complete request
-    /// line, having served none (a cut within an exchange ends that exchange, and a cut after
-    /// one is an idle keep-alive connection's end).
-    func closed(_ connection: UInt) -> Bool {
-        guard let watched = state.withLock({ $0.connections.removeValue(forKey: connection) }) else { return false }
-        return watched.cut && !watched.inExchange && !watched.served
+    /// The connection closed: when its deadline cut it off before it sent a complete request
+    /// line, having served none, how long it had been trying; `nil` otherwise (a cut within an
+    /// exchange ends that exchange, and a cut after one is an idle keep-alive connection's end).
+    func closed(_ connection: UInt) -> Duration? {
+        guard let watched = state.withLock({ $0.connections.removeValue(forKey: connection) }),
+              watched.cut, !watched.inExchange, !watched.served
+        else { return nil }
+        return ContinuousClock.now - watched.clockStart
     }
 
     /// Connections cut off so far.

@@ -22,6 +22,9 @@ final class ServerCore: Sendable {
         var drainingRefusals = 0
         /// Requests whose client hung up while their answer was being made.
         var clientAborts = 0
+        /// Requests logged 499: the client left before its answer was sent (the hang-ups
+        /// above, and clients gone by the time their answer was written).
+        var closedByClient = 0
         /// Requests the server refused before the service saw them, by status: its own 414
         /// and 431, and libmicrohttpd's refusals.
         var refusalsByStatus: [Int: Int] = [:]
@@ -69,11 +72,12 @@ final class ServerCore: Sendable {
     /// request was logged with that request, and one cut off after its last exchange was an idle
     /// keep-alive connection.
     func connectionClosed(_ connection: ConnectionHandle, client: String) {
-        guard headDeadline.closed(connection.key) else { return }
+        guard let waited = headDeadline.closed(connection.key) else { return }
         countRefusal(Self.headerTimeoutStatus)
         guard let format = configuration.accessLog else { return }
         let entry = AccessLogLine.Entry(
-            time: Date(), client: client, method: "-", target: "-", status: Self.headerTimeoutStatus, bytes: 0, milliseconds: 0)
+            time: Date(), client: client, method: "-", target: "-", status: Self.headerTimeoutStatus, bytes: 0,
+            milliseconds: waited.milliseconds)
         log(AccessLogLine.render(entry, as: format))
     }
 
@@ -304,6 +308,7 @@ final class ServerCore: Sendable {
             countRefusal(Self.headerTimeoutStatus)
         } else if status == nil, clientWentAway || state.method != "-" {
             status = 499
+            registry.withLock { $0.closedByClient += 1 }
         }
         guard let format = configuration.accessLog else { return }
         let entry = AccessLogLine.Entry(
@@ -320,6 +325,7 @@ final class ServerCore: Sendable {
             counters.inFlight = registry.inFlight
             counters.drainingRefusals = registry.drainingRefusals
             counters.clientAborts = registry.clientAborts
+            counters.closedByClient = registry.closedByClient
             counters.draining = registry.draining
             counters.refusalsByStatus = registry.refusalsByStatus
             return counters
