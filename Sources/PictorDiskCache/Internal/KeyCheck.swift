@@ -1,9 +1,12 @@
 import Foundation
 import PictorCore
+import PictorCrypto
 
 /// Which key setting a cache directory's entries are written under, as recorded in its index
 /// (`settings.key_check`): `"plain"`, or `"cipher:"` and the hex ``DataCipher/keyIdentifier``
-/// (a non-secret value derived from the key, never the key).
+/// (a non-secret value derived from the key, never the key). An identifier over
+/// ``longestRecordedIdentifier`` bytes (a user's cipher may have one) is recorded as the hex of
+/// its SHA-256, so that every record this build writes is well-formed.
 ///
 /// Only the cipher is recorded, not the ``CacheKeyHashing``: with ``DiskCacheEncryption`` both
 /// come from one master key, so the cipher's identifier names the pair.
@@ -20,8 +23,13 @@ package struct KeyCheck: Sendable, Hashable {
             recorded = "plain"
             return
         }
-        recorded = "cipher:" + cipher.keyIdentifier.map { String(format: "%02x", $0) }.joined()
+        var identifier = cipher.keyIdentifier
+        if identifier.count > Self.longestRecordedIdentifier { identifier = Data(SHA256.hash(identifier)) }
+        recorded = "cipher:" + identifier.map { String(format: "%02x", $0) }.joined()
     }
+
+    /// The longest key identifier recorded as it is, in bytes (`512`, 1,024 hex characters).
+    static let longestRecordedIdentifier = 512
 
     /// Whether the record names a cipher (anything but `plain`, even a damaged record).
     package var isEncrypted: Bool { recorded != "plain" }
