@@ -13,8 +13,9 @@ internal import CJPEGShim
 ///   asked for: libjpeg decodes rows as their bytes arrive, and a preview shows the rows
 ///   decoded so far, the rest mid-grey (128), each time more rows have come.
 ///
-/// Only 8-bit grey, YCbCr or RGB JPEGs are previewed: a baseline file without the incremental
-/// kind, a sequential file in several scans, CMYK, or damage stops the previews
+/// Only 8-bit Huffman-coded grey, YCbCr or RGB JPEGs are previewed (libjpeg's arithmetic
+/// decoder cannot suspend): a baseline file without the incremental kind, a sequential file in
+/// several scans, arithmetic coding, CMYK, or damage stops the previews
 /// (``preview(appending:)`` throws), never the final decode. The declared pixel count is
 /// checked against the decode's limit before any coefficient or row buffer is allocated; the
 /// shim keeps only the bytes libjpeg has not consumed (at most ``maximumUnreadBytes``), and
