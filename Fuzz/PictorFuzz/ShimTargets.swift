@@ -307,4 +307,78 @@ enum ShimTargets {
             }
         }
     }
+
+    // MARK: png-preview
+
+    /// Feeds `png` to a new PNG preview decoder in pieces (the rest at once when `pieces`
+    /// returns nil): the previews, and the error that stopped them.
+    static func feedPNG(_ png: Data, options: ImageDecodingOptions, pieces: () -> Int?) -> (previews: [Image], error: ImageDecodingError?) {
+        guard let decoder = SpngDecoder().makePreviewDecoder(format: .png, options: options, kinds: .incremental) else {
+            check(false, "no PNG preview decoder")
+            return ([], nil)
+        }
+        var previews: [Image] = []
+        var start = 0
+        while start < png.count {
+            let end = min(png.count, start + (pieces() ?? png.count))
+            do {
+                if let preview = try decoder.preview(appending: png.subdata(in: start..<end)) { previews.append(preview) }
+            } catch let error as ImageDecodingError {
+                check(error.kind == .corrupt || error.kind == .unsupportedVariant, "preview error \(error)")
+                return (previews, error)
+            } catch {
+                check(false, "preview error of another type: \(error)")
+            }
+            start = end
+        }
+        return (previews, nil)
+    }
+
+    /// Input: a byte that seeds where the file is cut, a byte of options (thumbnail, pixel
+    /// limit), then the PNG (its signature added when missing).
+    @Sendable static func pngPreview(_ b: UnsafeRawBufferPointer) {
+        guard b.count >= 2 else { return }
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        let body = Array(b[2...])
+        let png = Data(body.starts(with: signature) ? body : signature + body)
+        var options = ImageDecodingOptions()
+        let choice = b[1]
+        options.thumbnail = [nil, ThumbnailOptions(width: 16), ThumbnailOptions(width: 40, height: 30, contentMode: .aspectFill), nil][Int(choice & 3)]
+        options.maximumPixelCount = [1 << 20, 4_096, 65_536, 1][Int(choice >> 2 & 3)]
+        // The size the IHDR declares, read here plainly (it is the first chunk).
+        let bytes = [UInt8](png)
+        func be32(_ i: Int) -> Int { i + 4 <= bytes.count ? Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]) : 0 }
+        let declared = bytes.count >= 24 && Array(bytes[12..<16]) == Array("IHDR".utf8) ? (be32(16), be32(20)) : nil
+        var state = UInt64(b[0]) &* 0x9E37_79B9_7F4A_7C15 &+ 1
+        let longest = [1, 7, 64, 1_024][Int(b[0] >> 6)]
+        let split = feedPNG(png, options: options) {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return 1 + Int(state >> 33) % longest
+        }
+        let whole = feedPNG(png, options: options) { nil }
+        for preview in split.previews + whole.previews {
+            let bands = preview.layout.rawValue
+            check((1...4).contains(bands) && preview.frames.count == 1 && preview.frames[0].pixels.count == preview.width * preview.height * bands,
+                  "a PNG preview's pixels are not width × height × bands")
+            guard let (width, height) = declared else { check(false, "a preview of a PNG without IHDR first"); continue }
+            check(width * height <= options.maximumPixelCount, "a preview of \(width)×\(height), over the limit")
+            if options.thumbnail == nil {
+                check(preview.width == width && preview.height == height, "preview \(preview.width)×\(preview.height) of a \(width)×\(height) PNG")
+            } else {
+                check(preview.width >= 1 && preview.height >= 1 && preview.width <= width && preview.height <= height,
+                      "preview \(preview.width)×\(preview.height) of a \(width)×\(height) PNG")
+            }
+        }
+        // How the file arrives changes nothing in the end: the same error or none, and the
+        // same last preview (rows or passes are shown only once complete).
+        check((split.error == nil) == (whole.error == nil),
+              "in pieces: \(split.error.map { "\($0)" } ?? "no error"); whole: \(whole.error.map { "\($0)" } ?? "no error")")
+        if split.error == nil, whole.error == nil {
+            check(split.previews.isEmpty == whole.previews.isEmpty, "previews in pieces but none whole, or the other way")
+            if let last = split.previews.last, let one = whole.previews.last {
+                check(last.width == one.width && last.height == one.height && last.layout == one.layout && last.pixels == one.pixels,
+                      "the last PNG preview differs between the file in pieces and whole")
+            }
+        }
+    }
 }
