@@ -77,6 +77,7 @@ seeds() {
         jpeg-markers) pattern='.*\.jpg$' ;;
         gif-header) pattern='.*\.gif$' ;;
         png-check) pattern='.*\.png$' ;;
+        webp-gif-canvas) pattern='.*\.(gif|webp)$' ;;
     esac
     if [ -n "$pattern" ] && [ -d "$SHARED_CORPUS" ]; then
         # Files over 64 kB only slow the fuzzer down: their first 16 kB are what -max_len reads.
@@ -127,7 +128,7 @@ for t in "${TARGETS[@]}"; do
     seeds "$t" "$seeddir"
     mkdir -p "$corpus" "$artifacts"
     maxlen=4096
-    case "$t" in sniff|jpeg-markers|gif-header|png-check) maxlen=16384 ;; esac
+    case "$t" in sniff|jpeg-markers|gif-header|png-check|webp-gif-canvas|jpeg-preview|png-preview) maxlen=16384 ;; esac
     echo "== $t: ${SECONDS_PER_TARGET} s ($(ls "$seeddir" | wc -l) seeds, $(ls "$corpus" | wc -l) kept inputs)"
     set +e
     PICTOR_FUZZ_TARGET=$t nice -n 10 "$BIN" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb="$RSS_MB" \
@@ -135,15 +136,16 @@ for t in "${TARGETS[@]}"; do
         "$corpus" "$seeddir" > "$log" 2>&1
     status=$?
     set -e
-    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-    line=$(grep -E '^#[0-9]+' "$log" | tail -1)
+    execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
+    # A target that fails on a seed stops before its first status line.
+    line=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
     cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<< "$line")
     ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<< "$line")
     corp=$(sed -n 's/.* corp: \([0-9]*\).*/\1/p' <<< "$line")
-    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+    rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
     result=ok
     if [ $status -ne 0 ]; then
-        result="FAILED (exit $status; $(ls "$artifacts" | head -1))"
+        result="FAILED (exit $status; $(ls -t "$artifacts" | head -1))"
         failed+=("$t")
         grep -E 'invariant failed|ERROR: AddressSanitizer|Fatal error|ERROR: libFuzzer|SUMMARY' "$log" | head -5 || true
     fi

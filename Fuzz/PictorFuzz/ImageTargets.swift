@@ -101,4 +101,78 @@ enum ImageTargets {
             }
         }
     }
+
+    /// A GIF's logical screen and the rectangles (left, top, width, height) of the frames among
+    /// its first 64 blocks, read plainly from the block structure.
+    static func gifLayout(_ b: UnsafeRawBufferPointer) -> (screen: (Int, Int), frames: [(Int, Int, Int, Int)])? {
+        guard b.count >= 13, Array(b[0..<3]) == Array("GIF".utf8) else { return nil }
+        func u16(_ i: Int) -> Int { i + 1 < b.count ? Int(b[i]) | Int(b[i + 1]) << 8 : 0 }
+        func colourTable(_ flags: UInt8) -> Int { flags & 0x80 != 0 ? 3 * (2 << Int(flags & 7)) : 0 }
+        func afterSubBlocks(_ start: Int) -> Int {
+            var j = start
+            while j < b.count, b[j] != 0 { j += Int(b[j]) + 1 }
+            return j + 1
+        }
+        var frames: [(Int, Int, Int, Int)] = []
+        var i = 13 + colourTable(b[10])
+        for _ in 0..<64 where i < b.count {
+            if b[i] == 0x2C {
+                frames.append((u16(i + 1), u16(i + 3), u16(i + 5), u16(i + 7)))
+                i = afterSubBlocks(i + 11 + colourTable(i + 9 < b.count ? b[i + 9] : 0))
+            } else if b[i] == 0x21 {
+                i = afterSubBlocks(i + 2)
+            } else {
+                break
+            }
+        }
+        return ((u16(6), u16(8)), frames)
+    }
+
+    @Sendable static func webpGIFCanvas(_ b: UnsafeRawBufferPointer) {
+        let data = dataNoCopy(b)
+        // GIF: the pixel count checked before libvips covers the canvas libvips makes (the
+        // logical screen, grown side by side to hold the first frame's rectangle) and every
+        // frame's own rectangle, which the decoder fills before clipping it to the canvas.
+        if let layout = gifLayout(b) {
+            guard let largest = GIFHeader.largestFrame(in: data) else { check(false, "a GIF without a size"); return }
+            var canvas = layout.screen
+            if let (x, y, w, h) = layout.frames.first { canvas = (max(canvas.0, x + w), max(canvas.1, y + h)) }
+            check(largest.width * largest.height >= canvas.0 * canvas.1,
+                  "largest frame \(largest.width)×\(largest.height) holds less than the \(canvas.0)×\(canvas.1) canvas")
+            for (_, _, w, h) in layout.frames {
+                check(largest.width * largest.height >= w * h, "largest frame \(largest.width)×\(largest.height) holds less than a \(w)×\(h) frame")
+            }
+        } else {
+            check(GIFHeader.largestFrame(in: data) == nil, "a size for what is not a GIF")
+        }
+        // WebP: every frame libwebpdemux reports lies inside the canvas and its bitstream inside
+        // the file, or the container is refused; a file WebPDecoder takes is one frame that is
+        // the canvas; the chunk walk that repairs cut animations counts the same frames.
+        guard let layout = WebPDecoder.containerLayout(data) else {
+            check(!WebPDecoder().accepts(data, format: .webp, options: ImageDecodingOptions()), "WebPDecoder takes a container libwebpdemux refuses")
+            return
+        }
+        check(layout.canvasWidth >= 1 && layout.canvasHeight >= 1 && layout.canvasWidth <= 1 << 24 && layout.canvasHeight <= 1 << 24,
+              "canvas \(layout.canvasWidth)×\(layout.canvasHeight)")
+        for frame in layout.frames {
+            check(frame.x >= 0 && frame.y >= 0 && frame.width >= 1 && frame.height >= 1
+                  && frame.x + frame.width <= layout.canvasWidth && frame.y + frame.height <= layout.canvasHeight,
+                  "frame \(frame.width)×\(frame.height) at (\(frame.x), \(frame.y)) outside the \(layout.canvasWidth)×\(layout.canvasHeight) canvas")
+            check(frame.bitstream.lowerBound >= 0 && frame.bitstream.upperBound <= b.count, "a frame's bitstream outside the file")
+        }
+        if WebPDecoder().accepts(data, format: .webp, options: ImageDecodingOptions()) {
+            check(!layout.isAnimated && layout.frames.count == 1, "WebPDecoder takes \(layout.frames.count) frames")
+            if let frame = layout.frames.first {
+                check(frame.x == 0 && frame.y == 0 && frame.width == layout.canvasWidth && frame.height == layout.canvasHeight,
+                      "WebPDecoder takes a frame that is not the canvas")
+            }
+        }
+        // The repair of a cut animation: libwebpdemux reads only complete frames in it. (Frame
+        // counts may differ on a damaged file: libwebpdemux reads frames nested in an ANMF chunk
+        // whose size covers them, which the chunk walk skips with that chunk; the repair keeps
+        // such a chunk whole, so its frames are complete either way.)
+        if let repaired = AnimationStructure.scan(data, format: .webp)?.repaired, let fixed = WebPDecoder.containerLayout(repaired) {
+            check(fixed.frames.allSatisfy(\.isComplete), "a repaired WebP has an incomplete frame")
+        }
+    }
 }

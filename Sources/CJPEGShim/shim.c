@@ -163,7 +163,9 @@ static int consume(pjpeg_decoder *decoder) {
         int header = jpeg_read_header(cinfo, TRUE);
         if (header == JPEG_SUSPENDED) return PJPEG_NEED_MORE;
         if (header != JPEG_HEADER_OK) return die(decoder, PJPEG_UNSUPPORTED);
-        if (cinfo->data_precision != 8) return die(decoder, PJPEG_UNSUPPORTED);
+        // libjpeg's arithmetic decoder cannot suspend (it fails with "Suspension not allowed
+        // here" when the bytes run out inside a scan), so only Huffman-coded files are previewed.
+        if (cinfo->data_precision != 8 || cinfo->arith_code) return die(decoder, PJPEG_UNSUPPORTED);
         if (cinfo->progressive_mode) {
             decoder->sequential = 0;
         } else if (!jpeg_has_multiple_scans(cinfo) && decoder->allows_rows) {

@@ -271,6 +271,10 @@ static int inflate_data(cpng_rows *d, const uint8_t *bytes, size_t count) {
                 int status = finish_row(d);
                 if (status != CPNG_OK) return status;
             }
+            // The last row is in: what zlib read after it (the end of the stream and its
+            // Adler-32, which inflate checks when it has those bytes at once) is ignored, as it
+            // is when it comes in a later piece. Checksums are the final decode's to judge.
+            if (d->pass_height == 0) return CPNG_OK;
             if (z == Z_STREAM_END) {
                 d->stream_ended = 1;
                 return CPNG_OK;

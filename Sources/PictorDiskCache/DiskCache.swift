@@ -89,7 +89,8 @@ public final class DiskCache: DataCaching, Sendable {
     /// three newest copies moved aside are kept for inspection, and ``removeAll()`` deletes them.
     ///
     /// **Key check.** The index records which key setting the entries are written under: plain,
-    /// or the cipher's non-secret ``/PictorCore/DataCipher/keyIdentifier`` (never the key). Opening with
+    /// or the cipher's non-secret ``/PictorCore/DataCipher/keyIdentifier`` (never the key; its
+    /// SHA-256 when it is over 512 bytes). Opening with
     /// another setting — another key, a key for a plain cache, no key for an encrypted one —
     /// throws ``DiskCacheError/keyMismatch(path:_:)`` before any file is read, written or
     /// removed (unless ``Configuration/keyMismatchPolicy`` says to discard the entries), even

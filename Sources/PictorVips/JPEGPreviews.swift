@@ -13,13 +13,14 @@ internal import CJPEGShim
 ///   asked for: libjpeg decodes rows as their bytes arrive, and a preview shows the rows
 ///   decoded so far, the rest mid-grey (128), each time more rows have come.
 ///
-/// Only 8-bit grey, YCbCr or RGB JPEGs are previewed: a baseline file without the incremental
-/// kind, a sequential file in several scans, CMYK, or damage stops the previews
+/// Only 8-bit Huffman-coded grey, YCbCr or RGB JPEGs are previewed (libjpeg's arithmetic
+/// decoder cannot suspend): a baseline file without the incremental kind, a sequential file in
+/// several scans, arithmetic coding, CMYK, or damage stops the previews
 /// (``preview(appending:)`` throws), never the final decode. The declared pixel count is
 /// checked against the decode's limit before any coefficient or row buffer is allocated; the
 /// shim keeps only the bytes libjpeg has not consumed (at most ``maximumUnreadBytes``), and
 /// libjpeg the image's coefficients (2 bytes per sample) or the scaled rows (1 byte per sample).
-final class JPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
+package final class JPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
     /// The most unread bytes the shim keeps: libjpeg consumes every whole unit it is given, so
     /// only a marker segment or an MCU cut by a chunk boundary waits (16 MiB covers any
     /// APPn/ICC segment chain).
@@ -34,12 +35,26 @@ final class JPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
     /// The file's start, until the header is read (its markers give the EXIF orientation).
     private var header = Data()
     private var plan: TurboJPEGDecoder.Plan?
-    private var orientation = 1
+    /// The EXIF orientation (1...8) read from the markers before the first scan; 1 until then.
+    package private(set) var orientation = 1
     private var renderedScans = 0
     private var renderedRows = 0
-    private(set) var kind: ImagePreviewKinds = .progressive
+    /// The kind of the previews given: ``/PictorCore/ImagePreviewKinds/progressive`` until a
+    /// baseline file's rows are.
+    package private(set) var kind: ImagePreviewKinds = .progressive
+    /// The image's size as its header declares it, once the header is read.
+    package private(set) var declaredSize: (width: Int, height: Int)?
+    /// The size of the last preview rendered by the shim, at the DCT scale, before resampling:
+    /// width and height in pixels, channels 1 (grey) or 3 (RGB).
+    package private(set) var renderedSize: (width: Int, height: Int, channels: Int)?
 
-    init?(options: ImageDecodingOptions, kinds: ImagePreviewKinds) {
+    /// A decoder for one file's previews; `nil` when libjpeg cannot be set up.
+    ///
+    /// - Parameters:
+    ///   - options: the final decode's options: its thumbnail is the previews' size, its pixel
+    ///     limit theirs.
+    ///   - kinds: the kinds of previews wanted.
+    package init?(options: ImageDecodingOptions, kinds: ImagePreviewKinds) {
         let limit = UInt64(clamping: max(0, options.maximumPixelCount))
         let rows: Int32 = kinds.contains(.incremental) ? 1 : 0
         guard let decoder = pjpeg_new(limit, Self.maximumUnreadBytes, rows) else { return nil }
@@ -50,7 +65,7 @@ final class JPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
 
     deinit { pjpeg_free(decoder) }
 
-    func preview(appending bytes: Data) throws -> Image? {
+    package func preview(appending bytes: Data) throws -> Image? {
         if plan == nil, header.count < Self.maximumHeaderBytes { header.append(bytes) }
         var status = bytes.withUnsafeBytes { raw in
             pjpeg_append(decoder, raw.bindMemory(to: UInt8.self).baseAddress, raw.count)
@@ -78,6 +93,7 @@ final class JPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
         let pixels = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, count))
         defer { pixels.deallocate() }
         try check(pjpeg_render(decoder, pixels, count))
+        renderedSize = (scaledWidth, scaledHeight, bands)
         let result: Data
         if scaledWidth == plan.outputWidth, scaledHeight == plan.outputHeight, orientation == 1 {
             result = Data(bytes: pixels, count: count)
@@ -94,6 +110,7 @@ final class JPEGPreviews: ImagePreviewDecoding, @unchecked Sendable {
     private func start() throws -> Int32 {
         var width: UInt32 = 0, height: UInt32 = 0
         try check(pjpeg_image_size(decoder, &width, &height))
+        declaredSize = (Int(width), Int(height))
         orientation = header.withUnsafeBytes { JPEGMarkers($0)?.orientation } ?? 1
         header = Data()
         let plan = TurboJPEGDecoder.Plan(width: Int(width), height: Int(height), orientation: orientation, target: options.thumbnail)

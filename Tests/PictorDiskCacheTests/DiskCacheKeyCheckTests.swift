@@ -50,6 +50,36 @@ struct DiskCacheKeyCheckTests {
         #expect(cache.verify().valid == urls.count)
     }
 
+    /// ``ToyCipher`` under a key identifier of any length, its key standing in as one more
+    /// byte of associated data (so that another key's files do not open).
+    struct IdentifiedCipher: DataCipher {
+        let keyIdentifier: Data
+        var key: UInt8 = 0
+        func seal(_ plaintext: Data, associatedData: Data) throws -> Data { try ToyCipher().seal(plaintext, associatedData: associatedData + [key]) }
+        func open(_ envelope: Data, associatedData: Data) throws -> Data { try ToyCipher().open(envelope, associatedData: associatedData + [key]) }
+    }
+
+    /// Found by fuzzing (`key-record`): a cipher whose key identifier is over 512 bytes was
+    /// recorded as more hex than a well-formed record holds, so the index was refused as damaged
+    /// as soon as it was written: the cache never opened. Its record is now well-formed, and
+    /// another long identifier is another key.
+    @Test func aCipherWithAKeyIdentifierOver512BytesOpensAndIsItsOwnKey() throws {
+        let long = IdentifiedCipher(keyIdentifier: Data((0..<600).map { UInt8($0 & 0xFF) }))
+        let other = IdentifiedCipher(keyIdentifier: Data((0..<600).map { UInt8($0 & 0xFF) ^ ($0 == 599 ? 1 : 0) }), key: 1)
+        #expect(KeyCheck(long).isWellFormed && KeyCheck(long).mismatch(configured: KeyCheck(long)) == nil)
+        #expect(KeyCheck(long).mismatch(configured: KeyCheck(other)) == .anotherKey)
+        var configuration = plain()
+        configuration.cipher = long
+        do {
+            let cache = try DiskCache(configuration: configuration)
+            cache.store(testBytes(900, seed: 1), for: urls[0])
+            cache.flush()
+        }
+        #expect(try DiskCache(configuration: configuration).data(for: urls[0]) == testBytes(900, seed: 1))
+        configuration.cipher = other
+        #expect(mismatch(configuration) == .anotherKey)
+    }
+
     @Test func anEncryptedCacheOpenedWithNoKeyIsRefused() throws {
         try fill(encrypted())
         let before = snapshot()

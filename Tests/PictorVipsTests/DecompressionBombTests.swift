@@ -44,4 +44,26 @@ struct DecompressionBombTests {
             }
         }
     }
+
+    /// A GIF with a logical screen of `screen` and one frame of `frame` (left, top, width,
+    /// height) whose image data is a clear code and the end code.
+    static func gif(screen: (Int, Int), frame: (Int, Int, Int, Int)) -> Data {
+        var bytes = Array("GIF89a".utf8) + HandMadeFiles.le16(screen.0) + HandMadeFiles.le16(screen.1) + [0x80, 0, 0, 0, 0, 0, 255, 255, 255]
+        bytes += [0x2C] + HandMadeFiles.le16(frame.0) + HandMadeFiles.le16(frame.1) + HandMadeFiles.le16(frame.2) + HandMadeFiles.le16(frame.3) + [0]
+        bytes += [0x02, 0x02, 0x4C, 0x01, 0x00, 0x3B]
+        return Data(bytes)
+    }
+
+    /// libvips grows the logical screen side by side to hold the first frame (a 1000 × 1 screen
+    /// and a 1 × 1000 first frame make a 1000 × 1000 canvas): the size checked before libvips
+    /// is that canvas, not the larger by area of the screen and the frame's extent.
+    @Test func aGIFCanvasGrowsSideBySideToHoldTheFirstFrame() throws {
+        let size = try #require(GIFHeader.largestFrame(in: Self.gif(screen: (1000, 1), frame: (0, 0, 1, 1000))))
+        #expect(size.width == 1000 && size.height == 1000)
+        // Found by the fuzzer: a 1 × 1 screen and a frame 0 wide and 1,032 high, 256 rows down.
+        let found: [UInt8] = [0x47, 0x49, 0x46, 0x38, 0x37, 0x61, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2C, 0x00, 0x00,
+                              0x00, 0x01, 0x00, 0x00, 0x08, 0x04, 0x00, 0x01, 0x04, 0x04, 0x00, 0x3B]
+        let grown = try #require(GIFHeader.largestFrame(in: Data(found)))
+        #expect(grown.width == 1 && grown.height == 1_288)
+    }
 }

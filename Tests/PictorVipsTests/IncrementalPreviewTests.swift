@@ -117,6 +117,23 @@ import Testing
         #expect(previews.last?.pixels == image.pixels)
     }
 
+    /// Found by fuzzing (`png-preview`): checksums are not checked by the preview decoder, yet
+    /// a PNG whose Adler-32 is wrong gave no preview at all when its last rows came in the same
+    /// piece as the end of the stream (zlib checked it on the way), while in small pieces it
+    /// showed the whole image. Both now end as the image.
+    @Test func aWrongAdler32DoesNotStopPreviewsInOnePieceOrMany() throws {
+        let image = Self.texture(33, 21)
+        var bytes = [UInt8](try #require(SpngEncoder.encode(image, compression: 9)))
+        let iend = try #require((0..<(bytes.count - 3)).last { bytes[$0..<($0 + 4)].elementsEqual("IEND".utf8) })
+        // The Adler-32 is the last 4 bytes of the stream, before the IDAT's CRC and IEND's header.
+        bytes[iend - 4 - 4 - 1] ^= 0x01
+        for piece in [bytes.count, 3] {
+            let decoder = try #require(SpngDecoder().makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: Self.both))
+            let previews = try Self.previews(decoder, of: Data(bytes), piece: piece)
+            #expect(previews.last?.pixels == image.pixels)
+        }
+    }
+
     /// Filter type 0 rows of `image` (RGB), pass by pass (Adam7).
     static func adam7(_ image: Image) -> [UInt8] {
         let x0 = [0, 4, 0, 2, 0, 1, 0], y0 = [0, 0, 4, 0, 2, 0, 1], dx = [8, 8, 4, 4, 2, 2, 1], dy = [8, 8, 8, 4, 4, 2, 2]

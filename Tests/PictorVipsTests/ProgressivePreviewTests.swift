@@ -96,6 +96,32 @@ import Testing
         #expect(ImageDecoderRegistry.vips.makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: .progressive) == nil)
     }
 
+    /// Found by fuzzing (`jpeg-preview`): libjpeg's arithmetic decoder cannot suspend, so a
+    /// progressive arithmetic-coded JPEG (SOF10) fed in pieces died with "Suspension not allowed
+    /// here" at the first piece that ended inside a scan, and whole gave previews; a baseline
+    /// one (SOF9) would give rows the same way. Both are now refused at their header, in pieces
+    /// or whole, as a kind of JPEG previews are not made of.
+    @Test func arithmeticCodedJPEGsAreRefusedAtTheirHeader() throws {
+        let refused = ImageDecodingError.unsupportedVariant(.jpeg, detail: "no previews of this kind of JPEG")
+        for (encoded, marker, arithmetic) in [(Self.texture(64, 48).progressiveJPEG(quality: 80), UInt8(0xC2), UInt8(0xCA)),
+                                              (TurboJPEGEncoder.encode(Self.texture(64, 48), quality: 80), 0xC0, 0xC9)] {
+            var bytes = [UInt8](try #require(encoded))
+            let sof = try #require((0..<(bytes.count - 1)).first { bytes[$0] == 0xFF && bytes[$0 + 1] == marker })
+            bytes[sof + 1] = arithmetic
+            for cuts in [[], Array(stride(from: 7, to: bytes.count, by: 7))] {
+                let decoder = try #require(TurboJPEGDecoder().makePreviewDecoder(format: .jpeg, options: ImageDecodingOptions(),
+                                                                                 kinds: [.progressive, .incremental]))
+                #expect(throws: refused) {
+                    var start = 0
+                    for end in cuts + [bytes.count] where end > start {
+                        _ = try decoder.preview(appending: Data(bytes[start..<end]))
+                        start = end
+                    }
+                }
+            }
+        }
+    }
+
     @Test func tooManyPixelsStopPreviewsBeforeAnyScan() throws {
         let data = try #require(Self.texture(200, 100).progressiveJPEG())
         var options = ImageDecodingOptions()

@@ -15,8 +15,8 @@ enum pjpeg_status {
     PJPEG_NEED_MORE = 1,
     /// The header is read: call pjpeg_image_size, then pjpeg_start with the scale.
     PJPEG_HEADER_READY = 2,
-    /// The file is not a JPEG this shim previews (CMYK, 12-bit, a sequential file in several
-    /// scans, or a baseline file when rows were not asked for…).
+    /// The file is not a JPEG this shim previews (CMYK, 12-bit, arithmetic-coded, a sequential
+    /// file in several scans, or a baseline file when rows were not asked for…).
     PJPEG_UNSUPPORTED = -1,
     /// libjpeg failed (damaged data); the message is in pjpeg_message. The decoder is dead.
     PJPEG_ERROR = -2,
@@ -38,8 +38,8 @@ void pjpeg_free(pjpeg_decoder *decoder);
 
 /// Appends the next `count` bytes of the file and consumes as much as they allow. Returns
 /// PJPEG_OK or PJPEG_NEED_MORE (both: go on), PJPEG_HEADER_READY (until pjpeg_start is called)
-/// or an error. Only an 8-bit grey, YCbCr or RGB JPEG, progressive or (with `allows_rows`) in a
-/// single scan, gets past its header.
+/// or an error. Only an 8-bit, Huffman-coded, grey, YCbCr or RGB JPEG, progressive or (with
+/// `allows_rows`) in a single scan, gets past its header.
 int pjpeg_append(pjpeg_decoder *decoder, const uint8_t *bytes, size_t count);
 
 /// The image's declared size, once the header was read (else PJPEG_NEED_MORE).

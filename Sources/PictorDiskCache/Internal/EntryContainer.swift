@@ -78,7 +78,7 @@ package enum EntryContainer {
 
     /// Opens a whole entry file with `cipher` (associated data: the digest, UTF-8) when there
     /// is one, then decodes it; `nil` when it is not intact.
-    static func open(_ file: Data, digest: String, cipher: (any DataCipher)?) -> Decoded? {
+    package static func open(_ file: Data, digest: String, cipher: (any DataCipher)?) -> Decoded? {
         guard let cipher else { return decode(file) }
         guard let plain = try? cipher.open(file, associatedData: Data(digest.utf8)) else { return nil }
         return decode(plain)
@@ -92,7 +92,7 @@ package enum EntryContainer {
 
     /// The metadata section and footer size for a file, read from its last 16 bytes; `nil` when
     /// the footer is not ours or does not fit the file size.
-    static func trailerSize(footer: Data, fileSize: Int) -> Int? {
+    package static func trailerSize(footer: Data, fileSize: Int) -> Int? {
         guard footer.count == footerSize, Array(footer.suffix(4)) == magic else { return nil }
         let metadataCount = footer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: 8, as: UInt32.self).littleEndian) }
         return metadataCount + footerSize <= fileSize ? metadataCount + footerSize : nil
