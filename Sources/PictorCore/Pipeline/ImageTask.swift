@@ -175,7 +175,10 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
     /// per Adam7 pass; every preview has the final image's size. A download shared with other
     /// tasks is previewed once for all of them, when the task that started it asked, and each
     /// task takes only the kinds (``ImagePreviewKinds``) it asked for. Never cached, never
-    /// delivered after the final image. Each access makes a new stream (newest 8 kept).
+    /// delivered after the final image. Each access makes a new stream, which keeps only the
+    /// newest preview its consumer has not taken yet: a preview a newer one replaced is
+    /// worthless, and a slow consumer must not hold many full-size images. A consumer that
+    /// reads only after the task ends gets at most one, the newest.
     ///
     /// ```swift
     /// let task = pipeline.imageTask(for: ImageRequest(url: url, options: [.progressivePreviews]))
@@ -183,7 +186,7 @@ public final class ImageTask: Sendable, Hashable, Identifiable, CustomStringConv
     /// show(try await task.image)
     /// ```
     public var previews: AsyncStream<ImageResponse> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ImageResponse.self, bufferingPolicy: .bufferingNewest(8))
+        let (stream, continuation) = AsyncStream.makeStream(of: ImageResponse.self, bufferingPolicy: .bufferingNewest(1))
         let key = SubscriberIDs.next()
         let finished = storage.withLock { s -> Bool in
             if s.result != nil { return true }

@@ -64,6 +64,19 @@ import Testing
         #expect(await late.next() == nil, "a finished task's stream ends at once")
     }
 
+    @Test func aConsumerThatReadsLateGetsOnlyTheNewestPreview() async throws {
+        let task = ImageTask(request: ImageRequest(url: URL(string: "https://example.test/a.img")!))
+        let previews = task.previews
+        for width in 1...5 { task.didPreview(TestImageCodec.makeImage(width: width, height: 1)) }
+        task.start { task in
+            ImageResponse(image: TestImageCodec.makeImage(width: 9, height: 9), request: task.request, cacheLayer: .network)
+        }
+        _ = try await task.response
+        var seen: [Int] = []
+        for await preview in previews { seen.append(preview.image.width) }
+        #expect(seen == [5], "a preview a newer one replaced is not kept")
+    }
+
     // MARK: Through the pipeline
 
     /// Answers with `pieces`, handing each to ``DataLoadOptions/bodyReceived`` after passing
@@ -171,6 +184,26 @@ import Testing
         #expect(!final.isPreview && final.image.width == 16)
         #expect(widths == widths.sorted() && Set(widths).count == 3, "each more complete than the last: \(widths)")
         #expect(decoder.made.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func aSlowConsumerOfAPipelineTaskGetsAtMostTheNewestPreview() async throws {
+        let loader = PieceLoader(pieces: Self.pieces())
+        let pipeline = pipeline(loader, PreviewingDecoder())
+        let task = pipeline.imageTask(for: ImageRequest(url: Self.url, options: [.progressivePreviews]))
+        // One stream read as previews come (to step in order), one read only after the end.
+        var eager = task.previews.makeAsyncIterator()
+        let late = task.previews
+        var last = 0
+        for _ in Self.pieces() {
+            await step(loader)
+            last = try #require(await eager.next()).image.width
+        }
+        await step(loader)
+        let final = try await task.response
+        var seen: [ImageResponse] = []
+        for await preview in late { seen.append(preview) }
+        #expect(seen.map(\.image.width) == [last], "only the newest undelivered preview is kept")
+        #expect(seen.allSatisfy(\.isPreview) && !final.isPreview)
     }
 
     @Test func previewsAreThrottledOnThePipelinesClock() async throws {
