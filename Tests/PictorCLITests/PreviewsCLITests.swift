@@ -33,6 +33,35 @@ struct PreviewsCLITests {
         return pieces
     }
 
+    /// A preview's number as its file name gives it: three digits, so that `ls` sorts them.
+    static func number(_ n: Int) -> String { String(format: "%03d", n) }
+
+    @Test func theFinalImageIsWrittenWithoutWaitingForQueuedPreviews() async throws {
+        let root = try makeTemporaryDirectory("previews-json")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let previews = root.appendingPathComponent("steps")
+        let output = root.appendingPathComponent("rows.png").path
+        // A PNG in many pieces, sent without waiting for any preview: previews come faster than
+        // full-size PNGs are written, however fast the machine is or is not.
+        let (data, _) = try Self.pngPieces()
+        let size = data.count / 24 + 1
+        let pieces = stride(from: 0, to: data.count, by: size).map { data.subdata(in: $0..<min($0 + size, data.count)) }
+        let server = try SteppedHTTPServer(pieces: pieces) { _ in }
+        defer { server.stop() }
+        let run = try await BinaryRunner.run([
+            "fetch", server.url(path: "/rows.png").absoluteString, "-o", output, "--previews", previews.path, "--no-cache", "--json",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let line = try #require(run.stdout.split(separator: "\n").first { $0.contains(#""type":"image""#) })
+        let record = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let made = try #require(record["previews"] as? Int), written = try #require(record["previews_written"] as? Int)
+        #expect(written <= made, "\(line)")
+        // Numbered in the order written, without gaps, so a listing sorts them in order.
+        let names = try FileManager.default.contentsOfDirectory(atPath: previews.path).sorted()
+        #expect(names == (0..<written).map { "rows-preview-\(Self.number($0 + 1)).png" }, "\(names)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: output)).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+    }
+
     @Test func fetchWritesNumberedPreviewsBeforeTheFinalImage() async throws {
         let root = try makeTemporaryDirectory("previews")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -42,7 +71,7 @@ struct PreviewsCLITests {
         let server = try SteppedHTTPServer(pieces: pieces) { sent in
             // Until the preview of the scan just completed is written (bounded), then past the
             // default 100 ms interval, so the next scan's bytes make their own preview.
-            let path = previews.appendingPathComponent("big-preview-\(sent).png").path
+            let path = previews.appendingPathComponent("big-preview-\(Self.number(sent)).png").path
             let deadline = Date().addingTimeInterval(30)
             while !FileManager.default.fileExists(atPath: path), Date() < deadline { usleep(10_000) }
             usleep(150_000)
@@ -52,9 +81,9 @@ struct PreviewsCLITests {
             "fetch", server.url(path: "/big.jpg").absoluteString, "-o", output, "--previews", previews.path, "--no-cache",
         ])
         #expect(run.status == 0, "\(run.stderr)")
-        #expect(run.stdout.contains("previews)"), "\(run.stdout)")
+        #expect(run.stdout.contains(" written)"), "\(run.stdout)")
         let names = try FileManager.default.contentsOfDirectory(atPath: previews.path).sorted()
-        let expected = (1..<pieces.count).map { "big-preview-\($0).png" }
+        let expected = (1..<pieces.count).map { "big-preview-\(Self.number($0)).png" }
         #expect(Set(expected).isSubset(of: Set(names)), "\(names)")
         #expect(names.count >= 2 && names.count <= pieces.count, "\(names)")
         for name in names {
@@ -94,7 +123,7 @@ struct PreviewsCLITests {
         let output = root.appendingPathComponent("rows.png").path
         let (_, pieces) = try Self.pngPieces()
         let server = try SteppedHTTPServer(pieces: pieces) { sent in
-            let path = previews.appendingPathComponent("rows-preview-\(sent).png").path
+            let path = previews.appendingPathComponent("rows-preview-\(Self.number(sent)).png").path
             let deadline = Date().addingTimeInterval(30)
             while !FileManager.default.fileExists(atPath: path), Date() < deadline { usleep(10_000) }
             usleep(150_000)
@@ -105,11 +134,11 @@ struct PreviewsCLITests {
         ])
         #expect(run.status == 0, "\(run.stderr)")
         let names = try FileManager.default.contentsOfDirectory(atPath: previews.path).sorted()
-        let expected = (1..<pieces.count).map { "rows-preview-\($0).png" }
+        let expected = (1..<pieces.count).map { "rows-preview-\(Self.number($0)).png" }
         #expect(Set(expected).isSubset(of: Set(names)), "\(names)")
         let final = try ImageDecoderRegistry.vips.decode(try Data(contentsOf: URL(fileURLWithPath: output)), options: ImageDecodingOptions())
         let first = try ImageDecoderRegistry.vips.decode(
-            try Data(contentsOf: previews.appendingPathComponent("rows-preview-1.png")), options: ImageDecodingOptions())
+            try Data(contentsOf: previews.appendingPathComponent("rows-preview-001.png")), options: ImageDecodingOptions())
         #expect(first.width == final.width && first.height == final.height)
         let stride = final.width * final.layout.bands
         #expect(first.pixels.prefix(stride * 4) == final.pixels.prefix(stride * 4), "the top rows are the final image's")

@@ -103,7 +103,9 @@ enum FetchCommand {
                 var line = "\(Formatting.url(url))  \(result.layer)  \(result.width)×\(result.height)  \(result.bytes.map(Formatting.bytes) ?? "no original read")  \(Formatting.milliseconds(result.seconds))"
                 if let written = result.outputPath { line += "  → \(written) (\(Formatting.bytes(result.writtenBytes)))" }
                 if result.truncated { line += "  (cut short: complete frames only, not cached)" }
-                if previews != nil { line += "  (\(result.previewCount) preview\(result.previewCount == 1 ? "" : "s"))" }
+                if let counts = result.previews {
+                    line += "  (\(counts.received) preview\(counts.received == 1 ? "" : "s"), \(counts.written) written)"
+                }
                 context.console.print(line)
             case .failed(let reason):
                 context.console.error("\(Formatting.url(url))  failed: \(reason)")

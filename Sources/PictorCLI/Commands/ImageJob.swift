@@ -53,8 +53,8 @@ struct ImageJob: Sendable {
         /// The written file: the output directory as given joined with its name, or the file
         /// as given (`--report` and `--json` show this path).
         var outputPath: String?
-        /// Previews written (`fetch --previews`).
-        var previewCount = 0
+        /// The previews delivered and written (`fetch --previews`); `nil` without previews.
+        var previews: PreviewFiles.Counts?
         /// What names the written file while it waits under a temporary name at
         /// ``outputPath`` for ``OutputNaming`` to name it in input order; `nil` once named.
         var pendingName: NameTemplate.Values?
@@ -94,6 +94,20 @@ struct ImageJob: Sendable {
     /// - Parameter naming: names the file in `output` when it is a directory; a run's jobs
     ///   share one, so that two URLs never write one file.
     func run(pipeline: ImagePipeline, output: String?, outputIsDirectory: Bool, naming: OutputNaming = OutputNaming(template: nil)) async -> Result {
+        let previews = previewDirectory.map {
+            previewFiles(into: $0, output: output, outputIsDirectory: outputIsDirectory, naming: naming)
+        }
+        var result = await load(pipeline: pipeline, output: output, outputIsDirectory: outputIsDirectory, naming: naming, previews: previews)
+        // After the final file (and its time): at most the one preview write already running.
+        if let previews { result.previews = await previews.drained() }
+        return result
+    }
+
+    /// ``run(pipeline:output:outputIsDirectory:naming:)`` but for the previews' counts: `previews`
+    /// writes them, stopped once the final image is there.
+    private func load(
+        pipeline: ImagePipeline, output: String?, outputIsDirectory: Bool, naming: OutputNaming, previews: PreviewFiles?
+    ) async -> Result {
         let start = ContinuousClock.now
         var result = Result(url: url, status: .ok, index: index)
         do {
@@ -118,10 +132,8 @@ struct ImageJob: Sendable {
                 (result.width, result.height) = (kept.width, kept.height)
             } else {
                 let response: ImageResponse
-                if let previewDirectory {
-                    (response, result.previewCount) = try await loadWithPreviews(
-                        request, pipeline: pipeline, into: previewDirectory, output: output, outputIsDirectory: outputIsDirectory,
-                        naming: naming)
+                if let previews {
+                    response = try await loadWithPreviews(request, pipeline: pipeline, into: previews)
                 } else {
                     response = try await pipeline.image(for: request)
                 }
@@ -177,22 +189,38 @@ struct ImageJob: Sendable {
         return finished(result, start)
     }
 
-    /// Loads `request` as a task that makes previews, and writes each one as it comes into
-    /// `directory` as `<name>-preview-<n>.png`, numbered from 1, where `<name>` is the image's
-    /// own file name without its extension: `-o FILE`'s, else the one the run's naming gives
-    /// (the `--name` template rendered with the preview's size, or the default name). Every
-    /// preview is written before the final image is returned; a preview that cannot be
-    /// written is skipped with a warning.
-    ///
-    /// - Returns: the final response and the number of previews written.
-    private func loadWithPreviews(
-        _ request: ImageRequest, pipeline: ImagePipeline, into directory: String, output: String?, outputIsDirectory: Bool,
-        naming: OutputNaming
-    ) async throws -> (ImageResponse, Int) {
+    /// Loads `request` as a task that makes previews (every kind: a progressive JPEG's scans,
+    /// and a baseline JPEG's or a PNG's rows so far), handed to `previews` as they come, which
+    /// is stopped once the final image (or a failure) is there.
+    private func loadWithPreviews(_ request: ImageRequest, pipeline: ImagePipeline, into previews: PreviewFiles) async throws -> ImageResponse {
         var request = request
-        // Every kind: a progressive JPEG's scans, and a baseline JPEG's or a PNG's rows so far.
         request.options.insert(.incrementalPreviews)
         let task = pipeline.imageTask(for: request)
+        // Taken before the task can finish, so that no preview is missed.
+        let stream = task.previews
+        let reader = Task {
+            for await preview in stream { previews.received(preview.image) }
+        }
+        do {
+            let response = try await task.response
+            // The stream ended before the response came: this only takes what it still holds.
+            await reader.value
+            previews.stop()
+            return response
+        } catch {
+            reader.cancel()
+            previews.stop()
+            throw error
+        }
+    }
+
+    /// The writer of this job's previews into `directory`, as `<name>-preview-<nnn>.png`
+    /// numbered from `001` in the order written (three digits or more, so that a listing sorts
+    /// them in order), where `<name>` is the image's own file name without its extension:
+    /// `-o FILE`'s, else the one the run's naming gives (the `--name` template rendered with
+    /// the preview's size, or the default name). A preview that cannot be written is skipped
+    /// with a warning.
+    private func previewFiles(into directory: String, output: String?, outputIsDirectory: Bool, naming: OutputNaming) -> PreviewFiles {
         let url = self.url, index = self.index
         let base: @Sendable (Image) -> String = { image in
             if let output, !outputIsDirectory {
@@ -202,27 +230,23 @@ struct ImageJob: Sendable {
             let name = naming.template?.render(values) ?? OutputNaming.defaultName(for: url, format: .png)
             return (name as NSString).deletingPathExtension
         }
-        let writer = Task {
-            var written = 0
-            for await preview in task.previews {
-                let path = (directory as NSString).appendingPathComponent("\(base(preview.image))-preview-\(written + 1).png")
-                do {
-                    let png = try await Self.encode(preview.image, as: .png, quality: CLIOption.defaultQuality)
-                    try await Self.onOutputQueue { try Self.write(png, to: path) }
-                    written += 1
-                } catch {
-                    naming.console?.error("pictor: warning: cannot write the preview '\(path)': \(Self.reason(error))")
-                }
+        return PreviewFiles { image, number in
+            let path = (directory as NSString).appendingPathComponent("\(base(image))-preview-\(Self.previewNumber(number)).png")
+            do {
+                let png = try await Self.encode(image, as: .png, quality: CLIOption.defaultQuality)
+                try await Self.onOutputQueue { try Self.write(png, to: path) }
+                return true
+            } catch {
+                naming.console?.error("pictor: warning: cannot write the preview '\(path)': \(Self.reason(error))")
+                return false
             }
-            return written
         }
-        do {
-            let response = try await task.response
-            return (response, await writer.value)
-        } catch {
-            writer.cancel()
-            throw error
-        }
+    }
+
+    /// `n` zero-padded to three digits (`001`), so that `ls` sorts previews in order.
+    static func previewNumber(_ n: Int) -> String {
+        let digits = String(n)
+        return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
     }
 
     /// `result` with its time since `start`.

@@ -7,7 +7,7 @@ import Pictor
 enum JSONOutput {
     /// One image: `{"type":"image","url":…,"status":"ok"|"failed"|"cancelled","layer":…,"revalidated":…,
     /// "stale_on_arrival":…,"coalesced":…,"served_stale":…,"truncated":…,"width":…,"height":…,"bytes":…,"ms":…,"output":…,
-    /// "output_bytes":…,"error":…}`.
+    /// "output_bytes":…,"previews":…,"previews_written":…,"error":…}`.
     struct ImageRecord: Encodable {
         let type = "image"
         var url: String
@@ -30,6 +30,11 @@ enum JSONOutput {
         var ms: Double
         var output: String?
         var output_bytes: Int64?
+        /// Previews delivered while the image downloaded (`fetch --previews` only).
+        var previews: Int?
+        /// Of ``previews``, those written: the others were replaced by a newer one while a
+        /// write ran, or dropped when the final image came.
+        var previews_written: Int?
         var error: String?
 
         init(_ r: ImageJob.Result) {
@@ -48,6 +53,8 @@ enum JSONOutput {
                 bytes = r.bytes
                 output = r.outputPath
                 if r.outputPath != nil { output_bytes = r.writtenBytes }
+                previews = r.previews?.received
+                previews_written = r.previews?.written
             case .failed(let why):
                 status = "failed"
                 error = why

@@ -32,7 +32,7 @@ extension CLIOption {
     static let previews = CLIOption(
         ["--previews"], value: "DIR",
         "also write the previews made while the image downloads (a progressive JPEG's scans, a baseline JPEG's or a "
-            + "PNG's rows so far over grey) into DIR, as PNG, numbered: <name>-preview-1.png, … (<name> is the image's own file name without its extension); none when the image comes from a cache")
+            + "PNG's rows so far over grey) into DIR, as PNG, numbered in the order written: <name>-preview-001.png, … (<name> is the image's own file name without its extension); none when the image comes from a cache")
     static let prefetchOutput = CLIOption(
         ["--out"], also: ["-o", "--output"], value: "DIR", "also write each image into DIR (-o, --output too)")
     static let name = CLIOption(
