@@ -43,8 +43,10 @@ let package = Package(
         // variants; libdeflate inflates the common 8-bit images (about 1.5× zlib's speed here).
         .systemLibrary(name: "CSpng", pkgConfig: "spng", providers: [.apt(["libspng-dev"])]),
         .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
-        // zlib's streaming inflate: incremental PNG previews inflate the image data as it arrives.
-        .target(name: "CPNGShim", dependencies: ["CDeflate"], linkerSettings: [.linkedLibrary("z")]),
+        // Incremental PNG previews: libpng's progressive reader decodes the rows as the bytes
+        // arrive, in C (libpng reports errors with setjmp/longjmp, which Swift cannot do).
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        .target(name: "CPNGShim", dependencies: ["CDeflate", "CPNG"]),
         // The WebP fast path: libwebp decodes still images (with scaled decode for thumbnails)
         // and encodes them; libwebpdemux reads the container as libvips' loader does.
         .systemLibrary(name: "CWebP", pkgConfig: "libwebpdemux", providers: [.apt(["libwebp-dev"])]),

@@ -32,7 +32,7 @@ BUILD=(
   libjpeg62-turbo-dev # PictorVips: progressive JPEG previews (libjpeg's buffered-image mode, CJPEGShim)
   libspng-dev       # PictorVips: PNG fast path (header chunks, palette/16-bit/interlaced decode)
   libdeflate-dev    # PictorVips: PNG fast path (whole-buffer inflate, ~1.5x zlib 1.2 here)
-  zlib1g-dev        # PictorVips: incremental PNG previews (zlib's streaming inflate, CPNGShim)
+  libpng-dev        # PictorVips: incremental PNG previews (libpng's progressive reader, CPNGShim)
   libwebp-dev       # PictorVips: WebP fast path (libwebp scaled decode, libwebpdemux container)
   libcurl4-openssl-dev # PictorCurl: HTTP(S) on libcurl's multi interface (headers, pkg-config)
   libhiredis-dev    # PictorRedis: the Redis client (hiredis 0.14 on Debian 12: no TLS)

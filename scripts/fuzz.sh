@@ -107,6 +107,17 @@ if target == 'icon':
         row = (w * bpp + 31) // 32 * 4
         mask = (w + 31) // 32 * 4
         write(f'dib-{bpp}', b'\0' + header + palette + bytes(i % 256 for i in range(row * h)) + b'\x40' * (mask * h))
+if target == 'png-rows':
+    # A few small PNGs of the suite (grey of 1 and 16 bits, RGB, palettes, alpha, tRNS,
+    # interlaced), each behind piece sizes: a count byte, then that many sizes (see
+    # PNGRowsTarget.split).
+    names = ['basn0g01', 'basi0g16', 'basn2c08', 'basi3p04', 'basn3p08', 'basn4a08', 'basi6a16', 'tbrn2c08',
+             'tbbn0g04', 's05i3p02']
+    prefixes = [b'\x00\x01', b'\x01\x07\x40', b'\x02\x03\x81\x00', b'\x03\x01\x0d\x82\x21']
+    for i, name in enumerate(names):
+        path = os.path.join(corpus, 'pngsuite', name + '.png')
+        if os.path.exists(path):
+            write('rows-' + name, prefixes[i % len(prefixes)] + open(path, 'rb').read())
 if target == 'entry-container' or target == 'shared-entry':
     # Entry files: payload, metadata fields (tag, UInt32 LE length, bytes), footer.
     def field(tag, data): return bytes([tag]) + struct.pack('<I', len(data)) + data
@@ -128,7 +139,7 @@ for t in "${TARGETS[@]}"; do
     seeds "$t" "$seeddir"
     mkdir -p "$corpus" "$artifacts"
     maxlen=4096
-    case "$t" in sniff|jpeg-markers|gif-header|png-check|webp-gif-canvas|jpeg-preview|png-preview) maxlen=16384 ;; esac
+    case "$t" in sniff|jpeg-markers|gif-header|png-check|webp-gif-canvas|jpeg-preview|png-preview|png-rows) maxlen=16384 ;; esac
     echo "== $t: ${SECONDS_PER_TARGET} s ($(ls "$seeddir" | wc -l) seeds, $(ls "$corpus" | wc -l) kept inputs)"
     set +e
     PICTOR_FUZZ_TARGET=$t nice -n 10 "$BIN" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb="$RSS_MB" \

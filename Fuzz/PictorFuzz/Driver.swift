@@ -18,6 +18,7 @@ let allTargets: [FuzzTarget] = [
     FuzzTarget(name: "gif-header", summary: "GIFHeader.largestFrame against the GIF's own block walk", run: ImageTargets.gifHeader),
     FuzzTarget(name: "icon", summary: "ICO/CUR sniffing and IconDecoder.dib (pixel buffer matches the size)", run: ImageTargets.icon),
     FuzzTarget(name: "png-check", summary: "PNGImageData checks (libspng + CPNGShim inflate and unfilter)", run: ImageTargets.pngCheck),
+    FuzzTarget(name: "png-rows", summary: "PNG previews (libpng progressive) in chosen pieces: sizes, limit, last = final decode", run: PNGRowsTarget.run),
     FuzzTarget(name: "http-head", summary: "ResponseHeadParser against a model; the head re-serialises to the same fields", run: HTTPTargets.responseHead),
     FuzzTarget(name: "http-date", summary: "HTTPDate.parse / format round trips", run: HTTPTargets.httpDate),
     FuzzTarget(name: "cache-control", summary: "Cache-Control directives re-serialise to the same directives and flags", run: HTTPTargets.cacheControl),

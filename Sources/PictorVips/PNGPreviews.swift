@@ -3,22 +3,23 @@ import PictorCore
 internal import CPNGShim
 
 /// Incremental previews of a PNG while it downloads (``/PictorCore/ImagePreviewDecoding``, kind
-/// ``/PictorCore/ImagePreviewKinds/incremental``): `CPNGShim`'s row decoder reads the chunks as
-/// they come, inflates the image data with zlib's streaming inflate and unfilters it row by
-/// row into a full-size image, and each preview is that image so far, brought to the final
-/// image's size by ``PixelResampler`` (the plan ``SpngDecoder`` follows):
+/// ``/PictorCore/ImagePreviewKinds/incremental``): `CPNGShim` feeds the bytes to libpng's
+/// progressive reader, which hands over each row as it is decoded; the rows go into a full-size
+/// image, and each preview is that image so far, brought to the final image's size by
+/// ``PixelResampler`` (the plan ``SpngDecoder`` follows):
 /// - a non-interlaced file: the rows decoded so far, each time more have come; the rest
 ///   mid-grey (128), transparent where the image has alpha;
 /// - an interlaced (Adam7) file: a coarse whole image each time a pass completes (7 at most),
 ///   each pixel copied from the nearest one above-left that the passes so far hold.
 ///
-/// Every colour type and bit depth is read; samples become 8 bits (16-bit: the high byte), a
-/// palette RGB, and a tRNS chunk an alpha band, as libvips gives them. Checksums are not
-/// checked (the final decode judges the file); a damaged stream stops the previews
+/// Every colour type and bit depth is read, with libpng's transforms: samples become 8 bits
+/// (16-bit colour: the high byte; 16-bit grey: v / 257 rounded), a palette RGB, and a tRNS
+/// chunk an alpha band, as the final decode (libvips) gives them. libpng checks the chunks' CRCs and the zlib stream: damaged data stops the previews
 /// (``preview(appending:)`` throws), never the final decode. The declared pixel count is
 /// checked against the decode's limit before the image is allocated; the decoder keeps the
-/// image (`width × height × bands` bytes), two rows and zlib's 32 KiB window, and none of the
-/// bytes it was given.
+/// image (`width × height × bands` bytes), libpng's row buffers and zlib's 32 KiB window, and
+/// of the bytes it was given only those libpng cannot use yet (a chunk other than image data
+/// is gathered whole before it is read or skipped).
 final class PNGPreviews: ImagePreviewDecoding, @unchecked Sendable {
     // Unchecked Sendable: the pipeline calls one preview decoder from one thread at a time.
     private let decoder: OpaquePointer
@@ -71,6 +72,8 @@ final class PNGPreviews: ImagePreviewDecoding, @unchecked Sendable {
             throw ImageDecodingError.unsupportedVariant(.png, detail: "more pixels than the decoding limit")
         case CPNG_ROWS_EFORMAT.rawValue:
             throw ImageDecodingError.unsupportedVariant(.png, detail: "a header or chunk the preview decoder does not read")
+        case CPNG_ROWS_ELIBPNG.rawValue:
+            throw ImageDecodingError.corrupt(.png, message: String(cString: cpng_rows_message(decoder)))
         default:
             throw SpngDecoder.failure(status) ?? ImageDecodingError.corrupt(.png, message: "the image data cannot be read")
         }

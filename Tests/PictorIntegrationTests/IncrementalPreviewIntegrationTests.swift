@@ -4,7 +4,7 @@ import PictorTestSupport
 import Testing
 
 /// Incremental previews over a real connection (libcurl, the fetch stage, CJPEGShim's scanline
-/// decoding, CPNGShim's row decoder): the server sends a baseline JPEG or a PNG in pieces and
+/// decoding, libpng's progressive reader): the server sends a baseline JPEG or a PNG in pieces and
 /// waits after each one until the test has seen its preview, so the order is certain without
 /// any timing.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,10 +1,11 @@
 import Foundation
 import PictorCore
 @testable import PictorVips
+import PictorTestSupport
 import Testing
 
 /// Incremental previews fed in pieces: a baseline JPEG's rows so far (``JPEGPreviews`` over
-/// CJPEGShim's scanline decoding) and a PNG's (``PNGPreviews`` over CPNGShim's row decoder),
+/// CJPEGShim's scanline decoding) and a PNG's (``PNGPreviews`` over libpng's progressive reader),
 /// an interlaced PNG's Adam7 passes, and the kinds that keep them off.
 @Suite struct IncrementalPreviewTests {
     static let both: ImagePreviewKinds = [.progressive, .incremental]
@@ -178,6 +179,76 @@ import Testing
         let decoder = try #require(SpngDecoder().makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: Self.both))
         let preview = try #require(try Self.previews(decoder, of: data, piece: data.count).last)
         #expect(preview.layout == final.layout && preview.pixels == final.pixels)
+    }
+
+    /// Random filter-0 rows (Adam7 passes when `interlace` is 1) for a `width × height` image of
+    /// `colourType` and `depth`.
+    static func randomRows(width: Int, height: Int, colourType: UInt8, depth: UInt8, interlace: UInt8) -> [UInt8] {
+        let bitsPerPixel = HostilePNGTests.channels(colourType) * Int(depth)
+        var generator = SplitMix64(seed: UInt64(colourType) << 8 | UInt64(depth) << 1 | UInt64(interlace))
+        var rows: [UInt8] = []
+        let x0 = [0, 4, 0, 2, 0, 1, 0], y0 = [0, 0, 4, 0, 2, 0, 1], dx = [8, 8, 4, 4, 2, 2, 1], dy = [8, 8, 8, 4, 4, 2, 2]
+        let passes = interlace == 1 ? Array(0..<7) : [-1]
+        for pass in passes {
+            let w = pass < 0 ? width : (width - x0[pass] + dx[pass] - 1) / dx[pass]
+            let h = pass < 0 ? height : (height - y0[pass] + dy[pass] - 1) / dy[pass]
+            guard w > 0, h > 0 else { continue }
+            for _ in 0..<h {
+                rows.append(0)
+                rows += (0..<((w * bitsPerPixel + 7) / 8)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
+        }
+        return rows
+    }
+
+    /// 16-bit samples, grey of fewer than 8 bits, grey + alpha and palettes, interlaced or not:
+    /// the last preview is the final decode, channel for channel. 16-bit grey is one level off
+    /// at most: libvips converts it through its colour pipeline (GREY16 to B_W), which rounds
+    /// about one sample in six differently from v / 257.
+    @Test(arguments: [(UInt8(6), UInt8(16), UInt8(0)), (2, 16, 1), (0, 2, 0), (0, 1, 1), (0, 16, 0), (4, 16, 1), (4, 8, 1), (3, 8, 1)])
+    func theLastPreviewIsTheFinalDecode(colourType: UInt8, depth: UInt8, interlace: UInt8) throws {
+        let width = 13, height = 11
+        let filtered = Self.randomRows(width: width, height: height, colourType: colourType, depth: depth, interlace: interlace)
+        let data = HostilePNGTests.png(width: UInt32(width), height: UInt32(height), depth: depth, colourType: colourType,
+                                       interlace: interlace, palette: colourType == 3 ? 256 : 0, filtered: filtered,
+                                       splitIDAT: true)
+        let final = try ImageDecoderRegistry.vips.decode(data, options: ImageDecodingOptions())
+        let decoder = try #require(SpngDecoder().makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: Self.both))
+        let preview = try #require(try Self.previews(decoder, of: data, piece: 7).last)
+        #expect(preview.width == final.width && preview.height == final.height && preview.layout == final.layout)
+        let greySixteen = depth == 16 && (colourType == 0 || colourType == 4)
+        let off = zip(preview.pixels, final.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
+        #expect(off <= (greySixteen ? 1 : 0), "samples up to \(off) apart")
+    }
+
+    @Test func aPNGWiderThanTheLimitIsRefusedAtItsHeader() throws {
+        // One row 20 000 pixels wide: more than the limit on its own (libpng's user limits).
+        let data = HostilePNGTests.png(width: 20_000, height: 1, depth: 8, colourType: 0, interlace: 0, palette: 0,
+                                       filtered: [UInt8](repeating: 0, count: 20_001), splitIDAT: false)
+        var options = ImageDecodingOptions()
+        options.maximumPixelCount = 10_000
+        let decoder = try #require(SpngDecoder().makePreviewDecoder(format: .png, options: options, kinds: Self.both))
+        #expect(throws: ImageDecodingError.unsupportedVariant(.png, detail: "more pixels than the decoding limit")) {
+            _ = try decoder.preview(appending: data.prefix(40))
+        }
+        #expect(throws: ImageDecodingError.unsupportedVariant(.png, detail: "more pixels than the decoding limit")) {
+            _ = try decoder.preview(appending: data.dropFirst(40))
+        }
+    }
+
+    @Test func damagedImageDataStopsThePreviewsAfterTheRowsBeforeIt() throws {
+        let image = Self.texture(32, 32)
+        var bytes = [UInt8](try #require(SpngEncoder.encode(image, compression: 0)))
+        // A flipped bit late in the (stored) image data: the IDAT CRC no longer matches.
+        let idat = try #require((8..<(bytes.count - 4)).first { bytes[$0..<($0 + 4)] == [0x49, 0x44, 0x41, 0x54] })
+        let length = Int(bytes[idat - 4]) << 24 | Int(bytes[idat - 3]) << 16 | Int(bytes[idat - 2]) << 8 | Int(bytes[idat - 1])
+        bytes[idat + 4 + length - 10] ^= 0x10
+        let data = Data(bytes)
+        let decoder = try #require(SpngDecoder().makePreviewDecoder(format: .png, options: ImageDecodingOptions(), kinds: Self.both))
+        let first = try #require(try decoder.preview(appending: data.prefix(idat + 4 + length / 2)))
+        #expect(Self.rows(first, 0..<8) == Self.rows(image, 0..<8))
+        #expect(throws: ImageDecodingError.self) { _ = try decoder.preview(appending: data.dropFirst(idat + 4 + length / 2)) }
+        #expect(throws: ImageDecodingError.self, "the decoder stays dead") { _ = try decoder.preview(appending: Data([0])) }
     }
 
     @Test func noPNGPreviewsWithoutTheIncrementalKindAndNoneOverTheLimit() throws {

@@ -56,12 +56,12 @@ int cpng_has_chunk_before_idat(const uint8_t *png, size_t length, const char *ty
 int cpng_check_image_data(const uint8_t *png, size_t length, uint32_t bits_per_pixel, uint32_t width, uint32_t height,
                           int interlaced);
 
-// Previews of a PNG while its bytes arrive: the chunks are read as they come and the image data
-// is inflated with zlib's streaming inflate (libdeflate has none) and unfiltered row by row
-// into an image at full size, so that what has arrived can be shown at any time. Every colour
-// type and bit depth is read; samples become 8 bits (16-bit: the high byte), a palette RGB,
-// and a tRNS chunk an alpha band. Checksums (CRC, Adler-32) are not checked: the final decode
-// judges the file, and a preview is best effort.
+// Previews of a PNG while its bytes arrive, over libpng's progressive reader (CPNG): it takes
+// the bytes in any pieces and hands over each row as it is decoded, which goes into an image at
+// full size, so that what has arrived can be shown at any time. Every colour type and bit depth
+// is read, with libpng's transforms: samples become 8 bits (16-bit colour: the high byte; 16-bit
+// grey: v / 257 rounded, as libvips converts each), a palette RGB, and a tRNS chunk an alpha band. libpng checks the chunks' CRCs and the zlib stream; a
+// preview is best effort, and the final decode judges the file.
 
 /// The result codes of the cpng_rows_* calls, beside the negative cpng_status values.
 enum cpng_rows_status {
@@ -69,8 +69,10 @@ enum cpng_rows_status {
     CPNG_ROWS_NEED_MORE = 1,
     /// The image has more pixels than the limit given to cpng_rows_new.
     CPNG_ROWS_ETOOLARGE = -20,
-    /// Not a PNG, or a header or chunk that cannot be read.
+    /// Not a PNG, or a header or chunk before the image data that libpng refuses.
     CPNG_ROWS_EFORMAT = -21,
+    /// libpng stopped in the image data (damaged data); the message is in cpng_rows_message.
+    CPNG_ROWS_ELIBPNG = -22,
 };
 
 typedef struct cpng_rows cpng_rows;
@@ -82,10 +84,14 @@ cpng_rows *cpng_rows_new(uint64_t max_pixels);
 /// Frees the decoder; NULL is ignored.
 void cpng_rows_free(cpng_rows *decoder);
 
-/// Reads the next `count` bytes of the file (it keeps none of them beyond a chunk header, a
-/// palette or a tRNS chunk). Returns CPNG_OK, CPNG_ROWS_NEED_MORE, or a negative status (then
-/// the decoder is dead and keeps answering it).
+/// Reads the next `count` bytes of the file. libpng keeps a copy of what it cannot use yet: a
+/// chunk other than image data is gathered whole before it is read (PLTE, tRNS) or skipped
+/// (every other ancillary chunk). Returns CPNG_OK (the file's end was read; later bytes are ignored),
+/// CPNG_ROWS_NEED_MORE, or a negative status (then the decoder is dead and keeps answering it).
 int cpng_rows_append(cpng_rows *decoder, const uint8_t *bytes, size_t count);
+
+/// libpng's message for the error that killed the decoder, or "".
+const char *cpng_rows_message(const cpng_rows *decoder);
 
 /// The image's size and output channels (1 grey, 2 grey + alpha, 3 RGB, 4 RGBA) and whether
 /// it is interlaced (Adam7), once its image data has started (else CPNG_ROWS_NEED_MORE).

@@ -1,0 +1,78 @@
+import Foundation
+import PictorCore
+import PictorVips
+
+/// `png-rows`: a PNG's incremental previews (`PNGPreviews`, libpng's progressive reader behind
+/// `CPNGShim`) fed in pieces of sizes the input chooses, checked against the file's header and
+/// against the final decode.
+enum PNGRowsTarget {
+    /// The previews' and the final decode's pixel limit: a header over it must be refused.
+    static let maximumPixels = 1 << 20
+
+    /// The piece sizes and the file: byte 0 says how many size bytes follow (1...4, its low two
+    /// bits plus one); each size byte is a piece of 1...127 bytes, or of (v - 127) × 64 bytes at
+    /// 128 and above, or (0) the rest of the file at once. The pieces cycle through the sizes.
+    static func split(_ b: UnsafeRawBufferPointer) -> (sizes: [Int], file: Data)? {
+        guard let first = b.first else { return nil }
+        let count = Int(first & 3) + 1
+        guard b.count > count else { return nil }
+        let sizes = b[1...count].map { v in v == 0 ? Int.max : v < 128 ? Int(v) : (Int(v) - 127) * 64 }
+        return (sizes, Data(b[(count + 1)...]))
+    }
+
+    /// The width and height an IHDR chunk right after the signature declares.
+    static func header(_ file: Data) -> (width: Int, height: Int)? {
+        let bytes = [UInt8](file.prefix(24))
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        guard bytes.count == 24, Array(bytes[0..<8]) == signature, Array(bytes[12..<16]) == Array("IHDR".utf8) else { return nil }
+        func be32(_ i: Int) -> Int { Int(bytes[i]) << 24 | Int(bytes[i + 1]) << 16 | Int(bytes[i + 2]) << 8 | Int(bytes[i + 3]) }
+        return (be32(16), be32(20))
+    }
+
+    @Sendable static func run(_ b: UnsafeRawBufferPointer) {
+        guard let (sizes, file) = split(b) else { return }
+        var options = ImageDecodingOptions()
+        options.maximumPixelCount = maximumPixels
+        guard let decoder = SpngDecoder().makePreviewDecoder(format: .png, options: options, kinds: .incremental) else {
+            check(false, "no preview decoder for a PNG")
+            return
+        }
+        let declared = header(file)
+        var offset = 0, piece = 0
+        var last: Image?
+        var failed = false
+        while offset < file.count {
+            let size = min(sizes[piece % sizes.count], file.count - offset)
+            piece += 1
+            let bytes = file.subdata(in: offset..<(offset + size))
+            offset += size
+            do {
+                guard let preview = try decoder.preview(appending: bytes) else { continue }
+                let bands = preview.layout.bands
+                check((1...4).contains(bands), "\(bands) bands")
+                check(preview.pixels.count == preview.width * preview.height * bands,
+                      "\(preview.pixels.count) bytes for \(preview.width)×\(preview.height)×\(bands)")
+                check(preview.width * preview.height <= maximumPixels, "\(preview.width)×\(preview.height) is over the limit")
+                if let declared {
+                    check(preview.width == declared.width && preview.height == declared.height,
+                          "a \(preview.width)×\(preview.height) preview of a \(declared.width)×\(declared.height) header")
+                } else {
+                    check(false, "a preview of a file without an IHDR chunk first")
+                }
+                last = preview
+            } catch is ImageDecodingError {
+                // Damaged or refused: the previews stop here, the final decode judges the file.
+                failed = true
+                break
+            } catch {
+                check(false, "unexpected error \(error)")
+            }
+        }
+        guard !failed, let last, let final = try? ImageDecoderRegistry.vips.decode(file, options: options) else { return }
+        // A whole file libpng read without complaint and the final decode takes: every row is in
+        // the last preview, so it is the final image.
+        check(final.width == last.width && final.height == last.height && final.layout == last.layout,
+              "final \(final.width)×\(final.height) \(final.layout), last preview \(last.width)×\(last.height) \(last.layout)")
+        check(final.pixels == last.pixels, "the last preview differs from the final decode")
+    }
+}
