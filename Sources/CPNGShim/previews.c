@@ -150,6 +150,9 @@ cpng_rows *cpng_rows_new(uint64_t max_pixels) {
     png_set_user_limits(d->png, side, side);
     // Only the chunks a preview needs: every ancillary chunk but tRNS is skipped unread.
     png_set_keep_unknown_chunks(d->png, PNG_HANDLE_CHUNK_NEVER, NULL, -1);
+    // zlib checks the Adler-32 in the call that inflates the last rows, and libpng drops those
+    // rows when it fails: a preview shows them (the final decode judges the checksum).
+    png_set_option(d->png, PNG_IGNORE_ADLER32, PNG_OPTION_ON);
     png_set_progressive_read_fn(d->png, d, on_info, on_row, on_end);
     return d;
 }
@@ -166,6 +169,13 @@ int cpng_rows_append(cpng_rows *d, const uint8_t *bytes, size_t count) {
     if (d->phase == PHASE_DONE) return CPNG_OK;   // bytes after IEND are ignored
     if (count == 0) return CPNG_ROWS_NEED_MORE;
     if (setjmp(png_jmpbuf(d->png))) {
+        if (d->ready && (d->interlaced ? d->passes_done == 7 : d->rows_done == d->height)) {
+            // Every row is in: what libpng checks after the last one (the Adler-32, the last
+            // IDAT's CRC, the chunks after it) is the final decode's to judge, as a preview is
+            // best effort; the previews end with the whole image.
+            d->phase = PHASE_DONE;
+            return CPNG_OK;
+        }
         d->phase = PHASE_DEAD;
         uint64_t pixels = (uint64_t)png_get_image_width(d->png, d->info) * png_get_image_height(d->png, d->info);
         if (d->max_pixels && pixels > d->max_pixels) {

@@ -14,8 +14,10 @@ internal import CPNGShim
 ///
 /// Every colour type and bit depth is read, with libpng's transforms: samples become 8 bits
 /// (16-bit colour: the high byte; 16-bit grey: v / 257 rounded), a palette RGB, and a tRNS
-/// chunk an alpha band, as the final decode (libvips) gives them. libpng checks the chunks' CRCs and the zlib stream: damaged data stops the previews
-/// (``preview(appending:)`` throws), never the final decode. The declared pixel count is
+/// chunk an alpha band, as the final decode (libvips) gives them. libpng checks the chunks'
+/// CRCs and the deflate data (not the Adler-32): damaged data before the last row stops the
+/// previews (``preview(appending:)`` throws), never the final decode; once every row is in,
+/// nothing stops them. The declared pixel count is
 /// checked against the decode's limit before the image is allocated; the decoder keeps the
 /// image (`width × height × bands` bytes), libpng's row buffers and zlib's 32 KiB window, and
 /// of the bytes it was given only those libpng cannot use yet (a chunk other than image data

@@ -60,8 +60,8 @@ int cpng_check_image_data(const uint8_t *png, size_t length, uint32_t bits_per_p
 // the bytes in any pieces and hands over each row as it is decoded, which goes into an image at
 // full size, so that what has arrived can be shown at any time. Every colour type and bit depth
 // is read, with libpng's transforms: samples become 8 bits (16-bit colour: the high byte; 16-bit
-// grey: v / 257 rounded, as libvips converts each), a palette RGB, and a tRNS chunk an alpha band. libpng checks the chunks' CRCs and the zlib stream; a
-// preview is best effort, and the final decode judges the file.
+// grey: v / 257 rounded, as libvips converts each), a palette RGB, and a tRNS chunk an alpha band. libpng checks the chunks' CRCs and the deflate data (not
+// the Adler-32); a preview is best effort, and the final decode judges the file.
 
 /// The result codes of the cpng_rows_* calls, beside the negative cpng_status values.
 enum cpng_rows_status {
@@ -88,6 +88,8 @@ void cpng_rows_free(cpng_rows *decoder);
 /// chunk other than image data is gathered whole before it is read (PLTE, tRNS) or skipped
 /// (every other ancillary chunk). Returns CPNG_OK (the file's end was read; later bytes are ignored),
 /// CPNG_ROWS_NEED_MORE, or a negative status (then the decoder is dead and keeps answering it).
+/// An error libpng reports once every row is in (a wrong Adler-32, the last IDAT's CRC, a bad
+/// chunk after the image data) ends the decode like IEND does: CPNG_OK.
 int cpng_rows_append(cpng_rows *decoder, const uint8_t *bytes, size_t count);
 
 /// libpng's message for the error that killed the decoder, or "".
