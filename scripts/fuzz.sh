@@ -139,7 +139,7 @@ for t in "${TARGETS[@]}"; do
     seeds "$t" "$seeddir"
     mkdir -p "$corpus" "$artifacts"
     maxlen=4096
-    case "$t" in sniff|jpeg-markers|gif-header|png-check|webp-gif-canvas|jpeg-preview|png-preview|png-rows) maxlen=16384 ;; esac
+    case "$t" in sniff|jpeg-markers|gif-header|png-check|webp-gif-canvas|jpeg-preview|png-rows) maxlen=16384 ;; esac
     echo "== $t: ${SECONDS_PER_TARGET} s ($(ls "$seeddir" | wc -l) seeds, $(ls "$corpus" | wc -l) kept inputs)"
     set +e
     PICTOR_FUZZ_TARGET=$t nice -n 10 "$BIN" -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb="$RSS_MB" \

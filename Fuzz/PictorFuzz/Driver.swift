@@ -34,7 +34,6 @@ let allTargets: [FuzzTarget] = [
     FuzzTarget(name: "key-record", summary: "KeyCheck records and entry key bindings: accepted for their key only, damage refused", run: KeyRecordTargets.keyRecord),
     FuzzTarget(name: "png-shim", summary: "CPNGShim directly: inflate and unfilter against the specification's rows, any size, depth, interlacing", run: ShimTargets.pngShim),
     FuzzTarget(name: "jpeg-preview", summary: "CJPEGShim previews in any pieces: sizes from the header, pixel limit, the same end as whole", run: ShimTargets.jpegPreview),
-    FuzzTarget(name: "png-preview", summary: "CPNGShim's row decoder (PNG previews) in any pieces: sizes from the IHDR, pixel limit, the same end as whole", run: ShimTargets.pngPreview),
     FuzzTarget(name: "webp-gif-canvas", summary: "GIF canvas and frame sizes, WebP canvas and frame rectangles (libwebpdemux) inside the canvas", run: ImageTargets.webpGIFCanvas),
 ]
 
