@@ -6,8 +6,8 @@
 #
 # thread:  ThreadSanitizer over the suites that exercise concurrency: the pipeline, fetching,
 #          shared work and the prefetcher (PictorCoreTests), the disk cache, the Redis tier,
-#          CurlTransport, and progressive previews over libcurl and libjpeg (one integration
-#          suite). Built with -DPICTOR_TSAN, which swaps Synchronization's Mutex (invisible
+#          CurlTransport, and previews over libcurl, libjpeg and zlib (two integration
+#          suites). Built with -DPICTOR_TSAN, which swaps Synchronization's Mutex (invisible
 #          to TSan on Linux) for a pthread one (Sources/PictorCore/Pipeline/Internal/
 #          ThreadSanitizerMutex.swift). Build path .build-tsan.
 # address: AddressSanitizer (with LeakSanitizer) over the suites that cross into C: the decoders
@@ -48,7 +48,7 @@ case "$KIND" in
         # or the transports' concurrency, or is cheap next to those.
         # Previews: body pieces arrive on libcurl's thread while the pipeline's tasks take them.
         DEFAULT=('^PictorCoreTests\.' '^PictorDiskCacheTests\.' '^PictorRedisTests\.' '^PictorCurlTests\.'
-                 '^PictorIntegrationTests\.ProgressivePreviewIntegrationTests')
+                 '^PictorIntegrationTests\.(Progressive|Incremental)PreviewIntegrationTests')
         ;;
     address)
         SCRATCH=$ROOT/.build-asan
