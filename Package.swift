@@ -92,7 +92,7 @@ let package = Package(
         .testTarget(name: "PictorDiskCacheTests", dependencies: ["PictorDiskCache", "PictorCrypto", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorVipsTests", dependencies: ["PictorVips", "PictorCore", "PictorTestSupport"]),
         .testTarget(name: "PictorCurlTests", dependencies: ["PictorCurl", "PictorCore", "PictorTestSupport"]),
-        .testTarget(name: "PictorRedisTests", dependencies: ["PictorRedis", "PictorCore", "PictorCrypto", "PictorTestSupport"]),
+        .testTarget(name: "PictorRedisTests", dependencies: ["PictorRedis", "PictorCore", "PictorCrypto", "PictorCurl", "PictorTestSupport"]),
         .testTarget(name: "PictorServiceTests", dependencies: ["PictorService", "PictorCore", "PictorCrypto", "PictorTestSupport"]),
         .testTarget(name: "PictorServerTests", dependencies: ["PictorServer", "PictorService", "Pictor", "PictorTestSupport"]),
         .testTarget(name: "PictorCLITests", dependencies: ["PictorCLI", "Pictor", "PictorServer", "PictorService", "PictorTestSupport"]),

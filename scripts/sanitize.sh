@@ -5,8 +5,9 @@
 #   scripts/sanitize.sh address [--filter REGEX]… [--skip-build]
 #
 # thread:  ThreadSanitizer over the suites that exercise concurrency: the pipeline, fetching,
-#          shared work and the prefetcher (PictorCoreTests), the disk cache, the Redis tier and
-#          CurlTransport. Built with -DPICTOR_TSAN, which swaps Synchronization's Mutex (invisible
+#          shared work and the prefetcher (PictorCoreTests), the disk cache, the Redis tier,
+#          CurlTransport, and previews over libcurl, libjpeg and zlib (two integration
+#          suites). Built with -DPICTOR_TSAN, which swaps Synchronization's Mutex (invisible
 #          to TSan on Linux) for a pthread one (Sources/PictorCore/Pipeline/Internal/
 #          ThreadSanitizerMutex.swift). Build path .build-tsan.
 # address: AddressSanitizer (with LeakSanitizer) over the suites that cross into C: the decoders
@@ -45,7 +46,9 @@ case "$KIND" in
         FLAGS=(--sanitize=thread -Xswiftc -DPICTOR_TSAN)
         # Whole targets: every suite in them is about the pipeline's, the loader's, the caches'
         # or the transports' concurrency, or is cheap next to those.
-        DEFAULT=('^PictorCoreTests\.' '^PictorDiskCacheTests\.' '^PictorRedisTests\.' '^PictorCurlTests\.')
+        # Previews: body pieces arrive on libcurl's thread while the pipeline's tasks take them.
+        DEFAULT=('^PictorCoreTests\.' '^PictorDiskCacheTests\.' '^PictorRedisTests\.' '^PictorCurlTests\.'
+                 '^PictorIntegrationTests\.(Progressive|Incremental)PreviewIntegrationTests')
         ;;
     address)
         SCRATCH=$ROOT/.build-asan

@@ -1,5 +1,6 @@
 import Foundation
 import PictorCore
+import PictorCurl
 @testable import PictorRedis
 import PictorTestSupport
 import Synchronization
@@ -21,7 +22,11 @@ struct RedisClusterFailoverTests {
 
         init(_ shared: RedisSharedCache, log: PictorLog = .disabled) {
             self.shared = shared
-            let loader = DataLoader(transport: nil) { $0.maximumConcurrentBackgroundRequests = 4 }
+            // CurlTransport, as the `Pictor` product's pipelines: FoundationNetworking's URLSession
+            // (the core's default transport) leaks about 100 bytes of libcurl URL parts on every
+            // request in swift-corelibs-foundation 6.3 (docs/sanitizers.md), which fails the
+            // address run's leak check over these hundreds of downloads.
+            let loader = DataLoader(transport: CurlTransport()) { $0.maximumConcurrentBackgroundRequests = 4 }
             var configuration = ImagePipeline.Configuration(
                 dataLoader: loader, decoder: CountingImageDecoder(), dataCache: disk, logger: log)
             configuration.sharedCache = shared

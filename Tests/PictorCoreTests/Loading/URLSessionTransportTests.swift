@@ -138,6 +138,30 @@ struct URLSessionTransportTests {
         await #expect(throws: DataLoadingError.unsupportedURL) { _ = try await send(URL(fileURLWithPath: "/etc/passwd")) }
     }
 
+    @Test(.enabled(if: LoadingFixtures.hasFaultServer))
+    func aFinishedExchangeKeepsNothingAliveUntilItsDeadline() async throws {
+        // The overall deadline's timer held the exchange's state (the whole body, the task and
+        // through it the session and its delegate) until the deadline passed, an hour here,
+        // long after the exchange ended: a prefetch kept a minute of bodies in memory by default.
+        weak var session: URLSession?
+        weak var delegate: URLSessionTransport.SessionDelegate?
+        do {
+            let transport = URLSessionTransport()
+            session = transport.session
+            delegate = transport.delegate
+            let answer = try await transport.send(TransportRequest(
+                urlRequest: URLRequest(url: LoadingFixtures.faultServer!.url("/image")), idleTimeout: 30, timeout: 3600))
+            #expect(answer.response.statusCode == 200)
+        }
+        // The transport is gone; its session is freed once the session's queues have let go.
+        let deadline = ContinuousClock.now + .seconds(60)
+        while session != nil || delegate != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(session == nil, "something still holds the session of a dropped transport")
+        #expect(delegate == nil, "something still holds the session's delegate")
+    }
+
     @Test func noCookiesAreStoredOrSent() {
         #expect(transport.session.configuration.httpCookieStorage == nil)
         #expect(transport.session.configuration.urlCache == nil)

@@ -25,6 +25,11 @@ import FoundationNetworking
 ///   of MB more were read (dropped, not kept).
 /// - **Throughput**: every chunk is copied through Foundation; downloads reach a fraction of
 ///   `curl`'s throughput at several times its CPU (see `docs/benchmarks.md`).
+/// - **Memory on every request**: swift-corelibs-foundation 6.3 leaks the parts of the URL it
+///   parses for each request (4 allocations: 45 bytes for a 26-character URL, 100 for 75), whether
+///   the session is invalidated or not: its host check frees libcurl's URL handle with
+///   `curl_free` instead of `curl_url_cleanup`. Its main branch has the fix; a long-running
+///   process that loads millions of URLs should use `CurlTransport`.
 /// - **Files under `$HOME`**: creating any `URLSessionConfiguration` creates
 ///   `~/.cache/org.swift.foundation.URLCache/<process>` and `~/.local/share/<directory>`
 ///   (empty); `XDG_CACHE_HOME` and `XDG_DATA_HOME` move them.
@@ -70,6 +75,8 @@ public final class URLSessionTransport: DataTransport, Sendable {
         self.session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
     }
 
+    // Apple's URLSession keeps its delegate, and itself, until it is invalidated
+    // (FoundationNetworking frees an unreferenced one either way); running exchanges are cancelled.
     deinit { session.invalidateAndCancel() }
 
     /// Sends one exchange; see the type's documentation for what is handled.
@@ -95,8 +102,13 @@ public final class URLSessionTransport: DataTransport, Sendable {
         let handler = TaskHandler(exchange: exchange, idleTimeout: idle) { Self.cancelInBackground(task) }
         delegate.register(handler, for: task.taskIdentifier)
         // A Dispatch timer, not a sleeping task: the cooperative pool may be saturated exactly
-        // when a deadline matters.
-        let timer = DispatchWorkItem { handler.fail(.timedOut(seconds: exchange.reportedTimeout)) }
+        // when a deadline matters. It holds the handler weakly and not the exchange: a cancelled
+        // work item keeps its closure until the deadline, and the handler holds the body and the
+        // task (so the session), the exchange its callbacks, which would all outlive the
+        // exchange by the whole timeout.
+        let timer = DispatchWorkItem { [weak handler, reported = exchange.reportedTimeout] in
+            handler?.fail(.timedOut(seconds: reported))
+        }
         DispatchQueue.global().asyncAfter(deadline: .now() + max(0, min(exchange.timeout, 1e6)), execute: timer)
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {
