@@ -44,10 +44,15 @@ start=$(date +%s)
 # `-Xswiftc -sanitize=fuzzer,address` as well: SwiftPM passes `-sanitize=fuzzer -sanitize=address`
 # to swiftc, which keeps only the last `-sanitize=`, so without it the Swift modules get
 # AddressSanitizer but no coverage counters (only the C shims would guide libFuzzer).
+# The build's own status decides: a failed build leaves the last binary in place, and fuzzing
+# that would report on code that is not the tree's.
+mkdir -p "$BUILD"
+build_status=0
 nice -n 10 swift build -c release --build-path "$BUILD" --sanitize fuzzer --sanitize address \
-    --product PictorFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPICTOR_FUZZING 2>&1 | grep -Ev '^\[[0-9]+/[0-9]+\]' || true
+    --product PictorFuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -DPICTOR_FUZZING > "$BUILD/build.log" 2>&1 || build_status=$?
+grep -Ev '^\[[0-9]+/[0-9]+\]' "$BUILD/build.log" || true
 BIN=$BUILD/release/PictorFuzz
-[ -x "$BIN" ] || { echo "fuzz.sh: build failed" >&2; exit 1; }
+[ "$build_status" -eq 0 ] && [ -x "$BIN" ] || { echo "fuzz.sh: build failed (status $build_status)" >&2; exit 1; }
 # The binary must carry coverage counters for the Swift code, not only the C shims' (objdump
 # is binutils', which Swift on Linux needs for its linker).
 counters=$(( 16#$(objdump -h "$BIN" | awk '$2 == "__sancov_cntrs" { print $3 }')0 / 16 ))

@@ -30,6 +30,25 @@ enum PNGRowsTarget {
         return (be32(16), be32(20), bytes[24], bytes[25])
     }
 
+    /// Whether every chunk from the signature to IEND is whole, with its CRC right, and nothing
+    /// follows: a file libpng may finish without a word (a CRC error after the last row ends
+    /// the previews as IEND would) while the final decoder reads the damage its own way.
+    static func chunksAreIntact(_ file: Data) -> Bool {
+        let bytes = [UInt8](file)
+        guard bytes.count >= 8 else { return false }
+        var offset = 8
+        while offset + 12 <= bytes.count {
+            let length = Int(bytes[offset]) << 24 | Int(bytes[offset + 1]) << 16 | Int(bytes[offset + 2]) << 8 | Int(bytes[offset + 3])
+            guard length <= bytes.count - offset - 12 else { return false }
+            let typed = Array(bytes[(offset + 4)..<(offset + 8 + length)])
+            let stored = bytes[(offset + 8 + length)..<(offset + 12 + length)].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            guard ShimTargets.crc32(typed) == stored else { return false }
+            offset += 12 + length
+            if typed.prefix(4) == Array("IEND".utf8)[...] { return offset == bytes.count }
+        }
+        return false
+    }
+
     @Sendable static func run(_ b: UnsafeRawBufferPointer) {
         guard let (sizes, file) = split(b) else { return }
         var options = ImageDecodingOptions()
@@ -69,9 +88,11 @@ enum PNGRowsTarget {
                 check(false, "unexpected error \(error)")
             }
         }
-        guard !failed, let last, let final = try? ImageDecoderRegistry.vips.decode(file, options: options) else { return }
-        // A whole file libpng read without complaint and the final decode takes: every row is in
-        // the last preview, so it is the final image.
+        guard !failed, let last, chunksAreIntact(file),
+              let final = try? ImageDecoderRegistry.vips.decode(file, options: options)
+        else { return }
+        // A whole, undamaged file libpng read without complaint and the final decode takes:
+        // every row is in the last preview, so it is the final image.
         check(final.width == last.width && final.height == last.height && final.layout == last.layout,
               "final \(final.width)×\(final.height) \(final.layout), last preview \(last.width)×\(last.height) \(last.layout)")
         // 16-bit grey may be one level off: libvips converts it through its colour pipeline
