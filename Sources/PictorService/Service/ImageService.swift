@@ -15,7 +15,10 @@ import Synchronization
 /// A `GET` or `HEAD` path is verified and parsed (``ProcessingURLParser``), its source checked
 /// (``SourceGuard``), its options turned into an image request (options not carried out yet
 /// are refused by name, see the refusals below), and the result looked up, or made once
-/// however many requests ask for it at the same time:
+/// however many requests ask for it at the same time. The plan made for a path and an `Accept`
+/// field (its image request, format, quality and key) is kept for the next request with the
+/// same two, up to 4,096 plans and 8 MB, so a warm request is not parsed and checked again;
+/// a refusal is never kept:
 ///
 /// 1. the service's memory of encoded results (nothing read, nothing decoded);
 /// 2. the pipeline's encoded-result step (``/PictorCore/ImagePipeline/encodedResult(for:)``),
