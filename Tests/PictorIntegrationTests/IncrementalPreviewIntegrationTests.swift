@@ -73,17 +73,9 @@ struct IncrementalPreviewIntegrationTests {
         defer { server.stop() }
         let pipeline = pipeline(incremental: false)
         let request = ImageRequest(url: server.url(path: "/i.\(format)"), options: [.incrementalPreviews])
-        let task = pipeline.imageTask(for: request)
-        var previews = task.previews.makeAsyncIterator()
-        var seen: [ImageResponse] = []
         // Every piece but the last adds rows; the server waits for their preview.
-        for _ in 1..<pieces.count {
-            seen.append(try #require(await previews.next()))
-            go.signal()
-        }
-        let final = try await task.response
-        while let late = await previews.next() { seen.append(late) }
-        #expect(await previews.next() == nil, "no preview after the final image")
+        let (seen, final, after) = try await PreviewLockstep.collect(pipeline.imageTask(for: request), pieces: pieces.count, go: go)
+        #expect(after == nil, "no preview after the final image")
         #expect(!final.isPreview && final.cacheLayer == .network)
         #expect(seen.count >= pieces.count - 1)
         #expect(seen.allSatisfy { $0.isPreview && $0.image.width == final.image.width && $0.image.height == final.image.height })

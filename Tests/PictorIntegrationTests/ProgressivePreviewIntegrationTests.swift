@@ -58,17 +58,9 @@ struct ProgressivePreviewIntegrationTests {
         configuration.previewInterval = .zero
         let pipeline = ImagePipeline(configuration: configuration)
         let request = ImageRequest(url: server.url(path: "/p.jpg"), options: [.progressivePreviews])
-        let task = pipeline.imageTask(for: request)
-        var previews = task.previews.makeAsyncIterator()
-        var seen: [ImageResponse] = []
         // Every piece but the last completes one more scan; the server waits for its preview.
-        for _ in 1..<pieces.count {
-            seen.append(try #require(await previews.next()))
-            go.signal()
-        }
-        let final = try await task.response
-        while let late = await previews.next() { seen.append(late) }   // the last scan's, if it came before the final
-        #expect(await previews.next() == nil)
+        let (seen, final, after) = try await PreviewLockstep.collect(pipeline.imageTask(for: request), pieces: pieces.count, go: go)
+        #expect(after == nil, "no preview after the final image")
         #expect(!final.isPreview && final.cacheLayer == .network)
         #expect(seen.count >= pieces.count - 1 && seen.count >= 2)
         #expect(seen.allSatisfy { $0.isPreview && $0.image.width == final.image.width && $0.image.height == final.image.height })
