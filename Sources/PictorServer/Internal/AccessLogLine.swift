@@ -44,13 +44,10 @@ enum AccessLogLine {
     /// Printable ASCII but `"` and `\` as they are; every other byte as `\xHH`, so a target
     /// cannot forge a line or a field.
     static func escapedText(_ text: String) -> String {
-        // Nearly every field is printable ASCII already: then it is its own escape.
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            return text
-        }
+        guard needsEscaping(text) else { return text }
         var out = ""
         for byte in text.utf8 {
-            if byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\") {
+            if isPlain(byte) {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             } else {
                 out += "\\x" + hex(byte)
@@ -62,9 +59,7 @@ enum AccessLogLine {
     /// A JSON string literal: printable ASCII as it is, `"` and `\` escaped, every other byte
     /// (a target's bytes need not be UTF-8) as `\u00HH`.
     static func jsonString(_ text: String) -> String {
-        guard text.utf8.contains(where: { $0 < 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            return "\"" + text + "\""
-        }
+        guard needsEscaping(text) else { return "\"" + text + "\"" }
         var out = "\""
         for byte in text.utf8 {
             switch byte {
@@ -75,6 +70,17 @@ enum AccessLogLine {
             }
         }
         return out + "\""
+    }
+
+    /// Printable ASCII other than `"` and `\`: the bytes both escapes keep as they are.
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+    }
+
+    /// Whether either escape changes `text`. Nearly every field is printable ASCII already, and
+    /// is then its own escape.
+    private static func needsEscaping(_ text: String) -> Bool {
+        !text.utf8.allSatisfy(isPlain)
     }
 
     private static func hex(_ byte: UInt8) -> String {
