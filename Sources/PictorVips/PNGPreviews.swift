@@ -52,12 +52,15 @@ final class PNGPreviews: ImagePreviewDecoding, @unchecked Sendable {
         guard let layout = Image.PixelLayout(rawValue: bands) else { return nil }
         let count = w * h * bands
         let pixels = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, count))
-        defer { pixels.deallocate() }
+        var owner: UnsafeMutablePointer<UInt8>? = pixels
+        defer { owner?.deallocate() }
         try check(cpng_rows_render(decoder, pixels, count))
         rendered = progress
         guard let target = options.thumbnail else {
-            return Image(width: w, height: h, layout: layout, frames: [Image.Frame(pixels: Data(bytes: pixels, count: count))],
-                         sourceFrameCount: 1, sourceFormat: .png)
+            // Full size: the buffer becomes the preview's, without a copy (as SpngDecoder's).
+            owner = nil
+            let data = Data(bytesNoCopy: pixels, count: count, deallocator: .custom { pointer, _ in pointer.deallocate() })
+            return Image(width: w, height: h, layout: layout, frames: [Image.Frame(pixels: data)], sourceFrameCount: 1, sourceFormat: .png)
         }
         let plan = TurboJPEGDecoder.Plan(width: w, height: h, orientation: 1, target: target)
         let result = PixelResampler.thumbnail(pixels, width: w, height: h, bands: bands,
