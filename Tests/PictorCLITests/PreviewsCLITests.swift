@@ -62,6 +62,15 @@ struct PreviewsCLITests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: output)).starts(with: [0x89, 0x50, 0x4E, 0x47]))
     }
 
+    /// A stepped server's pause after a piece: until the preview of the bytes just sent is
+    /// written at `path` (bounded), then past the default 100 ms interval, so that the next
+    /// piece makes its own preview. Runs on the server's thread, never on the test's.
+    static func waitForPreview(_ path: String) {
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: path), Date() < deadline { usleep(10_000) }
+        usleep(150_000)
+    }
+
     @Test func fetchWritesNumberedPreviewsBeforeTheFinalImage() async throws {
         let root = try makeTemporaryDirectory("previews")
         defer { try? FileManager.default.removeItem(at: root) }
@@ -69,12 +78,7 @@ struct PreviewsCLITests {
         let output = root.appendingPathComponent("big.png").path
         let pieces = Self.scanPieces(try Self.progressiveJPEG())
         let server = try SteppedHTTPServer(pieces: pieces) { sent in
-            // Until the preview of the scan just completed is written (bounded), then past the
-            // default 100 ms interval, so the next scan's bytes make their own preview.
-            let path = previews.appendingPathComponent("big-preview-\(Self.number(sent)).png").path
-            let deadline = Date().addingTimeInterval(30)
-            while !FileManager.default.fileExists(atPath: path), Date() < deadline { usleep(10_000) }
-            usleep(150_000)
+            Self.waitForPreview(previews.appendingPathComponent("big-preview-\(Self.number(sent)).png").path)
         }
         defer { server.stop() }
         let run = try await BinaryRunner.run([
@@ -123,10 +127,7 @@ struct PreviewsCLITests {
         let output = root.appendingPathComponent("rows.png").path
         let (_, pieces) = try Self.pngPieces()
         let server = try SteppedHTTPServer(pieces: pieces) { sent in
-            let path = previews.appendingPathComponent("rows-preview-\(Self.number(sent)).png").path
-            let deadline = Date().addingTimeInterval(30)
-            while !FileManager.default.fileExists(atPath: path), Date() < deadline { usleep(10_000) }
-            usleep(150_000)
+            Self.waitForPreview(previews.appendingPathComponent("rows-preview-\(Self.number(sent)).png").path)
         }
         defer { server.stop() }
         let run = try await BinaryRunner.run([
