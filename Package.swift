@@ -84,7 +84,7 @@ let package = Package(
         // inputs through a target (`PictorFuzz TARGET FILE…`).
         .executableTarget(
             name: "PictorFuzz",
-            dependencies: ["PictorCore", "PictorCrypto", "PictorVips", "PictorCurl", "PictorRedis", "PictorDiskCache", "PictorService", "PictorCLI"],
+            dependencies: ["PictorCore", "PictorCrypto", "PictorVips", "PictorCurl", "PictorRedis", "PictorDiskCache", "PictorService", "PictorServer", "PictorCLI"],
             path: "Fuzz/PictorFuzz"),
 
         .testTarget(name: "PictorCoreTests", dependencies: ["PictorCore", "PictorTestSupport"]),

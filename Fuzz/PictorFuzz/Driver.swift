@@ -25,6 +25,7 @@ let allTargets: [FuzzTarget] = [
     FuzzTarget(name: "vary", summary: "Vary selection is independent of order, ASCII case and spacing", run: HTTPTargets.vary),
     FuzzTarget(name: "url-normalization", summary: "URLNormalization is idempotent and leaves only allowed bytes", run: HTTPTargets.urlNormalization),
     FuzzTarget(name: "service-path", summary: "ProcessingURLParser; a parsed path's canonical form parses back equal", run: ServiceTargets.path),
+    FuzzTarget(name: "request-framing", summary: "pictor serve's Content-Length / Transfer-Encoding check: one way to delimit, or 400/501", run: ServiceTargets.requestFraming),
     FuzzTarget(name: "signature", summary: "SignaturePolicy: a signed path verifies, a changed signature does not", run: ServiceTargets.signature),
     FuzzTarget(name: "shared-entry", summary: "SharedEntryCodec plain and sealed: round trip, key binding, damage is a miss", run: CacheTargets.sharedEntry),
     FuzzTarget(name: "entry-container", summary: "EntryContainer.decode/decodeTail: re-encoding is a fixpoint, binding kept", run: CacheTargets.entryContainer),

@@ -1,4 +1,5 @@
 import Foundation
+import PictorServer
 import PictorService
 
 /// Targets over the image service's request paths.
@@ -62,5 +63,43 @@ enum ServiceTargets {
             check(error.kind != .invalidSignature && error.kind != .missingSignature, "signed path '\(text)' refused: \(error)")
         }
         check((try? signed.parse("/" + forged + "/" + text)) == nil, "forged signature parsed")
+    }
+
+    /// Header fields as `name:value` lines. What must hold: a refusal is 400 or 501, the
+    /// order and ASCII case of the names change nothing, a head refused has a length or a
+    /// coding, and a head accepted is delimited one way only: no field, one length of digits
+    /// that fits an `Int64`, or `chunked` alone.
+    @Sendable static func requestFraming(_ b: UnsafeRawBufferPointer) {
+        let text = String(decoding: b, as: UTF8.self)
+        var fields: [(name: String, value: String)] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(64) {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields.append((String(line[..<colon]), String(line[line.index(after: colon)...])))
+        }
+        let status = RequestFraming.refusal(fields)?.status
+        check(status == nil || status == 400 || status == 501, "status \(String(describing: status))")
+        let asciiUpper = { (name: String) in
+            String(decoding: name.utf8.map { $0 >= 0x61 && $0 <= 0x7A ? $0 - 0x20 : $0 }, as: UTF8.self)
+        }
+        let shuffled = RequestFraming.refusal(fields.reversed().map { (asciiUpper($0.name), $0.value) })?.status
+        check(shuffled == status, "order or case changed \(String(describing: status)) to \(String(describing: shuffled))")
+        let isField = { (name: String, wanted: String) in asciiUpper(name) == asciiUpper(wanted) }
+        let lengths = fields.filter { isField($0.name, "content-length") }.map(\.value)
+        let codings = fields.filter { isField($0.name, "transfer-encoding") }.map(\.value)
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let trim = { (value: String) in String(value.drop(while: blank).reversed().drop(while: blank).reversed()) }
+        guard status == nil else {
+            check(!lengths.isEmpty || !codings.isEmpty, "refused a head with neither field")
+            return
+        }
+        check(lengths.isEmpty || codings.isEmpty, "accepted both fields")
+        if !lengths.isEmpty {
+            let value = trim(lengths[0])
+            check(lengths.count == 1 && value.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } && Int64(value) != nil,
+                  "accepted Content-Length \(lengths)")
+        }
+        if !codings.isEmpty {
+            check(codings.count == 1 && asciiUpper(trim(codings[0])) == "CHUNKED", "accepted Transfer-Encoding \(codings)")
+        }
     }
 }

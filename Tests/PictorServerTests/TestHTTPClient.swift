@@ -30,41 +30,45 @@ final class TestHTTPClient: Sendable {
     /// Connects to `127.0.0.1:port`. A read that waits longer than `hangGuard` seconds fails,
     /// so that a broken server fails the test instead of hanging it.
     init(port: Int, hangGuard: Int = 60) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket") }
-        var timeout = timeval(tv_sec: hangGuard, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else {
-            close(fd)
-            throw Failure(description: "connect to port \(port): \(String(cString: strerror(errno)))")
-        }
+        fd = try Self.connected(family: AF_INET, to: address, hangGuard: hangGuard, "port \(port)")
     }
 
     /// Connects to the Unix-domain socket at `path`.
     init(unixPath path: String, hangGuard: Int = 60) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket") }
-        var timeout = timeval(tv_sec: hangGuard, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
             for (index, byte) in path.utf8.enumerated() { buffer[index] = byte }
         }
+        fd = try Self.connected(family: AF_UNIX, to: address, hangGuard: hangGuard, path)
+    }
+
+    /// A socket connected to `address`, or a thrown error with the socket closed.
+    ///
+    /// Made before `fd` is set, so that a failed connection is closed here once: a class
+    /// whose initialiser throws after its stored properties are set is deinitialised, and a
+    /// `close` here followed by the one in `deinit` closed the descriptor twice, by then
+    /// perhaps another test's new connection (tests run in parallel), which failed with
+    /// "Bad file descriptor".
+    private static func connected<Address>(family: Int32, to address: Address, hangGuard: Int, _ name: String) throws -> Int32 {
+        let fd = socket(family, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket") }
+        var timeout = timeval(tv_sec: hangGuard, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = address
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<Address>.size)) }
         }
         guard connected == 0 else {
+            let reason = String(cString: strerror(errno))
             close(fd)
-            throw Failure(description: "connect to \(path): \(String(cString: strerror(errno)))")
+            throw Failure(description: "connect to \(name): \(reason)")
         }
+        return fd
     }
 
     /// Whether `127.0.0.1:port` accepts a connection now.

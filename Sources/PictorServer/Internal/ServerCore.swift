@@ -137,6 +137,14 @@ final class ServerCore: Sendable {
                 countRefusal(refusal.status)
                 return answer(exchange, call, refusal, closes: true)
             }
+            // Read once, here: the framing check needs them before any body is read, and the
+            // service gets the same list.
+            let headers = call.connection.headers()
+            if let refusal = RequestFraming.refusal(headers) {
+                countRefusal(refusal.status)
+                return answer(exchange, call, refusal, closes: true)
+            }
+            exchange.state.withLock { $0.headers = headers }
             return true
         case .headerRead:
             // The request is whole (head and body): its deadline is met.
@@ -194,7 +202,7 @@ final class ServerCore: Sendable {
         default:
             break
         }
-        let request = ServiceRequest(method: call.method, path: exchange.target, headers: call.connection.headers())
+        let request = ServiceRequest(method: call.method, path: exchange.target, headers: exchange.state.withLock { $0.headers })
         // A refusal or a result in memory is answered on this thread: no task, no suspension,
         // no wake-up of the daemon's thread to resume (the warm path's tail latency).
         if !registry.withLock({ $0.draining }), let response = service.immediateResponse(to: request) {
