@@ -24,7 +24,7 @@ struct PictorBinaryTests {
     }
 
     @Test func fetchWritesCorrectlyOrientedThumbnails() async throws {
-        let server = try NginxServer.start(root: sharedCorpus)
+        let server = try NginxServer.start(root: sharedCorpus, extraServerConfig: NginxServer.freshForAnHour)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let urls = try orientationURLs(server)
         let out = temp.appendingPathComponent("thumbs").path
@@ -84,7 +84,7 @@ struct PictorBinaryTests {
     }
 
     @Test func secondPrefetchIsAllCacheHits() async throws {
-        let server = try NginxServer.start(root: sharedCorpus)
+        let server = try NginxServer.start(root: sharedCorpus, extraServerConfig: NginxServer.freshForAnHour)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let list = temp.appendingPathComponent("urls.txt")
         try (["# the EXIF orientation photos"] + orientationURLs(server).map(\.absoluteString)).joined(separator: "\n")
@@ -111,7 +111,7 @@ struct PictorBinaryTests {
 
     @Test func aWarmRunWritesWhatTheColdRunWrote() async throws {
         // Given PNG, JPEG, animated WebP and animated GIF originals
-        let server = try NginxServer.start(root: sharedCorpus)
+        let server = try NginxServer.start(root: sharedCorpus, extraServerConfig: NginxServer.freshForAnHour)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let paths = ["/libjpeg-turbo/testorig.png", "/exif-orientation/Landscape_1.jpg", "/pillow/iss634.webp", "/pillow/chi.gif"]
         let urls = paths.map { server.url($0).absoluteString }
@@ -142,7 +142,7 @@ struct PictorBinaryTests {
     }
 
     @Test func exitCodes() async throws {
-        let server = try NginxServer.start(root: sharedCorpus)
+        let server = try NginxServer.start(root: sharedCorpus, extraServerConfig: NginxServer.freshForAnHour)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let usage = try await BinaryRunner.run(["fetch", "--bogus", server.url("/x.jpg").absoluteString])
         #expect(usage.status == 64)
@@ -177,7 +177,7 @@ struct PictorBinaryTests {
     }
 
     @Test func encryptedCacheRoundTripAndMaintenance() async throws {
-        let server = try NginxServer.start(root: sharedCorpus)
+        let server = try NginxServer.start(root: sharedCorpus, extraServerConfig: NginxServer.freshForAnHour)
         defer { server.stop(); try? FileManager.default.removeItem(at: temp) }
         let key = temp.appendingPathComponent("pictor.key").path
         #expect(try await BinaryRunner.run(["cache", "key", "generate", "--out", key]).status == 0)

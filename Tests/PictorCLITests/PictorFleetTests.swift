@@ -54,7 +54,7 @@ struct PictorFleetTests {
 
     @Test(arguments: [false, true]) func fourProcessesDownloadEachURLOnceAndAFifthIsServedWithTheOriginStopped(encrypted: Bool) async throws {
         defer { try? FileManager.default.removeItem(at: temp) }
-        let nginx = try await offPool { try NginxServer.start(root: sharedCorpus) }
+        let nginx = try await offPool { try NginxServer.start(root: sharedCorpus, extraServerConfig: NginxServer.freshForAnHour) }
         defer { nginx.stop() }
         let redis = try await offPool { try RedisServer() }
         defer { redis.stop() }
@@ -110,7 +110,7 @@ struct PictorFleetTests {
 
     @Test func anUnreachableRedisNeverFailsAPrefetchAndIsReportedOnce() async throws {
         defer { try? FileManager.default.removeItem(at: temp) }
-        let nginx = try await offPool { try NginxServer.start(root: sharedCorpus) }
+        let nginx = try await offPool { try NginxServer.start(root: sharedCorpus, extraServerConfig: NginxServer.freshForAnHour) }
         defer { nginx.stop() }
         let stopped = try await offPool { try RedisServer() }
         stopped.stop()

@@ -33,7 +33,7 @@ struct WarmThumbnailTests {
         let list: URL
 
         init(_ paths: [String]) async throws {
-            nginx = try await offPool { try NginxServer.start(root: sharedCorpus) }
+            nginx = try await offPool { try NginxServer.start(root: sharedCorpus, extraServerConfig: NginxServer.freshForAnHour) }
             try FileManager.default.createDirectory(at: temp, withIntermediateDirectories: true)
             list = temp.appendingPathComponent("urls.txt")
             try paths.map { nginx.url($0).absoluteString }.joined(separator: "\n").write(to: list, atomically: false, encoding: .utf8)

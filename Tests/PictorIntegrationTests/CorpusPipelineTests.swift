@@ -14,7 +14,7 @@ struct CorpusPipelineTests {
     }
 
     @Test func everyManifestRowLoadsWithItsSizeOrFailsAndIsNeverCached() async throws {
-        let server = try NginxServer.start(root: Corpus.root)
+        let server = try NginxServer.start(root: Corpus.root, extraServerConfig: NginxServer.freshForAnHour)
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-it-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -49,7 +49,7 @@ struct CorpusPipelineTests {
     }
 
     @Test func aSecondPipelineOnTheSameDirectoryIsServedFromDiskWithoutRequests() async throws {
-        let server = try NginxServer.start(root: Corpus.root)
+        let server = try NginxServer.start(root: Corpus.root, extraServerConfig: NginxServer.freshForAnHour)
         defer { server.stop() }
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pictor-it-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -27,7 +27,9 @@ struct DrainTests {
     @Test func inFlightRequestsFinishAndNewOnesGet503() async throws {
         let fault = try await offPool { try FaultServer() }
         defer { fault.stop() }
-        let h = try await ServerHarness()
+        // An idle connection is held across the work: not closed by the idle or header timeout
+        // however slow the machine.
+        let h = try await ServerHarness { $0.idleTimeout = 600; $0.headerTimeout = 600 }
         let port = h.port
         let target = Self.target(h, source: fault.url("/hold?key=drain-finish"))
         let idle = try await offPool { () -> TestHTTPClient in
@@ -95,7 +97,9 @@ struct DrainTests {
     @Test func healthSays503WhileDraining() async throws {
         let fault = try await offPool { try FaultServer() }
         defer { fault.stop() }
-        let h = try await ServerHarness()
+        // An idle connection is held across the work: not closed by the idle or header timeout
+        // however slow the machine.
+        let h = try await ServerHarness { $0.idleTimeout = 600; $0.headerTimeout = 600 }
         let port = h.port
         let target = Self.target(h, source: fault.url("/hold?key=drain-health"))
         let idle = try await offPool { try TestHTTPClient(port: port) }

@@ -81,6 +81,11 @@ struct ServerLimitTests {
             return results.withLock { $0.filter { $0 }.count }
         }
         let fresh = try await offPool { try Self.getRetryingRefusedConnections(port: port, "/health") }
+        // A cut-off connection is counted (then logged) when libmicrohttpd reports it closed,
+        // which can come after the client saw it close and after the requests above: wait for
+        // the fourth line before reading the counter. A fifth still fails the counts below.
+        let log = h.log
+        try await HangUpTests.waitUntil { log.all.filter { $0.contains(#""method":"-","path":"-","status":408,"#) }.count >= 4 }
         let metrics = try await offPool { try Self.getRetryingRefusedConnections(port: port, "/metrics") }
         await h.stop()
         #expect(closed == slow, "every slow connection is closed by the server")

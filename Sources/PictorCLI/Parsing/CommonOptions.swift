@@ -183,7 +183,16 @@ enum Formatting {
     /// machinery (about a millisecond of a short run's start).
     static func fixed(_ value: Double, digits: Int) -> String {
         let scale = (0..<digits).reduce(1.0) { value, _ in value * 10 }
-        let scaled = (abs(value) * scale).rounded()
+        let product = abs(value) * scale
+        var scaled = product.rounded()
+        // The product is itself rounded, and can land exactly on a tie (…819.5 for 701891.8195,
+        // whose double is just below it) where the value is not on one: printf rounds the value,
+        // so the product's exact error (which `fma` gives) says which way. An exact tie stays
+        // away from zero.
+        if product - product.rounded(.down) == 0.5 {
+            let error = fma(abs(value), scale, -product)
+            if error < 0 { scaled = product.rounded(.down) } else if error > 0 { scaled = product.rounded(.up) }
+        }
         guard value.isFinite, scaled < 9e15 else { return "\(value)" }
         let units = UInt64(scaled), divisor = UInt64(scale)
         let sign = value < 0 && units > 0 ? "-" : ""

@@ -144,6 +144,9 @@ final class FakeKernelTree: Sendable {
         let monitor = MemoryPressureMonitor(configuration: configuration(tree))
         defer { monitor.stop() }
         let cache = filledCache()
+        // The baseline read here, not left to the watching thread: a thread that started after
+        // the write below took `high 13` for its baseline and trimmed nothing.
+        monitor.readPolledSources(now: 0)
         monitor.register(cache)
         #expect(monitor.isWatching)
         #expect(monitor.watchedFiles == [tree.path + "\(service)/memory.events"])
