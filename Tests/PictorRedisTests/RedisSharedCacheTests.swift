@@ -24,7 +24,7 @@ struct RedisSharedCacheTests {
     @Test func entriesRoundTripWithTheirTimeToLive() async throws {
         let server = try await offPool { try RedisServer() }
         defer { server.stop() }
-        let cache = try RedisSharedCache(url: server.url)
+        let cache = try RedisSharedCache(url: patient(server.url))
         let key = "https://images.example.test/a.jpg"
         #expect(try await cache.entry(for: key) == nil)
         try await cache.store(entry(), for: key, timeToLive: .seconds(90))
@@ -38,7 +38,7 @@ struct RedisSharedCacheTests {
     @Test func oneLeaseHolderAtATimeAndOnlyTheHolderReleases() async throws {
         let server = try await offPool { try RedisServer() }
         defer { server.stop() }
-        let a = try RedisSharedCache(url: server.url), b = try RedisSharedCache(url: server.url)
+        let a = try RedisSharedCache(url: patient(server.url)), b = try RedisSharedCache(url: patient(server.url))
         let key = "https://images.example.test/lease.jpg"
         // Long enough never to expire while a busy machine runs the suite (this is not the
         // expiry check, which follows with its own short lease).
@@ -59,7 +59,7 @@ struct RedisSharedCacheTests {
         let server = try await offPool { try RedisServer() }
         defer { server.stop() }
         for key in [nil, try testKey(1)] {
-            let cache = try RedisSharedCache(url: server.url, masterKey: key)
+            let cache = try RedisSharedCache(url: patient(server.url), masterKey: key)
             let cat = "https://images.example.test/cat.jpg", dog = "https://images.example.test/dog.jpg"
             try await cache.store(entry(), for: cat, timeToLive: .seconds(60))
             try await cache.store(entry(Data([0x89, 0x50, 0x4E, 0x47]) + Data(repeating: 1, count: 100)), for: dog, timeToLive: .seconds(60))
@@ -76,7 +76,7 @@ struct RedisSharedCacheTests {
     @Test func garbageOrAnotherTypeUnderAnEntrysNameIsAMiss() async throws {
         let server = try await offPool { try RedisServer() }
         defer { server.stop() }
-        let cache = try RedisSharedCache(url: server.url)
+        let cache = try RedisSharedCache(url: patient(server.url))
         let key = "https://images.example.test/g.jpg"
         _ = try await cache.client.send(["SET", cache.codec.name(for: key), "not an entry"])
         #expect(try await cache.entry(for: key) == nil)
@@ -133,7 +133,7 @@ struct RedisSharedCacheTests {
     @Test func aFullRedisRefusesWritesWithAnErrorAndStillServesReads() async throws {
         let server = try await offPool { try RedisServer(extraArguments: ["--maxmemory", "2mb", "--maxmemory-policy", "noeviction"]) }
         defer { server.stop() }
-        let cache = try RedisSharedCache(url: server.url)
+        let cache = try RedisSharedCache(url: patient(server.url))
         try await cache.store(entry(), for: "kept", timeToLive: .seconds(60))
         let big = Data(repeating: 7, count: 512 * 1024)
         var refused = false
@@ -151,7 +151,7 @@ struct RedisSharedCacheTests {
     @Test func statisticsAddUpAcrossProcessesAndTheReportReadsRedis() async throws {
         let server = try await offPool { try RedisServer(extraArguments: ["--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru"]) }
         defer { server.stop() }
-        let cache = try RedisSharedCache(url: server.url)
+        let cache = try RedisSharedCache(url: patient(server.url))
         var s = SharedCacheStatistics()
         s.hits = 2
         s.leasesTaken = 1
