@@ -9,7 +9,7 @@ import Testing
 ///
 /// The CPU check reads the transport's event thread's own CPU clock, the only thread that
 /// runs while a caller waits: the process-wide figure would count the suites running alongside.
-/// Waiting costs about 1 ms of it over a 1–2 s stall; a polling spin measured 0.27–0.33 s per
+/// Waiting costs under 1 ms of it over a 1–5 s stall; a polling spin measured 0.27–0.33 s per
 /// second here even with three of them sharing two cores, so the 0.1 s bound fails only on a
 /// real spin.
 @Suite(.enabled(if: CurlFixtures.hasServer), .timeLimit(.minutes(5)))
@@ -47,12 +47,14 @@ struct CurlStallTests {
         #expect(written.finished && written.hungUp)
     }
 
+    /// The head and the first KiB must arrive before the idle timeout for the last progress to
+    /// count them: 5 s is more than a loaded machine's server ever takes to send them.
     @Test func headersThenSilenceFailsAtTheIdleTimeout() async throws {
         let key = CurlFixtures.key()
         let progress = ProgressLog()
-        let result = try await stall(CurlFixtures.request(server.url("/stall?key=\(key)"), idleTimeout: 1.5, timeout: 30, progress: progress))
-        #expect(result.error == .idleTimeout(seconds: 1.5))
-        #expect(result.seconds >= 1.5, "failed early, after \(result.seconds) s")
+        let result = try await stall(CurlFixtures.request(server.url("/stall?key=\(key)"), idleTimeout: 5, timeout: 30, progress: progress))
+        #expect(result.error == .idleTimeout(seconds: 5))
+        #expect(result.seconds >= 5, "failed early, after \(result.seconds) s")
         #expect(result.cpu < 0.1, "event thread used \(result.cpu) s of CPU")
         #expect(progress.recorded.last == TransferProgress(completed: 1024, total: 1024 * 1024))
         let written = try server.bytesWritten(key: key)
@@ -72,12 +74,13 @@ struct CurlStallTests {
         #expect(written.finished && written.hungUp)
     }
 
-    /// Eight chunks 0.4 s apart under a 2.5 s idle timeout: 3.2 s in all, never 2.5 s without a
-    /// byte. (With 1.5 s, a loaded CI machine once held the server's next chunk that long.)
+    /// Fourteen chunks 0.5 s apart under a 6 s idle timeout: at least 6.5 s in all (so an idle
+    /// clock that bytes do not restart fails it), and 5.5 s of slack for each gap. (With 1.5 s of
+    /// idle timeout and 0.4 s gaps, a loaded CI machine once held the server's next chunk that long.)
     @Test func everyByteRestartsTheIdleClock() async throws {
         let transport = CurlFixtures.transport()
         let result = try await transport.send(CurlFixtures.request(
-            server.url("/drip?chunks=8&ms=400&size=6000&k=\(CurlFixtures.key())"), idleTimeout: 2.5, timeout: 30))
+            server.url("/drip?chunks=14&ms=500&size=6000&k=\(CurlFixtures.key())"), idleTimeout: 6, timeout: 60))
         #expect(result.body.count == 6000)
     }
 }
