@@ -20,8 +20,9 @@
 # expression over `Target.Suite/test()`; repeat it for several, each runs alone). The run fails when a test
 # fails or when the sanitizer reported anything, in the test process or in a child it started
 # (the `pictor` binary, DiskCacheCrashWriter): reports go to .build-*/reports/ and are counted
-# after the run. TSan runs without suppressions; LeakSanitizer's are Fuzz/lsan.supp and
-# scripts/sanitizers/lsan.supp, each entry with the reason its report is not Pictor's leak.
+# after the run. Suppressions: TSan's are scripts/sanitizers/tsan.supp, LeakSanitizer's
+# Fuzz/lsan.supp and scripts/sanitizers/lsan.supp, each entry with its proof that the report is
+# not a race or a leak of Pictor's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -65,7 +66,7 @@ REPORTS=$SCRATCH/reports
 export SWIFT_BACKTRACE=enable=no
 # log_path: one file per process (the test runner and every instrumented child it starts), so
 # a report from a child that the test does not read is still counted.
-export TSAN_OPTIONS="log_path=$REPORTS/tsan${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+export TSAN_OPTIONS="log_path=$REPORTS/tsan:suppressions=$ROOT/scripts/sanitizers/tsan.supp${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
 export ASAN_OPTIONS="log_path=$REPORTS/asan:detect_leaks=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 # LeakSanitizer reads one suppressions file: the fuzzers' (a false report) and the suites' own.
 mkdir -p "$SCRATCH"
