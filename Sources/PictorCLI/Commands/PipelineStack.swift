@@ -159,8 +159,10 @@ final class PipelineStack: Sendable {
     /// 256-px thumbnails (a URL listed again within them is a memory hit; further back, a disk
     /// hit); an image over a tenth of it (a 512-px RGBA thumbnail, a full-size photo) is not
     /// kept. A larger one adds its whole size to a long prefetch's peak memory and serves
-    /// almost nothing.
-    static let memoryCache = ImageCache.Configuration(costLimit: 8 << 20)
+    /// almost nothing. At most 2,048 images, however small: `pictor serve` is asked for
+    /// processed images under keys a client chooses, and a 1 × 1 result under a long cache
+    /// buster costs 4 bytes against the byte limit but its key and bookkeeping in memory.
+    static let memoryCache = ImageCache.Configuration(costLimit: 8 << 20, countLimit: 2_048)
 
     /// Adds this run's shared-tier counters not yet recorded to the fleet's (shown by `pictor
     /// cache stats --shared-cache URL`; the pipeline records them as it goes, too); a failing

@@ -78,7 +78,9 @@ extension ImageService {
         @available(*, deprecated, message: "results are encoded on the pipeline's processing queue: set ImagePipeline.Configuration.processingQueueWidth")
         public var encodingWidth: Int = 2
         /// The most bytes of encoded results kept in memory, so that a warm request touches no
-        /// disk. Default 67,108,864 (64 MiB); an entry over a quarter of it is not kept.
+        /// disk. Default 67,108,864 (64 MiB); an entry over a quarter of it is not kept. Each
+        /// result counts its bytes, its key's and 512 bytes of bookkeeping, and at most 16,384
+        /// results are kept, so that many tiny results under long keys stay within the limit.
         public var resultMemoryLimit: Int = 64 << 20
         /// How long an encoded result is kept in memory, in seconds, at most (less when its
         /// source is fresh for less). Default 300. After that the disk tier (and its freshness

@@ -69,7 +69,7 @@ extension ImageService {
             lifetime = min(lifetime, freshUntil.timeIntervalSince(pipeline.configuration.now()))
         }
         guard lifetime > 0 else { return }
-        results.set(entry, for: key, cost: entry.image.data.count, ttl: lifetime)
+        results.set(entry, for: key, cost: entry.image.data.count + key.utf8.count + Self.resultOverhead, ttl: lifetime)
     }
 }
 

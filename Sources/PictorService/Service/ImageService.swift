@@ -82,6 +82,12 @@ public final class ImageService: Sendable {
     static let maxKeptPlans = 4096
     static let keptPlansCost = 8 << 20
     static let planOverhead = 512
+    /// The most encoded results kept in memory, whatever their size: many tiny results (1 × 1
+    /// under distinct cache busters) cost more in bookkeeping than in bytes.
+    static let maxKeptResults = 16_384
+    /// What a kept result costs besides its bytes and its key's: the entry, its entity tag and
+    /// the cache's node, rounded up.
+    static let resultOverhead = 512
     /// Results being made, by key: how many requests wait for each. Its count is what
     /// ``Configuration/maxWorkInFlight`` bounds; a request for a key already in it is a joiner.
     let making = Mutex<[String: Int]>([:])
@@ -127,7 +133,8 @@ public final class ImageService: Sendable {
         stageTimings = timings
         self.pipeline = ImagePipeline(configuration: pipelineConfiguration)
         sourceGuard = configuration.sourceGuard
-        results = MemoryCache(costLimit: configuration.resultMemoryLimit, entryCostLimit: 0.25, ttl: configuration.resultMemoryLifetime)
+        results = MemoryCache(costLimit: configuration.resultMemoryLimit, countLimit: Self.maxKeptResults,
+                              entryCostLimit: 0.25, ttl: configuration.resultMemoryLifetime)
     }
 
     /// A snapshot of the counters (``ServiceMetrics/encodes`` and ``ServiceMetrics/decodes``

@@ -214,3 +214,30 @@ struct ServiceCachingTests {
         #expect(h.loader.loadCount == 1)
     }
 }
+
+/// The memory of encoded results is bounded by what it really holds: each result counts its key
+/// and its bookkeeping, not only its bytes. A client that asks for tiny results under long
+/// distinct keys (a cache buster of thousands of characters, a 1 × 1 result) held about 33 KB
+/// each against the limit's 67 bytes, so RSS grew without bound.
+@Suite struct ResultMemoryBoundTests {
+    @Test func aResultCountsItsKeyAndItsBookkeeping() async {
+        let h = ServiceHarness { $0.resultMemoryLimit = 64 << 10 }
+        h.stubSource(width: 8, height: 8)
+        let buster = String(repeating: "b", count: 4_000)
+        for i in 0..<30 {
+            let response = await h.image("cb:\(i)\(buster)/rs:force:1:1")
+            #expect(response.status == 200)
+        }
+        let results = h.service.results
+        // Each key is over 4,000 bytes: 64 KiB holds at most 15 of them, whatever their bytes.
+        #expect(results.count <= 15, "\(results.count) results kept")
+        #expect(results.count >= 5, "\(results.count) results kept")
+        #expect(results.totalCost <= 64 << 10)
+    }
+
+    @Test func atMostAFixedNumberOfResultsAreKept() {
+        let h = ServiceHarness()
+        #expect(h.service.results.countLimit == ImageService.maxKeptResults)
+        #expect(ImageService.maxKeptResults == 16_384)
+    }
+}
