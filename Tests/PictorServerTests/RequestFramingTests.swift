@@ -33,15 +33,41 @@ struct RequestFramingTests {
         ([("Transfer-Encoding", "chunked, chunked")], 501),
         ([("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "chunked")], 501),
         ([("Transfer-Encoding", "")], 501),
+        // A name that is not a token (RFC 9112 §5.1: whitespace before the colon is a 400): a
+        // lenient front reads `Content-Length : 5` as a length, libmicrohttpd as another field.
+        ([("Content-Length ", "5")], 400),
+        ([("Content-Length\t", "5")], 400),
+        ([("Transfer-Encoding ", "chunked")], 400),
+        ([("X Y", "1")], 400),
+        ([("X\u{7F}", "1")], 400),
+        ([("", "1")], 400),
+        // libmicrohttpd 0.9.75 joins a folded line (obs-fold) to the field's name:
+        // `Content-Length:\r\n 5` arrives as `Content-Length5`.
+        ([("Content-Length5", "")], 400),
+        ([("content-length0", "5")], 400),
+        ([("Transfer-Encodingchunked", "")], 400),
+        // and drops a bare CR inside a value, so `X: a\rContent-Length: 5` arrives as one field.
+        ([("X", "aContent-Length: 5")], 400),
+        ([("X", "a transfer-encoding:chunked")], 400),
+        ([("X-Content-Length-Hint", "5")], nil),
+        ([("Accept", "image/avif,image/webp;q=0.9,*/*;q=0.8")], nil),
     ] as [([(String, String)], Int?)])
     func aHeadThatCouldBeDelimitedTwoWaysIsRefused(headers: [(String, String)], status: Int?) {
-        let refusal = RequestFraming.refusal(headers.map { (name: $0.0, value: $0.1) })
+        let refusal = RequestFraming.refusal(headers.map { (name: $0.0, value: $0.1) }, version: "HTTP/1.1")
         #expect(refusal?.status == status, "\(headers)")
         if let refusal {
             #expect(refusal.header("Content-Type") == "text/plain; charset=utf-8")
             #expect(!refusal.body.isEmpty)
         }
     }
+}
+
+/// HTTP/1.0 has no chunked coding: a `Transfer-Encoding` in an HTTP/1.0 request means a front
+/// and this server may disagree on its end (RFC 9112 §6.1), so it is refused and closed.
+@Test func transferEncodingInHTTP10IsRefused() {
+    #expect(RequestFraming.refusal([(name: "Transfer-Encoding", value: "chunked")], version: "HTTP/1.0")?.status == 400)
+    #expect(RequestFraming.refusal([(name: "Content-Length", value: "5")], version: "HTTP/1.0") == nil)
+    #expect(RequestFraming.refusal([(name: "Transfer-Encoding", value: "chunked")], version: "HTTP/1.1") == nil)
 }
 
 /// The same through the server: the refusal is answered, the connection closed (what follows on
@@ -78,5 +104,62 @@ struct RequestFramingServerTests {
         #expect(logged.filter { $0.contains(#""status":400,"#) }.count == 2, "\(h.log.all)")
         #expect(logged.filter { $0.contains(#""status":501,"#) }.count == 1, "\(h.log.all)")
         #expect(!h.log.all.contains { $0.contains(#""path":"/metrics""#) && !$0.contains(#""status":200"#) } )
+    }
+
+    /// Spellings libmicrohttpd does not read as a length, where a lenient front would: each is a
+    /// 400 and its connection closed, so the body is never read as the next request.
+    @Test(arguments: [
+        "Content-Length : 5\r\n", "Content-Length\t: 5\r\n", "Content-Length:\r\n 5\r\n", "Content-Length: 5\r\n 0\r\n",
+        "X: a\rContent-Length: 5\r\n", "Transfer-Encoding : chunked\r\n",
+    ])
+    func aLengthSpelledSoThatOnlyAFrontReadsItIsRefused(field: String) async throws {
+        let h = try await ServerHarness(accessLog: .json)
+        let (response, closed) = try await offPool { [port = h.port] in
+            let client = try TestHTTPClient(port: port)
+            try client.send(Data(("GET /health HTTP/1.1\r\nHost: x\r\n" + field + "\r\nabcdeGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n").utf8))
+            return (try client.readResponse(), try client.isClosedByServer())
+        }
+        await h.stop()
+        #expect(response.status == 400, "\(field.debugDescription)")
+        #expect(closed, "\(field.debugDescription): the rest is never read as a request")
+        #expect(!h.log.all.contains { $0.contains("abcde") }, "\(h.log.all)")
+    }
+
+    /// A control byte in the request target (a tab, a bare CR, DEL) or bytes that are not UTF-8
+    /// are a 400: they must be percent-encoded, and a repaired target (U+FFFD) would name
+    /// another source than the one signed or sent.
+    @Test(arguments: ["/hea\tlth", "/insecure/rs:fit:8:8/plain/http://origin.test/a\u{7F}.jpg", "/a\rb"])
+    func aTargetWithAControlByteIsRefused(target: String) async throws {
+        let h = try await ServerHarness(accessLog: .json)
+        let response = try await offPool { [port = h.port] in
+            let client = try TestHTTPClient(port: port)
+            try client.send(Data("GET \(target) HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            return try client.readResponse()
+        }
+        await h.stop()
+        #expect(response.status == 400, "\(target.debugDescription)")
+    }
+
+    @Test func aTargetThatIsNotUTF8IsRefused() async throws {
+        let h = try await ServerHarness(accessLog: .json)
+        let response = try await offPool { [port = h.port] in
+            let client = try TestHTTPClient(port: port)
+            try client.send(Data("GET /insecure/rs:fit:8:8/plain/http://origin.test/a".utf8) + Data([0xFF]) + Data(".jpg HTTP/1.1\r\nHost: x\r\n\r\n".utf8))
+            return try client.readResponse()
+        }
+        await h.stop()
+        #expect(response.status == 400)
+    }
+
+    @Test func transferEncodingInAnHTTP10RequestIsRefusedAndClosed() async throws {
+        let h = try await ServerHarness(accessLog: .json)
+        let (response, closed) = try await offPool { [port = h.port] in
+            let client = try TestHTTPClient(port: port)
+            try client.send(Data("GET /health HTTP/1.0\r\nHost: x\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n".utf8))
+            return (try client.readResponse(), try client.isClosedByServer())
+        }
+        await h.stop()
+        #expect(response.status == 400)
+        #expect(closed)
     }
 }

@@ -60,7 +60,8 @@ final class Daemon: @unchecked Sendable {
         context, uri, connection in
         guard let connection else { return nil }
         let exchange = Exchange(
-            target: uri.map { String(cString: $0) } ?? "", client: clientAddress(connection),
+            target: uri.map { String(cString: $0) } ?? "", targetIsWellFormed: uri.map(Exchange.isWellFormed) ?? true,
+            client: clientAddress(connection),
             connection: ConnectionHandle(pointer: connection), socket: pmhd_connection_fd(connection))
         server(context).started(exchange)
         return Unmanaged.passRetained(exchange).toOpaque()
@@ -85,12 +86,13 @@ final class Daemon: @unchecked Sendable {
     }
 
     private static let access: MHD_AccessHandlerCallback = {
-        context, connection, _, method, _, _, uploadSize, exchangeSlot in
+        context, connection, _, method, version, _, uploadSize, exchangeSlot in
         guard let connection, let exchangeSlot, let raw = exchangeSlot.pointee else { return .NO }
         let exchange = Unmanaged<Exchange>.fromOpaque(raw).takeUnretainedValue()
         let call = AccessCall(
             connection: Connection(handle: ConnectionHandle(pointer: connection)),
             method: method.map { String(cString: $0) } ?? "-",
+            version: version.map { String(cString: $0) } ?? "",
             uploadBytes: uploadSize?.pointee ?? 0,
             headBytes: pmhd_request_head_size(connection))
         let verdict = server(context).access(exchange, call)
@@ -114,6 +116,8 @@ final class Daemon: @unchecked Sendable {
 struct AccessCall {
     let connection: Connection
     let method: String
+    /// The request line's version, `HTTP/1.1` or `HTTP/1.0`.
+    let version: String
     /// Body bytes delivered by this call (thrown away).
     let uploadBytes: Int
     /// Bytes of the request's head (request line and header fields), once it is read.

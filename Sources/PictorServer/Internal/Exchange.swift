@@ -55,6 +55,9 @@ final class Exchange: Sendable {
     /// The request target exactly as received (percent-encoding and query kept), as the
     /// signature was computed over it.
     let target: String
+    /// Whether the target as received is UTF-8 without control bytes; when not, ``target`` is
+    /// its repaired form and the request is refused.
+    let targetIsWellFormed: Bool
     let client: String
     let connection: ConnectionHandle
     /// The connection's socket (-1 when libmicrohttpd did not give it), only looked at while
@@ -64,11 +67,25 @@ final class Exchange: Sendable {
     let arrivalDate = Date()
     let state = Mutex(State())
 
-    init(target: String, client: String, connection: ConnectionHandle, socket: Int32) {
+    init(target: String, targetIsWellFormed: Bool = true, client: String, connection: ConnectionHandle, socket: Int32) {
         self.target = target
+        self.targetIsWellFormed = targetIsWellFormed
         self.client = client
         self.connection = connection
         self.socket = socket
+    }
+
+    /// Whether a raw request target is UTF-8 with no control byte (C0, DEL): such bytes must be
+    /// percent-encoded, and `String(cString:)` would repair invalid UTF-8 into U+FFFD, naming
+    /// another source than the one sent.
+    static func isWellFormed(_ raw: UnsafePointer<CChar>) -> Bool {
+        var pointer = raw
+        while pointer.pointee != 0 {
+            let byte = UInt8(bitPattern: pointer.pointee)
+            if byte < 0x20 || byte == 0x7F { return false }
+            pointer += 1
+        }
+        return String(validatingCString: raw) != nil
     }
 
     /// The target's path (before `?`).

@@ -140,7 +140,9 @@ final class ServerCore: Sendable {
             // Read once, here: the framing check needs them before any body is read, and the
             // service gets the same list.
             let headers = call.connection.headers()
-            if let refusal = RequestFraming.refusal(headers) {
+            if let refusal = exchange.targetIsWellFormed
+                ? RequestFraming.refusal(headers, version: call.version)
+                : Self.plain(400, "the request target has a control byte or is not UTF-8 (percent-encode them)") {
                 countRefusal(refusal.status)
                 return answer(exchange, call, refusal, closes: true)
             }
