@@ -51,8 +51,10 @@ extension ImageServer {
         /// Keep it above the parser's ``/PictorService/ServiceLimits/maxPathLength`` plus the
         /// usual header fields.
         public var maxHeaderBytes: Int = 32 << 10
-        /// Request body bytes read and thrown away before the connection is closed: an image
-        /// request has no body, and every method that would send one is answered 405.
+        /// Request body bytes read and thrown away: an image request has no body, and every
+        /// method that would send one is answered 405. A body declared over it is answered 413
+        /// before it is read, and its connection closed; a chunked body that grows over it is
+        /// closed unanswered (libmicrohttpd takes no answer mid-body), logged and counted 413.
         /// Default 65,536.
         public var maxDiscardedBodyBytes: Int = 64 << 10
         /// The access log's format, or `nil` for none. Default ``AccessLogFormat/text``.

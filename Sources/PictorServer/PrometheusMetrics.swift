@@ -17,7 +17,7 @@ import PictorService
 /// | `pictor_server_draining_refusals_total` | counter | requests answered 503 while the server drained |
 /// | `pictor_server_client_aborts_total` | counter | requests whose client hung up while their answer was being made (logged 499, their work cancelled) |
 /// | `pictor_server_draining` | gauge | 1 while the server drains, else 0 |
-/// | `pictor_server_refusals_total` | counter | `status`: requests refused before the service saw them: 408 (head not complete within the header timeout), 414 and 431 (head over the limit) always; 400 and 501 for a body delimited two ways or by an unsupported coding, and libmicrohttpd's own refusals (400, 505, …), as seen |
+/// | `pictor_server_refusals_total` | counter | `status`: requests refused before the service saw them: 408 (head not complete within the header timeout), 414 and 431 (head over the limit) always; 400 and 501 for a body delimited two ways or by an unsupported coding, 413 for a body over the limit, and libmicrohttpd's own refusals (400, 505, …), as seen |
 ///
 /// `/health` and `/metrics` themselves are not counted.
 public enum PrometheusMetrics {

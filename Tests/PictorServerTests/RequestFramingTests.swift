@@ -163,3 +163,47 @@ struct RequestFramingServerTests {
         #expect(closed)
     }
 }
+
+/// A body over ``ImageServer/Configuration/maxDiscardedBodyBytes`` is answered 413 and its
+/// connection closed, and logged 413 (not 499, which says the client left), as nginx answers
+/// a body over `client_max_body_size`.
+@Suite(.serialized, .enabled(if: serverTestsCanRun, "needs nginx and ../shared/corpus"))
+struct BodyLimitServerTests {
+    @Test(arguments: [65_537, 10_000_000])
+    func aBodyOverTheLimitIs413(length: Int) async throws {
+        let h = try await ServerHarness(accessLog: .json)
+        let (response, metrics) = try await offPool { [port = h.port] in
+            let client = try TestHTTPClient(port: port)
+            try client.send(Data("GET /health HTTP/1.1\r\nHost: x\r\nContent-Length: \(length)\r\n\r\n".utf8))
+            // Sends until the server stops reading; the answer is read after.
+            _ = try? client.send(Data(repeating: UInt8(ascii: "a"), count: min(length, 200_000)))
+            return (try client.readResponse(), try TestHTTPClient.get(port: port, "/metrics"))
+        }
+        await h.stop()
+        #expect(response.status == 413)
+        #expect(response.header("Connection")?.lowercased() == "close")
+        let page = String(decoding: metrics.body, as: UTF8.self)
+        #expect(page.contains("pictor_server_refusals_total{status=\"413\"} 1\n"), "\(page)")
+        #expect(h.log.all.contains { $0.contains(#""path":"/health","status":413,"#) }, "\(h.log.all)")
+    }
+
+    /// A chunked body has no declared length: once what was read passes the limit its
+    /// connection is closed (libmicrohttpd takes no answer in the middle of a body), and it is
+    /// logged and counted 413, not 499.
+    @Test func aChunkedBodyThatGrowsOverTheLimitIsClosedAndLogged413() async throws {
+        let h = try await ServerHarness(accessLog: .json)
+        let (closed, metrics) = try await offPool { [port = h.port] in
+            let client = try TestHTTPClient(port: port)
+            try client.send(Data("GET /health HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n".utf8))
+            let chunk = Data("4000\r\n".utf8) + Data(repeating: UInt8(ascii: "a"), count: 0x4000) + Data("\r\n".utf8)
+            for _ in 0..<12 { guard (try? client.send(chunk)) != nil else { break } }
+            return ((try? client.readResponse()) == nil, try TestHTTPClient.get(port: port, "/metrics"))
+        }
+        let log = h.log
+        try await HangUpTests.waitUntil { log.all.contains { $0.contains(#""path":"/health","status":413,"#) } }
+        await h.stop()
+        #expect(closed)
+        #expect(String(decoding: metrics.body, as: UTF8.self).contains("pictor_server_refusals_total{status=\"413\"} 1\n"))
+        #expect(!h.log.all.contains { $0.contains("internal error") }, "\(h.log.all)")
+    }
+}

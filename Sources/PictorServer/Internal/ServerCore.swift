@@ -119,7 +119,15 @@ final class ServerCore: Sendable {
                 state.discardedBytes += call.uploadBytes
                 return state.discardedBytes
             }
-            return total <= configuration.maxDiscardedBodyBytes
+            guard total > configuration.maxDiscardedBodyBytes else { return true }
+            // A chunked body that grew over the limit. libmicrohttpd 0.9.75 takes a response
+            // only before the body or after all of it, so the connection is closed unanswered,
+            // and logged and counted 413 (not 499: the client did not leave). Its "internal
+            // error" message for the refused call is dropped.
+            exchange.state.withLock { $0.status = 413 }
+            countRefusal(413)
+            deliberateCloses.add(1, ordering: .relaxed)
+            return false
         }
         let phase = exchange.state.withLock { state in
             let phase = state.phase
@@ -147,6 +155,11 @@ final class ServerCore: Sendable {
                 return answer(exchange, call, refusal, closes: true)
             }
             exchange.state.withLock { $0.headers = headers }
+            // A body declared over the limit is refused before a byte of it is read.
+            if let declared = headers.first(where: { $0.name.lowercased() == "content-length" }).flatMap({ Int($0.value.trimmingCharacters(in: .whitespaces)) }),
+               declared > configuration.maxDiscardedBodyBytes {
+                return answerBodyTooLarge(exchange, call)
+            }
             return true
         case .headerRead:
             // The request is whole (head and body): its deadline is met.
@@ -180,6 +193,14 @@ final class ServerCore: Sendable {
             return Self.plain(431, "the request header is larger than \(limit) bytes")
         }
         return nil
+    }
+
+    /// 413 for a body declared over the limit, the connection closed after it (the body is
+    /// never read), as nginx answers a body over `client_max_body_size`.
+    private func answerBodyTooLarge(_ exchange: Exchange, _ call: AccessCall) -> Bool {
+        let refusal = Self.plain(413, "the request body is larger than \(configuration.maxDiscardedBodyBytes) bytes")
+        countRefusal(refusal.status)
+        return answer(exchange, call, refusal, closes: true)
     }
 
     private func route(_ exchange: Exchange, _ call: AccessCall) -> Bool {
