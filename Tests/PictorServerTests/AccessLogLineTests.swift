@@ -48,5 +48,15 @@ struct AccessLogLineTests {
         #expect(AccessLogLine.escapedText("plain/ascii") == "plain/ascii")
         #expect(AccessLogLine.jsonString(#"a"b\c"#) == #""a\"b\\c""#)
         #expect(AccessLogLine.jsonString("plain") == #""plain""#)
+        // JSON escapes name code points, not bytes: `é` is \u00e9 (read back as é, where its two
+        // UTF-8 bytes escaped one by one read back as "Ã©"), and a character past U+FFFF is a
+        // surrogate pair. The line stays ASCII, U+2028 and U+2029 escaped.
+        #expect(AccessLogLine.jsonString("café") == #""caf\u00e9""#)
+        #expect(AccessLogLine.jsonString("a😀b") == #""a\ud83d\ude00b""#)
+        #expect(AccessLogLine.jsonString("x\u{2028}\u{7F}\u{1}") == #""x\u2028\u007f\u0001""#)
+        for text in ["café", "a😀b", "x\u{2028}\u{7F}\u{1}", "\u{FFFD}", "\"\\\n"] {
+            let decoded = try? JSONDecoder().decode(String.self, from: Data(AccessLogLine.jsonString(text).utf8))
+            #expect(decoded == text, "\(text.debugDescription)")
+        }
     }
 }

@@ -56,17 +56,22 @@ enum AccessLogLine {
         return out
     }
 
-    /// A JSON string literal: printable ASCII as it is, `"` and `\` escaped, every other byte
-    /// (a target's bytes need not be UTF-8) as `\u00HH`.
+    /// A JSON string literal in ASCII: printable ASCII as it is, `"` and `\` escaped, every
+    /// other code point as `\uXXXX` (a UTF-16 surrogate pair past U+FFFF), which a JSON reader
+    /// turns back into the same text. (A target that is not UTF-8 is refused before it is
+    /// logged; a repaired one shows as U+FFFD.)
     static func jsonString(_ text: String) -> String {
         guard needsEscaping(text) else { return "\"" + text + "\"" }
         var out = "\""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += "\\\""
-            case UInt8(ascii: "\\"): out += "\\\\"
-            case 0x20..<0x7F: out.unicodeScalars.append(Unicode.Scalar(byte))
-            default: out += "\\u00" + hex(byte)
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x22: out += "\\\""
+            case 0x5C: out += "\\\\"
+            case 0x20..<0x7F: out.unicodeScalars.append(scalar)
+            default:
+                for unit in String(scalar).utf16 {
+                    out += "\\u" + hex(UInt8(unit >> 8)) + hex(UInt8(unit & 0xFF))
+                }
             }
         }
         return out + "\""
