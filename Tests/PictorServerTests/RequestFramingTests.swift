@@ -151,6 +151,14 @@ struct RequestFramingServerTests {
         #expect(response.status == 400)
     }
 
+    @Test func aTargetInAbsoluteFormIsServed() async throws {
+        let h = try await ServerHarness(accessLog: .json)
+        let response = try await offPool { [port = h.port] in try TestHTTPClient(port: port).request("http://127.0.0.1/health") }
+        await h.stop()
+        #expect(response.status == 200)
+        #expect(h.log.all.contains { $0.contains(#""path":"/health","status":200"#) }, "\(h.log.all)")
+    }
+
     @Test func transferEncodingInAnHTTP10RequestIsRefusedAndClosed() async throws {
         let h = try await ServerHarness(accessLog: .json)
         let (response, closed) = try await offPool { [port = h.port] in
@@ -205,5 +213,17 @@ struct BodyLimitServerTests {
         #expect(closed)
         #expect(String(decoding: metrics.body, as: UTF8.self).contains("pictor_server_refusals_total{status=\"413\"} 1\n"))
         #expect(!h.log.all.contains { $0.contains("internal error") }, "\(h.log.all)")
+    }
+}
+
+/// RFC 9112 §3.2.2: a server must accept a target in absolute form (`GET http://host/path`),
+/// which it reads as the path and query after the authority.
+@Suite struct AbsoluteFormTests {
+    @Test(arguments: [
+        ("http://x/health", "/health"), ("HTTPS://img.example:8443/a/b?c=d", "/a/b?c=d"), ("http://x", "/"),
+        ("/health", "/health"), ("http:/health", "http:/health"), ("*", "*"), ("http://x?y", "/?y"),
+    ])
+    func aTargetInAbsoluteFormIsReadAsItsPath(target: String, path: String) {
+        #expect(Exchange.originForm(of: target) == path)
     }
 }

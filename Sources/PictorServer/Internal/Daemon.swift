@@ -60,7 +60,7 @@ final class Daemon: @unchecked Sendable {
         context, uri, connection in
         guard let connection else { return nil }
         let exchange = Exchange(
-            target: uri.map { String(cString: $0) } ?? "", targetIsWellFormed: uri.map(Exchange.isWellFormed) ?? true,
+            target: uri.map { Exchange.originForm(of: String(cString: $0)) } ?? "", targetIsWellFormed: uri.map(Exchange.isWellFormed) ?? true,
             client: clientAddress(connection),
             connection: ConnectionHandle(pointer: connection), socket: pmhd_connection_fd(connection))
         server(context).started(exchange)

@@ -75,6 +75,27 @@ final class Exchange: Sendable {
         self.socket = socket
     }
 
+    /// `target` in origin form: an absolute-form target (`http://host/path?query`, which a
+    /// server must accept, RFC 9112 §3.2.2) becomes its path and query (`/` when it has no
+    /// path); any other target is returned as it is.
+    static func originForm(of target: String) -> String {
+        let bytes = target.utf8
+        let scheme: Int
+        if bytes.count >= 7, bytes.prefix(7).map({ $0 | 0x20 }) == Array("http://".utf8) {
+            scheme = 7
+        } else if bytes.count >= 8, bytes.prefix(8).map({ $0 | 0x20 }) == Array("https://".utf8) {
+            scheme = 8
+        } else {
+            return target
+        }
+        let afterScheme = bytes.index(bytes.startIndex, offsetBy: scheme)
+        guard let pathStart = bytes[afterScheme...].firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") }) else {
+            return "/"
+        }
+        let rest = String(target[pathStart...])
+        return rest.hasPrefix("?") ? "/" + rest : rest
+    }
+
     /// Whether a raw request target is UTF-8 with no control byte (C0, DEL): such bytes must be
     /// percent-encoded, and `String(cString:)` would repair invalid UTF-8 into U+FFFD, naming
     /// another source than the one sent.
