@@ -63,11 +63,14 @@ extension ImageService {
         public var maxResultDimension: Int = 8192
         /// How long one request may take, from its arrival to its answer, in seconds. Default
         /// 30. After that it is answered 504; the work goes on only while other requests wait
-        /// for the same result.
+        /// for the same result (a decode, resize or encode already running finishes, and keeps
+        /// its ``maxWorkInFlight`` slot until then).
         public var requestTimeout: Double = 30
         /// The most results made at once (distinct keys being fetched, decoded, processed or
         /// encoded). Default 64. A request that would start one more is answered 429; requests
-        /// for a result already being made join it and are not counted.
+        /// for a result already being made join it and are not counted. A result's slot is
+        /// given back when its work ends, not when its requests leave: work whose requests all
+        /// timed out or were cancelled still counts while a decode or encode of it runs.
         public var maxWorkInFlight: Int = 64
         /// The `Retry-After` of a 429, in seconds. Default 1.
         public var retryAfter: Int = 1

@@ -10,8 +10,9 @@ extension ImageService {
     ///
     /// The call races a sleep of `timeout` seconds: the loser is cancelled, so a request that
     /// runs out of time (or whose task is cancelled) leaves the shared job at once, and the job
-    /// stops when no request waits for it any more.
-    func make(_ plan: ResultPlan, key: String, timeout: Double) async throws(ServiceError) -> (ResultEntry, ResultLayer) {
+    /// stops when no request waits for it any more. The pipeline is asked with `slot` bound
+    /// (``WorkSlots/current``), so the work's tasks hold it until they end.
+    func make(_ plan: ResultPlan, key: String, slot: WorkSlots.Token, timeout: Double) async throws(ServiceError) -> (ResultEntry, ResultLayer) {
         let request = EncodedResultRequest(
             imageRequest: plan.request, format: plan.format, quality: plan.quality,
             maximumDimension: configuration.maxResultDimension, maximumSourceByteCount: configuration.maxSourceBytes,
@@ -19,10 +20,12 @@ extension ImageService {
         let pipeline = pipeline
         let outcome = await withTaskGroup(of: Result<EncodedResultResponse, ImagePipeline.Error>?.self) { group in
             group.addTask {
-                do throws(ImagePipeline.Error) {
-                    return .success(try await pipeline.encodedResult(for: request))
-                } catch {
-                    return .failure(error)
+                await WorkSlots.$current.withValue(slot) {
+                    do throws(ImagePipeline.Error) {
+                        return .success(try await pipeline.encodedResult(for: request))
+                    } catch {
+                        return .failure(error)
+                    }
                 }
             }
             group.addTask {

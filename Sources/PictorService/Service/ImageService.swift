@@ -88,9 +88,9 @@ public final class ImageService: Sendable {
     /// What a kept result costs besides its bytes and its key's: the entry, its entity tag and
     /// the cache's node, rounded up.
     static let resultOverhead = 512
-    /// Results being made, by key: how many requests wait for each. Its count is what
-    /// ``Configuration/maxWorkInFlight`` bounds; a request for a key already in it is a joiner.
-    let making = Mutex<[String: Int]>([:])
+    /// The slots ``Configuration/maxWorkInFlight`` bounds: results being made, and work whose
+    /// requests left but that still runs; a request for a key already waited for is a joiner.
+    let workSlots: WorkSlots
     let counters = Mutex(ServiceMetrics())
     /// How long each stage of the pipeline took (its ``/PictorCore/ImagePipeline/Configuration/stageObserver``).
     let stageTimings: StageTimings
@@ -116,6 +116,7 @@ public final class ImageService: Sendable {
     ///     one every image request is answered 503), renderer and caches.
     public init(configuration: Configuration, pipeline: ImagePipeline.Configuration) {
         self.configuration = configuration
+        workSlots = WorkSlots(limit: configuration.maxWorkInFlight)
         var pipelineConfiguration = pipeline
         pipelineConfiguration.cacheScope = .shared
         if pipelineConfiguration.diskCachePolicy == .processed || pipelineConfiguration.diskCachePolicy == .both {
@@ -231,35 +232,14 @@ public final class ImageService: Sendable {
         return "\(accept.utf8.count):" + accept + path
     }
 
-    /// The result for `plan` (not in memory): made, or joined, through the pipeline.
+    /// The result for `plan` (not in memory): made, or joined, through the pipeline, in its
+    /// slot (``WorkSlots``).
     private func result(for plan: ResultPlan, key: String, start: ContinuousClock.Instant) async throws(ServiceError) -> (ResultEntry, ResultLayer) {
-        guard admit(key) else {
+        guard let slot = workSlots.enter(key) else {
             throw ServiceError(.overloaded, reason: "too many images are being made; retry shortly")
         }
-        defer { release(key) }
+        defer { workSlots.leave(key) }
         let remaining = configuration.requestTimeout - (ContinuousClock.now - start).seconds
-        return try await make(plan, key: key, timeout: max(0, remaining))
-    }
-
-    /// Counts a request for `key` as waiting for a result being made: always when that result
-    /// is already being made (the request joins it), else only while fewer than
-    /// ``Configuration/maxWorkInFlight`` results are. Pair a `true` with one ``release(_:)``.
-    private func admit(_ key: String) -> Bool {
-        making.withLock { making in
-            if let waiting = making[key] {
-                making[key] = waiting + 1
-                return true
-            }
-            guard making.count < configuration.maxWorkInFlight else { return false }
-            making[key] = 1
-            return true
-        }
-    }
-
-    /// Ends a request's wait for `key`; the last one's ends the count of that result.
-    private func release(_ key: String) {
-        making.withLock { making in
-            if let waiting = making[key], waiting > 1 { making[key] = waiting - 1 } else { making[key] = nil }
-        }
+        return try await make(plan, key: key, slot: slot, timeout: max(0, remaining))
     }
 }
