@@ -61,6 +61,12 @@ extension ImageService {
         /// whose size asks for more is refused before anything is fetched; a result that comes
         /// out larger (no size asked, a large source) after it is made.
         public var maxResultDimension: Int = 8192
+        /// The most pixels a result may have (width × height, after `dpr`). Default
+        /// 50,000,000, as ``maxSourcePixels``: within ``maxResultDimension`` a side a result
+        /// could otherwise have 67 MP, and cost more to resize and encode than any source may.
+        /// A request whose width and height ask for more is refused (422) before anything is
+        /// fetched.
+        public var maxResultPixels: Int = 50_000_000
         /// How long one request may take, from its arrival to its answer, in seconds. Default
         /// 30. After that it is answered 504; the work goes on only while other requests wait
         /// for the same result (a decode, resize or encode already running finishes, and keeps

@@ -58,7 +58,7 @@ import Synchronization
 /// | signature; source scheme (`file:`, `data:`, …), prefix, literal private address; a redirect to a source those rules refuse; an address the transport refuses | 403 |
 /// | path that names no image; source 404/410 | 404 |
 /// | path too long | 414 |
-/// | not an image, undecodable; source over the byte or pixel limit; result over the size limit; processing or encoding failed | 422 |
+/// | not an image, undecodable; source over the byte or pixel limit; result over the size or pixel limit; processing or encoding failed | 422 |
 /// | more than ``Configuration/maxWorkInFlight`` results being made | 429 (`Retry-After`) |
 /// | source's other errors; source unreachable | 502 |
 /// | source timed out; ``Configuration/requestTimeout`` passed | 504 |

@@ -36,6 +36,12 @@ struct ResultPlan: Sendable {
         guard w <= limit, h <= limit else {
             throw ServiceError(.resultTooLarge, reason: "the requested size \(w)x\(h) is over the limit of \(limit) pixels a side")
         }
+        let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
+        guard !overflow, pixels <= configuration.maxResultPixels else {
+            throw ServiceError(
+                .resultTooLarge,
+                reason: "the requested size \(w)x\(h) (\(overflow ? "too many" : "\(pixels)") pixels) is over the limit of \(configuration.maxResultPixels) pixels")
+        }
         if let format = o.format {
             guard configuration.outputFormats.contains(format) else {
                 throw ServiceError(.unsupportedOutputFormat, reason: "output format '\(format.rawValue)' is not supported")

@@ -152,6 +152,28 @@ struct ServiceStatusTests {
         #expect(await result.image("rs:fit:100:100").status == 200)
     }
 
+    @Test func aResultOverThePixelLimitIs422BeforeAnythingIsFetched() async {
+        let h = ServiceHarness { $0.maxResultPixels = 10_000 }
+        h.stubSource()
+        let wide = await h.image("rs:fit:200:100")
+        #expect(wide.status == 422)
+        #expect(wide.text == "the requested size 200x100 (20000 pixels) is over the limit of 10000 pixels\n")
+        // The device pixel ratio multiplies both sides.
+        #expect(await h.image("rs:fit:50:50/dpr:3").status == 422)
+        #expect(h.loader.loadCount == 0)
+        #expect(h.service.metrics.refusalsByKind == [.resultTooLarge: 2])
+        #expect(await h.image("rs:fit:100:100").status == 200)
+
+        // By default the limit is the source's: 8192 a side passes the side limit, not this one.
+        let defaults = ServiceHarness()
+        #expect(defaults.service.configuration.maxResultPixels == defaults.service.configuration.maxSourcePixels)
+        defaults.stubSource()
+        let large = await defaults.image("rs:force:8192:8192/el:1")
+        #expect(large.status == 422)
+        #expect(large.text == "the requested size 8192x8192 (67108864 pixels) is over the limit of 50000000 pixels\n")
+        #expect(await defaults.image("rs:force:7000:7000/el:1").status == 200)
+    }
+
     @Test func overloadIs429WithRetryAfter() async throws {
         let h = ServiceHarness {
             $0.maxWorkInFlight = 1
