@@ -2,14 +2,21 @@ import Dispatch
 import Foundation
 
 /// A bounded queue for heavy synchronous work (decode, process, encode): a ``PriorityQueue``
-/// for the order, and a Dispatch concurrent queue for the threads, so the work never blocks
-/// the Swift cooperative pool.
+/// for the order, and a serial Dispatch queue per item for the thread, so the work never
+/// blocks the Swift cooperative pool.
+///
+/// Not one concurrent Dispatch queue: on Linux that runs its items on the threads of
+/// Dispatch's non-overcommit root queue, one per core, which are the cooperative pool's own, so
+/// a queue as wide as the machine, busy with long resizes or encodes, starved every task (a
+/// request's deadline fired only when an encode ended). A serial queue targets the overcommit
+/// root queue, which starts a thread when none is idle; the slots bound how many run.
 ///
 /// A waiting item whose Swift task is cancelled leaves the queue at once with
-/// `CancellationError`; an item that already runs completes.
+/// `CancellationError`, and so does one whose task is cancelled as it gets its slot; an item
+/// that already runs completes.
 final class WorkQueue: Sendable {
     private let slots: PriorityQueue
-    private let dispatchQueue: DispatchQueue
+    private let label: String
     /// Told each wait for a slot (``ImagePipeline/Configuration/stageObserver``'s `queue`).
     private let waitObserver: (@Sendable (Duration) -> Void)?
 
@@ -19,14 +26,15 @@ final class WorkQueue: Sendable {
     /// Creates a queue running at most `width` items at once (clamped to ≥ 1).
     init(width: Int, label: String, waitObserver: (@Sendable (Duration) -> Void)? = nil) {
         slots = PriorityQueue(width: width)
-        dispatchQueue = DispatchQueue(label: label, attributes: .concurrent)
+        self.label = label
         self.waitObserver = waitObserver
     }
 
     /// Runs `work` when a slot is free.
     ///
     /// - Returns: the work's result and the time spent waiting for a slot, in seconds.
-    /// - Throws: what `work` throws, or `CancellationError` when cancelled while waiting.
+    /// - Throws: what `work` throws, or `CancellationError` when cancelled while waiting or as
+    ///   the slot is given.
     func execute<T: Sendable>(
         priority: PriorityHandle, _ work: @escaping @Sendable () throws -> T
     ) async throws -> (value: T, queueWait: Double) {
@@ -36,8 +44,11 @@ final class WorkQueue: Sendable {
         waitObserver?(wait)
         let waited = wait.seconds
         defer { slots.release(slot) }
+        // A slot handed over as its task was cancelled: the work is not started.
+        try Task.checkCancellation()
         let value: T = try await withCheckedThrowingContinuation { continuation in
-            dispatchQueue.async {
+            // A queue per item (a small allocation, next to the work it runs): see the type.
+            DispatchQueue(label: label).async {
                 continuation.resume(with: Result { try work() })
             }
         }

@@ -84,6 +84,24 @@ struct ImagePipelinePriorityTests {
         queue.release(slot)
         #expect(!queue.isBusy)
     }
+
+    @Test func workQueueItemsRunOffTheCooperativePoolsThreads() async throws {
+        // On Linux the cooperative pool runs on Dispatch's non-overcommit root queue, which
+        // has one thread per core; a concurrent Dispatch queue's items ran on those same
+        // threads, so a processing queue as wide as the machine, busy with a long resize or
+        // encode, starved every task (a request's deadline fired only when the encode ended,
+        // and a pool task waited 6.9 s for a full queue of spinning items). Dispatch names its
+        // root threads by queue, so the item's thread name tells which pool it ran on.
+        let poolThread = Self.threadName()
+        let queue = WorkQueue(width: 1, label: "test.queue")
+        let itemThread = try await queue.execute(priority: PriorityHandle(.normal)) { Self.threadName() }.value
+        #expect(itemThread != poolThread)
+    }
+
+    /// The calling thread's name, as the kernel keeps it (at most 15 bytes).
+    private static func threadName() -> String {
+        (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+    }
 }
 
 /// A thread-safe list of strings, in append order.
