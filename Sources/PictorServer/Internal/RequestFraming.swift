@@ -75,8 +75,7 @@ package enum RequestFraming {
     /// CR dropped before it). By bytes, without copies: this runs for every field of every
     /// request.
     private static func hidesFraming(_ field: (name: String, value: String)) -> Bool {
-        let name = Array(field.name.utf8.prefix(17))
-        if matches(name, at: 0, "content-length") != nil || matches(name, at: 0, "transfer-encoding") != nil { return true }
+        if isName(field.name, "content-length", prefixOnly: true) || isName(field.name, "transfer-encoding", prefixOnly: true) { return true }
         // Most values have no colon at all.
         guard field.value.utf8.contains(UInt8(ascii: ":")) else { return false }
         let value = Array(field.value.utf8)
@@ -104,14 +103,22 @@ package enum RequestFraming {
         }
     }
 
-    /// Whether `name` is `lowercase` in any ASCII case (a non-ASCII letter never matches).
-    private static func isName(_ name: String, _ lowercase: StaticString) -> Bool {
-        guard name.utf8.count == lowercase.utf8CodeUnitCount else { return false }
+    /// Whether `name` is `lowercase` in any ASCII case (a non-ASCII letter never matches), or,
+    /// with `prefixOnly`, begins with it.
+    private static func isName(_ name: String, _ lowercase: StaticString, prefixOnly: Bool = false) -> Bool {
+        let count = name.utf8.count, wanted = lowercase.utf8CodeUnitCount
+        guard prefixOnly ? count >= wanted : count == wanted else { return false }
         return lowercase.withUTF8Buffer { expected in
             zip(name.utf8, expected).allSatisfy { byte, want in
                 byte == want || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == want)
             }
         }
+    }
+
+    /// The body length a head declares: its one `Content-Length`, when ``refusal(_:version:)``
+    /// accepted the head; `nil` for none (or a chunked body).
+    package static func declaredLength(_ headers: [(name: String, value: String)]) -> Int? {
+        headers.first { isName($0.name, "content-length") }.flatMap { Int(trimmed($0.value[...])) }
     }
 
     /// 1 to 18 decimal digits: a length that fits in an `Int64`, with no sign, list or base.

@@ -156,8 +156,7 @@ final class ServerCore: Sendable {
             }
             exchange.state.withLock { $0.headers = headers }
             // A body declared over the limit is refused before a byte of it is read.
-            if let declared = headers.first(where: { $0.name.lowercased() == "content-length" }).flatMap({ Int($0.value.trimmingCharacters(in: .whitespaces)) }),
-               declared > configuration.maxDiscardedBodyBytes {
+            if let declared = RequestFraming.declaredLength(headers), declared > configuration.maxDiscardedBodyBytes {
                 return answerBodyTooLarge(exchange, call)
             }
             return true
