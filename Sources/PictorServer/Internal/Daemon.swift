@@ -59,8 +59,11 @@ final class Daemon: @unchecked Sendable {
     private static let started: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = {
         context, uri, connection in
         guard let connection else { return nil }
+        // Decoded once: validated, else repaired (U+FFFD) for the log of its refusal.
+        let validated = uri.flatMap { String(validatingCString: $0) }
+        let target = validated ?? uri.map { String(cString: $0) } ?? ""
         let exchange = Exchange(
-            target: uri.map { Exchange.originForm(of: String(cString: $0)) } ?? "", targetIsWellFormed: uri.map(Exchange.isWellFormed) ?? true,
+            target: Exchange.originForm(of: target), targetIsWellFormed: uri == nil || validated.map(Exchange.isWellFormed) == true,
             client: clientAddress(connection),
             connection: ConnectionHandle(pointer: connection), socket: pmhd_connection_fd(connection))
         server(context).started(exchange)

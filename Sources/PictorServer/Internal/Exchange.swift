@@ -80,6 +80,8 @@ final class Exchange: Sendable {
     /// path); any other target is returned as it is.
     static func originForm(of target: String) -> String {
         let bytes = target.utf8
+        // Nearly every target is in origin form already.
+        if bytes.first == UInt8(ascii: "/") { return target }
         let scheme: Int
         if bytes.count >= 7, bytes.prefix(7).map({ $0 | 0x20 }) == Array("http://".utf8) {
             scheme = 7
@@ -96,17 +98,11 @@ final class Exchange: Sendable {
         return rest.hasPrefix("?") ? "/" + rest : rest
     }
 
-    /// Whether a raw request target is UTF-8 with no control byte (C0, DEL): such bytes must be
-    /// percent-encoded, and `String(cString:)` would repair invalid UTF-8 into U+FFFD, naming
-    /// another source than the one sent.
-    static func isWellFormed(_ raw: UnsafePointer<CChar>) -> Bool {
-        var pointer = raw
-        while pointer.pointee != 0 {
-            let byte = UInt8(bitPattern: pointer.pointee)
-            if byte < 0x20 || byte == 0x7F { return false }
-            pointer += 1
-        }
-        return String(validatingCString: raw) != nil
+    /// Whether a request target, decoded as UTF-8 without repair, has no control byte (C0,
+    /// DEL): such bytes must be percent-encoded. (A target that is not UTF-8 is not well formed
+    /// either: repaired into U+FFFD it would name another source than the one sent.)
+    static func isWellFormed(_ target: String) -> Bool {
+        !target.utf8.contains { $0 < 0x20 || $0 == 0x7F }
     }
 
     /// The target's path (before `?`).
